@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// Runs the compiled CLI (dist/), never TypeScript at run time: agent hooks call this on every tool use.
+let main;
+try {
+  ({ main } = await import('../dist/cli/main.js'));
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist')) throw error;
+  process.stderr.write('tracer: the compiled program is missing; run npm install (or npm run build) in the tracer folder. (not_built)\n');
+  process.exit(1);
+}
+process.exitCode = await main(process.argv.slice(2));

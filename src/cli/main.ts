@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { Builtins, Cli } from 'clipanion';
+import { bootKernel } from '../kernel/boot.js';
+import { tracerHome } from '../store/home.js';
+import { CORE_COMMANDS } from '../commands/index.js';
+import type { TracerContext } from './context.js';
+import { reportError } from './report.js';
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+export async function main(argv: string[]): Promise<number> {
+  const { stdout, stderr, env } = process;
+  // Answer --version before loading anything: scripts and agent hooks call it to probe.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  let context: TracerContext;
+  let cli: Cli<TracerContext>;
+  try {
+    const kernel = await bootKernel({ home: tracerHome(env), cwd: process.cwd(), env });
+    const colored = wantsColor(env, stdout);
+    cli = new Cli<TracerContext>({ binaryLabel: 'tracer', binaryName: 'tracer', binaryVersion: VERSION, enableCapture: false, enableColors: colored });
+    for (const command of CORE_COMMANDS) cli.register(command);
+    for (const plugin of kernel.plugins) for (const command of plugin.commands ?? []) cli.register(command);
+    cli.register(Builtins.HelpCommand);
+    cli.register(Builtins.VersionCommand);
+    context = { ...Cli.defaultContext, colorDepth: colored ? Cli.defaultContext.colorDepth : 1, kernel };
+  } catch (error) {
+    return reportError(error, stderr, env);
+  }
+  let command;
+  try {
+    command = cli.process(argv.length === 0 ? ['--help'] : argv, context);
+  } catch (error) {
+    return reportError(error, stderr, env);
+  }
+  return cli.run(command, context);
+}
+
+/** clipanion colours piped output by default; honour NO_COLOR and non-TTYs. */
+function wantsColor(env: NodeJS.ProcessEnv, stdout: NodeJS.WriteStream): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return Boolean(stdout.isTTY);
+}

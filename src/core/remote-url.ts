@@ -1,0 +1,84 @@
+import { TracerError, ExitCode } from './errors.js';
+
+/**
+ * The remote URL grammar of spec §1, enforced by the client and the service alike.
+ * Exactly two shapes; the gateway segment is the only extra segment accepted.
+ */
+export const SLUG_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export const GATEWAY_SEGMENT = 'gw';
+export const REMOTE_URL_GRAMMAR =
+  '<scheme>://<host>[:port]/<org_slug>/<project_slug> or <scheme>://<host>[:port]/gw/<org_slug>/<project_slug>, ' +
+  `each slug matching ${SLUG_PATTERN.source}`;
+
+const SCHEMES = new Set(['http:', 'https:']);
+
+export type RemoteMount = 'standalone' | 'gateway';
+
+export interface ParsedRemoteUrl {
+  /** The URL as stored: scheme, host and port as the WHATWG parser normalizes them, no trailing slash. */
+  url: string;
+  /** `<scheme>://<host>[:port]`, where the service listens. */
+  base_url: string;
+  org_slug: string;
+  project_slug: string;
+  mount: RemoteMount;
+}
+
+export function isSlug(value: unknown): value is string {
+  return typeof value === 'string' && SLUG_PATTERN.test(value);
+}
+
+export function parseRemoteUrl(input: string): ParsedRemoteUrl {
+  const refuse = (what: string): never => {
+    throw new TracerError('invalid_remote_url', `${what}; a remote URL must be ${REMOTE_URL_GRAMMAR}.`, {
+      exitCode: ExitCode.usage,
+    });
+  };
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return refuse(`"${input}" is not a URL`);
+  }
+  // Echo the URL without userinfo, query or fragment: a pasted secret must not reach the terminal or a log.
+  const shown = `${url.protocol}//${url.host}${url.pathname}`;
+  if (url.username || url.password) refuse(`"${shown}" carries credentials in the URL; bind a token with --token or --token-env instead`);
+  if (url.search || url.hash) refuse(`"${shown}" has a query or fragment`);
+  if (!SCHEMES.has(url.protocol)) refuse(`"${shown}" uses the scheme ${url.protocol.slice(0, -1)}, not http or https`);
+  if (!url.hostname) refuse(`"${shown}" has no host`);
+
+  const path = url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
+  const segments = path === '' ? [] : path.slice(1).split('/');
+  let mount: RemoteMount = 'standalone';
+  if (segments.length === 3 && segments[0] === GATEWAY_SEGMENT) {
+    mount = 'gateway';
+    segments.shift();
+  }
+  if (segments.length === 0) refuse(`"${shown}" names no org and project slug`);
+  if (segments.length !== 2) refuse(`"${shown}" has ${segments.length} path segments where org_slug/project_slug (or gw/org_slug/project_slug) belong`);
+  const [org, project] = segments as [string, string];
+  for (const [label, slug] of [['org_slug', org], ['project_slug', project]] as const) {
+    if (!isSlug(slug)) refuse(`${label} "${decodeForMessage(slug)}" in "${shown}" does not match the slug pattern`);
+  }
+  const base_url = `${url.protocol}//${url.host}`;
+  const prefix = mount === 'gateway' ? `/${GATEWAY_SEGMENT}` : '';
+  return { url: `${base_url}${prefix}/${org}/${project}`, base_url, org_slug: org, project_slug: project, mount };
+}
+
+/**
+ * Where `/api/v1/...` routes of this remote live: the bare base for a standalone
+ * service, `<base>/gw/<org>/<project>` behind a gateway.
+ */
+export function apiRoot(remote: Pick<ParsedRemoteUrl, 'base_url' | 'org_slug' | 'project_slug' | 'mount'>): string {
+  return remote.mount === 'gateway'
+    ? `${remote.base_url}/${GATEWAY_SEGMENT}/${remote.org_slug}/${remote.project_slug}`
+    : remote.base_url;
+}
+
+function decodeForMessage(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

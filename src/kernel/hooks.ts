@@ -1,0 +1,25 @@
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
+import type { BlobUpload, BlobUploadResult, FamilyPlan, FamilyPullResult, RemoteQuery, ResolvedRemote, SyncSession } from './types.js';
+
+/**
+ * Every kernel hook, in one place. Plugins tap them with `{name, stage}`; a lower
+ * stage runs first, so a fallback taps the same bail hook at a later stage than
+ * the native path and only answers when the native plugin declines.
+ */
+export function createHooks() {
+  return Object.freeze({
+    /** A remote name (or none) to record + token. Bail: the first tap that returns a remote wins. */
+    resolveRemote: new AsyncSeriesBailHook<[RemoteQuery], ResolvedRemote | undefined>(['query']),
+    /** Before any push, and in doctor: checks that may refuse the run. Series: every tap runs, the first throw stops it. */
+    preflight: new AsyncSeriesHook<[SyncSession]>(['session']),
+    /** Before a family is pushed. Waterfall: each tap refines the plan the previous one returned. */
+    beforeFamily: new AsyncSeriesWaterfallHook<[FamilyPlan, SyncSession]>(['plan', 'session']),
+    /** Moves one blob to the remote. Bail: the first tap that returns a result wins; none → the blob stays unsynced. */
+    uploadBlob: new AsyncSeriesBailHook<[BlobUpload, SyncSession], BlobUploadResult | undefined>(['blob', 'session']),
+    /** After one family's pulled rows are merged into the local store. Series: notifications, in tap order. */
+    afterPull: new AsyncSeriesHook<[FamilyPullResult, SyncSession]>(['result', 'session']),
+  });
+}
+
+export type KernelHooks = ReturnType<typeof createHooks>;
+export type KernelHookName = keyof KernelHooks;

@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
+import { readStateFile, isPlainObject } from '../store/state-file.js';
+import type { Kernel, TracerPlugin } from './kernel.js';
+
+/**
+ * Which plugins run, and in what order (Yarn Berry's bundle list). Three layers:
+ * the package's own plugins.json (the built-ins), the user's
+ * `$TRACER_HOME/plugins.json`, and the project's `plugins` setting. List order is
+ * tap order. An entry is a built-in name or a module path (relative to the file
+ * that lists it); `!name` in a later layer switches an entry off.
+ */
+export type PluginSource = 'builtin' | 'user' | 'project';
+
+export interface PluginLayer {
+  source: PluginSource;
+  /** The file the entries were read from. */
+  file: string;
+  entries: readonly string[];
+}
+
+export interface PluginEntry {
+  spec: string;
+  source: PluginSource;
+  file: string;
+}
+
+export interface EffectivePluginList {
+  enabled: PluginEntry[];
+  disabled: Array<PluginEntry & { disabledBy: PluginSource; disabledIn: string }>;
+  warnings: TracerWarning[];
+}
+
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BUILTIN_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
+/** Under tsx (tests) the built-ins are .ts sources; in the package, compiled .js. */
+const MODULE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+const BUILTIN_NAME = /^[a-z0-9][a-z0-9-]*$/;
+
+export const BUILTIN_LIST_FILE = resolve(PACKAGE_ROOT, 'plugins.json');
+
+export function builtinPluginPath(name: string): string | undefined {
+  if (!BUILTIN_NAME.test(name)) return undefined;
+  const path = resolve(BUILTIN_DIR, `${name}${MODULE_EXTENSION}`);
+  return existsSync(path) ? path : undefined;
+}
+
+export async function readPluginListFile(file: string, source: PluginSource): Promise<PluginLayer> {
+  const list = await readStateFile<{ plugins?: string[] }>(file, {
+    empty: () => ({}),
+    isValid: (value): value is { plugins?: string[] } =>
+      isPlainObject(value) && (value.plugins === undefined || (Array.isArray(value.plugins) && value.plugins.every((entry) => typeof entry === 'string'))),
+  });
+  return { source, file, entries: list.plugins ?? [] };
+}
+
+export function effectivePluginList(layers: readonly PluginLayer[]): EffectivePluginList {
+  const result: EffectivePluginList = { enabled: [], disabled: [], warnings: [] };
+  for (const layer of layers) {
+    for (const raw of layer.entries) {
+      const spec = raw.trim();
+      if (spec.startsWith('!')) {
+        const target = spec.slice(1).trim();
+        const index = result.enabled.findIndex((entry) => entry.spec === target);
+        if (index === -1) {
+          result.warnings.push({ code: 'plugin_not_enabled', message: `${layer.file} switches off "${target}", which is not enabled; check the name with tracer plugins.` });
+          continue;
+        }
+        const [entry] = result.enabled.splice(index, 1);
+        result.disabled.push({ ...entry!, disabledBy: layer.source, disabledIn: layer.file });
+      } else if (!result.enabled.some((entry) => entry.spec === spec)) {
+        result.enabled.push({ spec, source: layer.source, file: layer.file });
+        const revived = result.disabled.findIndex((entry) => entry.spec === spec);
+        if (revived !== -1) result.disabled.splice(revived, 1);
+      }
+    }
+  }
+  return result;
+}
+
+/** Imports every enabled plugin (in parallel: start-up time matters) and applies them in list order. */
+export async function applyPlugins(kernel: Kernel, entries: readonly PluginEntry[]): Promise<void> {
+  const plugins = await Promise.all(entries.map(importPlugin));
+  for (const plugin of plugins) await kernel.use(plugin);
+}
+
+export async function importPlugin(entry: PluginEntry): Promise<TracerPlugin> {
+  const path = locate(entry);
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  } catch (error) {
+    throw invalidPlugin(entry, `could not be loaded from ${path}: ${(error as Error).message}`);
+  }
+  let plugin = module.default;
+  if (typeof plugin === 'function') plugin = new (plugin as new () => unknown)();
+  if (!isPlugin(plugin)) throw invalidPlugin(entry, 'must export by default an object (or class) with a string "name" and an "apply(kernel)" method');
+  return plugin;
+}
+
+function locate(entry: PluginEntry): string {
+  const base = dirname(entry.file);
+  if (entry.spec.startsWith('.') || isAbsolute(entry.spec)) return resolve(base, entry.spec);
+  const builtin = builtinPluginPath(entry.spec);
+  if (builtin) return builtin;
+  try {
+    return createRequire(resolve(base, 'noop.js')).resolve(entry.spec);
+  } catch {
+    throw invalidPlugin(entry, 'is neither a built-in plugin nor a module path or installed package');
+  }
+}
+
+function isPlugin(value: unknown): value is TracerPlugin {
+  const candidate = value as Partial<TracerPlugin> | null;
+  return typeof candidate === 'object' && candidate !== null && typeof candidate.name === 'string' && typeof candidate.apply === 'function';
+}
+
+function invalidPlugin(entry: PluginEntry, why: string): TracerError {
+  return new TracerError('invalid_plugin', `Plugin "${entry.spec}" listed in ${entry.file} ${why}; fix or remove that entry.`, {
+    exitCode: ExitCode.localState,
+  });
+}

@@ -1,0 +1,27 @@
+import { defaultRoute } from '../kernel/families.js';
+import type { TracerPlugin } from '../kernel/kernel.js';
+
+/** Spec §4.3, §8: transcripts below 256 KiB go inline, larger ones through the blob routes. */
+export const INLINE_BELOW_BYTES = 256 * 1024;
+
+/**
+ * The conversations family (spec §2.2, §4.3): transcripts live in the
+ * content-addressed cache `conversations/<sha[:2]>/<sha>`; a row is identified
+ * by the pair (conversation_id, content_sha256), not by a content id.
+ */
+const conversationsFamily: TracerPlugin = {
+  name: 'conversations',
+  apply(kernel) {
+    kernel.registerFamily({
+      name: 'conversations',
+      route: defaultRoute('conversations'),
+      idMember: null,
+      identity: ['conversation_id', 'content_sha256'],
+      required: ['conversation_id', 'content_sha256', 'size', 'ts'],
+      storage: ['conversations'],
+      blob: { shaMember: 'content_sha256', sizeMember: 'size', inlineMember: 'content_base64', inlineBelow: INLINE_BELOW_BYTES },
+    });
+  },
+};
+
+export default conversationsFamily;

@@ -1,0 +1,12 @@
+import { defaultRoute } from '../kernel/families.js';
+import type { TracerPlugin } from '../kernel/kernel.js';
+
+/** The ledgers family (spec §2.2, wire contract 'Content ids'). */
+const ledgersFamily: TracerPlugin = {
+  name: 'ledgers',
+  apply(kernel) {
+    kernel.registerFamily({ name: 'ledgers', route: defaultRoute('ledgers'), idMember: 'sha', required: ['sha', 'ts', 'commit', 'trace_ids'], file: 'ledgers.jsonl', storage: ['ledgers.jsonl'] });
+  },
+};
+
+export default ledgersFamily;

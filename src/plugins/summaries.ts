@@ -1,0 +1,12 @@
+import { defaultRoute } from '../kernel/families.js';
+import type { TracerPlugin } from '../kernel/kernel.js';
+
+/** The summaries family (spec §2.2, wire contract 'Content ids'). */
+const summariesFamily: TracerPlugin = {
+  name: 'summaries',
+  apply(kernel) {
+    kernel.registerFamily({ name: 'summaries', route: defaultRoute('summaries'), idMember: 'id', required: ['id', 'ts', 'conversation_url'], file: 'session-summaries.jsonl', storage: ['session-summaries.jsonl'] });
+  },
+};
+
+export default summariesFamily;

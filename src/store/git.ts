@@ -1,0 +1,73 @@
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+
+/**
+ * Finds the git directories for `cwd` without spawning git: hooks call tracer on
+ * every agent tool use, and a `git rev-parse` would cost more than the rest of the
+ * start-up. Follows gitrepository-layout(5): a `.git` folder, or a `.git` file
+ * (`gitdir: <path>`) for linked worktrees and submodules, whose `commondir` file
+ * points at the shared folder. `GIT_DIR` / `GIT_COMMON_DIR` win when set, as they
+ * are inside git's own hooks.
+ */
+export interface GitLocation {
+  /** Top of the working tree that contains cwd. */
+  worktree: string;
+  /** This worktree's git dir (`.git`, or `.git/worktrees/<name>`). */
+  gitDir: string;
+  /** Shared by every worktree: where the project anchor lives. */
+  commonDir: string;
+}
+
+export function findGit(cwd: string, env: NodeJS.ProcessEnv = process.env): GitLocation | undefined {
+  if (env.GIT_DIR) {
+    const gitDir = resolve(cwd, env.GIT_DIR);
+    if (!isGitDir(gitDir)) return undefined;
+    const worktree = env.GIT_WORK_TREE ? resolve(cwd, env.GIT_WORK_TREE) : findWorktreeAbove(cwd) ?? cwd;
+    return { worktree, gitDir, commonDir: env.GIT_COMMON_DIR ? resolve(cwd, env.GIT_COMMON_DIR) : commonDirOf(gitDir) };
+  }
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    const gitDir = gitDirAt(dir);
+    if (gitDir) return { worktree: dir, gitDir, commonDir: commonDirOf(gitDir) };
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+function findWorktreeAbove(cwd: string): string | undefined {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (gitDirAt(dir)) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+function gitDirAt(dir: string): string | undefined {
+  const dotGit = join(dir, '.git');
+  const kind = statKind(dotGit);
+  if (kind === 'dir') return isGitDir(dotGit) ? dotGit : undefined;
+  if (kind !== 'file') return undefined;
+  const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
+  if (!match?.[1]) return undefined;
+  const target = isAbsolute(match[1]) ? match[1] : resolve(dir, match[1]);
+  return isGitDir(target) ? target : undefined;
+}
+
+function commonDirOf(gitDir: string): string {
+  try {
+    const pointer = readFileSync(join(gitDir, 'commondir'), 'utf8').trim();
+    return isAbsolute(pointer) ? pointer : resolve(gitDir, pointer);
+  } catch {
+    return gitDir;
+  }
+}
+
+function isGitDir(dir: string): boolean {
+  return statKind(join(dir, 'HEAD')) === 'file';
+}
+
+function statKind(path: string): 'file' | 'dir' | undefined {
+  try {
+    const stats = statSync(path);
+    return stats.isDirectory() ? 'dir' : stats.isFile() ? 'file' : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,136 @@
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { dirname } from 'node:path';
+import { errnoCode, unwritable } from './state-file.js';
+import { PRIVATE_DIR_MODE, PUBLIC_FILE_MODE } from './home.js';
+
+/**
+ * Append-only JSONL files (traces.jsonl, ledgers.jsonl, ...).
+ *
+ * Writing: every call is one write(2) on an O_APPEND descriptor, so appends from
+ * several processes never interleave. If the file does not end in a newline (a
+ * torn line left by a crash), the append starts with one, so the new record still
+ * starts on a fresh line and the torn bytes stay where they are.
+ *
+ * Reading: streamed chunk by chunk; a multi-GB file is never held whole. A line
+ * that does not parse is reported through `onCorrupt` and skipped, never deleted.
+ */
+
+export interface CorruptLine {
+  path: string;
+  /** 1-based line number. */
+  line: number;
+  /** Byte offset of the line's first byte. */
+  offset: number;
+  /** True when it is the last line and has no newline: what a crash mid-append leaves. */
+  torn: boolean;
+  preview: string;
+}
+
+export interface ReadOptions {
+  onCorrupt?: (corrupt: CorruptLine) => void;
+  /** Bytes per read; tests lower it to cross chunk borders. */
+  chunkSize?: number;
+}
+
+const NEWLINE = 0x0a;
+
+export function appendRecords(path: string, records: readonly unknown[]): void {
+  if (records.length === 0) return;
+  const body = records.map((record) => `${serializeRecord(record)}\n`).join('');
+  let fd: number;
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
+    // a+ rather than a: the descriptor must also read the last byte.
+    fd = openSync(path, 'a+', PUBLIC_FILE_MODE);
+  } catch (error) {
+    throw unwritable(path, error);
+  }
+  try {
+    const buffer = Buffer.from(endsWithNewline(fd) ? body : `\n${body}`, 'utf8');
+    writeFully(fd, buffer);
+  } catch (error) {
+    throw unwritable(path, error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function appendRecord(path: string, record: unknown): void {
+  appendRecords(path, [record]);
+}
+
+/** One line of JSON: JSON.stringify never emits a raw newline, so a record is always one line. */
+export function serializeRecord(record: unknown): string {
+  const line = JSON.stringify(record);
+  if (line === undefined) throw new TypeError('a JSONL record must be a JSON value');
+  return line;
+}
+
+export async function* readRecords<T = unknown>(path: string, options: ReadOptions = {}): AsyncGenerator<T> {
+  for await (const line of readLines(path, options.chunkSize)) {
+    if (line.text.trim() === '') continue;
+    try {
+      yield JSON.parse(line.text) as T;
+    } catch {
+      options.onCorrupt?.({ path, line: line.number, offset: line.offset, torn: line.last && !line.terminated, preview: line.text.slice(0, 80) });
+    }
+  }
+}
+
+interface Line {
+  text: string;
+  number: number;
+  offset: number;
+  terminated: boolean;
+  last: boolean;
+}
+
+async function* readLines(path: string, chunkSize = 1 << 20): AsyncGenerator<Line> {
+  const stream = createReadStream(path, { highWaterMark: chunkSize });
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let number = 0;
+  let offset = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      let start = 0;
+      let newline = chunk.indexOf(NEWLINE, start);
+      while (newline !== -1) {
+        const piece = chunk.subarray(start, newline);
+        const bytes = pendingBytes === 0 ? piece : Buffer.concat([...pending, piece], pendingBytes + piece.length);
+        number += 1;
+        yield { text: bytes.toString('utf8'), number, offset, terminated: true, last: false };
+        offset += bytes.length + 1;
+        pending = [];
+        pendingBytes = 0;
+        start = newline + 1;
+        newline = chunk.indexOf(NEWLINE, start);
+      }
+      if (start < chunk.length) {
+        pending.push(chunk.subarray(start));
+        pendingBytes += chunk.length - start;
+      }
+    }
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return;
+    throw error;
+  }
+  if (pendingBytes > 0) {
+    number += 1;
+    yield { text: Buffer.concat(pending, pendingBytes).toString('utf8'), number, offset, terminated: false, last: true };
+  }
+}
+
+function endsWithNewline(fd: number): boolean {
+  const { size } = fstatSync(fd);
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] === NEWLINE;
+}
+
+function writeFully(fd: number, buffer: Buffer): void {
+  let written = 0;
+  while (written < buffer.length) written += writeSync(fd, buffer, written, buffer.length - written);
+}

@@ -1,0 +1,103 @@
+import { mkdir, readFile, rename } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { ExitCode, TracerError } from '../core/errors.js';
+import { PRIVATE_DIR_MODE, PUBLIC_FILE_MODE } from './home.js';
+
+/**
+ * JSON state files (config.json, projects.json, remotes.json, sync-state.json, ...).
+ * Written atomically (temp file in the same folder, then rename) so a crash leaves
+ * either the old or the new content. A file that does not parse, or has the wrong
+ * shape, is never silently overwritten: it is moved aside with a timestamp and the
+ * error says where.
+ */
+export interface StateFileOptions<T> {
+  /** Fresh content when the file does not exist yet. */
+  empty: () => T;
+  /** Shape check; a file that fails it is treated as corrupt. */
+  isValid?: (value: unknown) => value is T;
+}
+
+export async function readStateFile<T>(path: string, options: StateFileOptions<T>): Promise<T> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return options.empty();
+    throw unreadable(path, error);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return moveAsideAndThrow(path, 'is not valid JSON');
+  }
+  const isValid = options.isValid ?? isPlainObject;
+  if (!isValid(value)) return moveAsideAndThrow(path, 'does not have the expected shape');
+  return value as T;
+}
+
+export async function writeStateFile(path: string, value: unknown, mode = PUBLIC_FILE_MODE): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
+    await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, { mode });
+  } catch (error) {
+    throw unwritable(path, error);
+  }
+}
+
+/** Read, change, write back. The change may return a new value or mutate in place. */
+export async function updateStateFile<T>(
+  path: string,
+  options: StateFileOptions<T> & { mode?: number },
+  change: (value: T) => T | void | Promise<T | void>,
+): Promise<T> {
+  const current = await readStateFile(path, options);
+  const next = (await change(current)) ?? current;
+  await writeStateFile(path, next, options.mode);
+  return next;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+async function moveAsideAndThrow(path: string, what: string): Promise<never> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const aside = `${path}.corrupt-${stamp}`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    throw new TracerError(
+      'state_file_corrupt',
+      `${path} ${what} and could not be moved aside (${errnoCode(error) ?? 'error'}); fix or remove it by hand, then run the command again.`,
+      { exitCode: ExitCode.localState, cause: error },
+    );
+  }
+  throw new TracerError(
+    'state_file_corrupt',
+    `${basename(path)} ${what}; it was moved to ${aside}. Restore what you need from there, then run the command again (it starts from an empty ${basename(path)}).`,
+    { exitCode: ExitCode.localState },
+  );
+}
+
+export function errnoCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+}
+
+export function unwritable(path: string, error: unknown): TracerError {
+  if (error instanceof TracerError) return error;
+  const code = errnoCode(error);
+  const why = code === 'ENOSPC' ? 'the disk is full' : code === 'EROFS' ? 'the file system is read-only' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? (error as Error).message);
+  return new TracerError('state_unwritable', `Cannot write ${path}: ${why}. Make its folder writable (or set TRACER_HOME to one that is) and run the command again.`, {
+    exitCode: ExitCode.localState,
+    cause: error,
+  });
+}
+
+function unreadable(path: string, error: unknown): TracerError {
+  return new TracerError('state_unreadable', `Cannot read ${path} (${errnoCode(error) ?? (error as Error).message}); check its permissions and run the command again.`, {
+    exitCode: ExitCode.localState,
+    cause: error,
+  });
+}

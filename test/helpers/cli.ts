@@ -1,0 +1,85 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Runs the built binary (bin/tracer.js → dist/) the way a user or an agent hook
+ * does: a separate process, its own TRACER_HOME, no colour. `npm test` builds
+ * dist/ first (pretest).
+ */
+export const BIN = fileURLToPath(new URL('../../bin/tracer.js', import.meta.url));
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  cwd: string;
+  home: string;
+  env?: Record<string, string | undefined>;
+  input?: string | Buffer;
+}
+
+export function runTracer(args: readonly string[], options: RunOptions): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = { ...cleanEnv(), TRACER_HOME: options.home, NO_COLOR: '1', ...options.env };
+    for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** The environment without anything that would point tracer or git elsewhere. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (key.startsWith('TRACER_') || key.startsWith('GIT_') || key === 'FORCE_COLOR') delete env[key];
+  }
+  return env;
+}
+
+/** A fresh folder under the system temp dir; `cleanup()` removes every one made. */
+const made: string[] = [];
+export function tempDir(prefix = 'tracer-test-'): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  made.push(dir);
+  return dir;
+}
+
+export function cleanup(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    env: { ...cleanEnv(), GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com' },
+    encoding: 'utf8',
+  }).trim();
+}
+
+/** A real git repository with one commit, in a fresh temp folder. */
+export function tempRepo(): string {
+  const dir = tempDir('tracer-repo-');
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'commit', '-q', '--allow-empty', '-m', 'initial');
+  return dir;
+}
+
+/** A home, a repository, and a `tracer` bound to both. */
+export function sandbox() {
+  const home = join(tempDir('tracer-home-'), 'home');
+  const repo = tempRepo();
+  const run = (args: readonly string[], options: Partial<RunOptions> = {}) => runTracer(args, { cwd: repo, home, ...options });
+  return { home, repo, run };
+}
