@@ -145,7 +145,7 @@ test('withContentId sets the id member first, replaces a stale one and is idempo
   assert.equal(Object.keys(withId), ['id', 'ts', 'tool']);
   assert.equal(withContentId(withId, 'id'), withId);
   assert.is(trace.id, 'stale', 'the input record is not mutated');
-  const ledger = withContentId({ ts: '2024-01-01T00:00:00Z', commit: 'b'.repeat(40), trace_ids: [withId.id] }, 'sha');
+  const ledger = withContentId<Record<string, unknown>>({ ts: '2024-01-01T00:00:00Z', commit: 'b'.repeat(40), trace_ids: [withId.id] }, 'sha');
   assert.is(ledger.sha, contentId(ledger, 'sha'));
 });
 
