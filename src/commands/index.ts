@@ -1,8 +1,21 @@
 import type { CommandClass } from 'clipanion';
 import type { TracerContext } from '../cli/context.js';
 import { ConfigGetCommand } from './config/get.js';
+import { ConfigListCommand } from './config/list.js';
 import { ConfigSetCommand } from './config/set.js';
+import { ConfigUnsetCommand } from './config/unset.js';
 import { InitCommand } from './init.js';
+import { PluginsCommand } from './plugins.js';
+import { RemoteAddCommand } from './remote/add.js';
+import { RemoteListCommand } from './remote/list.js';
+import { RemoteRemoveCommand } from './remote/remove.js';
+import { RemoteRenameCommand } from './remote/rename.js';
+import { RemoteSetTokenCommand } from './remote/set-token.js';
+import { RemoteSetUrlCommand } from './remote/set-url.js';
+import { RemoteShowCommand } from './remote/show.js';
+import { ResetCommand } from './reset.js';
+import { SetGlobalCommand } from './set/global.js';
+import { SetGlobalUserCommand } from './set/globaluser.js';
 
 /**
  * Commands that belong to no plugin. A plugin's own commands arrive through its
@@ -10,6 +23,19 @@ import { InitCommand } from './init.js';
  */
 export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   InitCommand,
+  ResetCommand,
   ConfigGetCommand,
   ConfigSetCommand,
+  ConfigUnsetCommand,
+  ConfigListCommand,
+  SetGlobalCommand,
+  SetGlobalUserCommand,
+  RemoteAddCommand,
+  RemoteSetUrlCommand,
+  RemoteSetTokenCommand,
+  RemoteRenameCommand,
+  RemoteRemoveCommand,
+  RemoteShowCommand,
+  RemoteListCommand,
+  PluginsCommand,
 ];

@@ -1,0 +1,55 @@
+import { Command, Option } from 'clipanion';
+import { existsSync } from 'node:fs';
+import { TracerCommand } from '../cli/tracer-command.js';
+import { pluginLayers } from '../kernel/boot.js';
+import { effectivePluginList, type PluginSource } from '../kernel/plugin-list.js';
+
+const SOURCE_LABEL: Record<PluginSource, string> = { builtin: 'builtin', user: 'user file', project: 'project setting' };
+
+export class PluginsCommand extends TracerCommand {
+  static override paths = [['plugins']];
+  static override usage = Command.Usage({
+    category: 'Plugins',
+    description: 'Show the effective plugin list and where each entry came from',
+    details: `
+      Plugins are read from three lists, in order: the built-ins (the package's \`plugins.json\`), the user's \`$TRACER_HOME/plugins.json\`, and the project's \`plugins\` setting (\`tracer config set plugins ...\`). An entry is a built-in name or a module path; \`!name\` in a later list switches an entry off. List order is the order plugins tap the hooks.
+
+      Prints the enabled plugins in that order with the list each came from, then what was switched off and by which list.
+    `,
+    examples: [
+      ['Show the plugin list', '$0 plugins'],
+      ['The same as JSON', '$0 plugins --json'],
+    ],
+  });
+
+  json = Option.Boolean('--json', false, { description: 'Print a JSON object instead of text' });
+
+  async run() {
+    const { kernel } = this.context;
+    const layers = await pluginLayers(kernel.context.home, kernel.context.project);
+    const list = effectivePluginList(layers);
+    // applyPlugins applied the enabled entries in list order, so the i-th loaded plugin is the i-th entry.
+    const enabled = list.enabled.map((entry, index) => ({ spec: entry.spec, name: kernel.plugins[index]?.name ?? entry.spec, source: entry.source, file: entry.file }));
+    const disabled = list.disabled.map((entry) => ({ spec: entry.spec, source: entry.source, file: entry.file, disabled_by: entry.disabledBy, disabled_in: entry.disabledIn }));
+    if (this.json) {
+      this.printJson({
+        layers: layers.map((layer) => ({ source: layer.source, file: layer.file, exists: existsSync(layer.file), entries: layer.entries })),
+        enabled,
+        disabled,
+        warnings: list.warnings,
+      });
+      return;
+    }
+    this.print('Enabled plugins, in hook order:');
+    const width = Math.max(0, ...enabled.map((entry) => entry.spec.length));
+    enabled.forEach((entry, index) => {
+      const named = entry.name === entry.spec ? '' : ` (${entry.name})`;
+      this.print(`  ${String(index + 1).padStart(2)}. ${entry.spec.padEnd(width)}  ${SOURCE_LABEL[entry.source]}${named}  ${entry.file}`);
+    });
+    if (disabled.length > 0) {
+      this.print('Switched off:');
+      for (const entry of disabled) this.print(`  ${entry.spec}  (${SOURCE_LABEL[entry.source]}) switched off by the ${SOURCE_LABEL[entry.disabled_by]} ${entry.disabled_in}`);
+    }
+    if (!kernel.context.project) this.print('(outside an initialized project: project settings not read)');
+  }
+}

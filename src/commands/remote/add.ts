@@ -1,0 +1,89 @@
+import { Command, Option } from 'clipanion';
+import { TracerCommand } from '../../cli/tracer-command.js';
+import { ExitCode, TracerError } from '../../core/errors.js';
+import { updateProjectConfig } from '../../store/config-files.js';
+import { globalTokenKey } from '../../store/credentials.js';
+import type { Project } from '../../store/project.js';
+import { checkRemoteName, readRemotes, remoteRecord, updateRemotes, type RemoteRecord } from '../../store/remotes.js';
+import { authFor, deleteStoredTokens, describeChoice, storeToken, tokenChoice, TOKEN_ENV_OPTION_DESCRIPTION, TOKEN_OPTION_DESCRIPTION, type TokenChoice } from './token-binding.js';
+
+/** Everything `remote add` will write, checked before anything is written. */
+export interface RemoteAddPlan {
+  project: Project;
+  name: string;
+  record: RemoteRecord;
+  token?: TokenChoice;
+  makeDefault: boolean;
+}
+
+export class RemoteAddCommand extends TracerCommand {
+  static override paths = [['remote', 'add']];
+  static override usage = Command.Usage({
+    category: 'Remotes',
+    description: 'Register a named remote trace service',
+    details: `
+      The URL must have one of the two shapes \`<scheme>://<host>[:port]/<org_slug>/<project_slug>\` or \`<scheme>://<host>[:port]/gw/<org_slug>/<project_slug>\` (behind a gateway); each slug matches \`^[a-z0-9][a-z0-9._-]{0,63}$\`.
+
+      The remote is written to the project's \`remotes.json\` (mode 0600) with the org and project slugs and base URL derived from the URL. \`--token\` stores the secret in \`$TRACER_HOME/config.json\` (mode 0600) and binds it with \`token_ref: global:<project_id>::<name>\`; \`--token-env\` records only the variable's name (\`env:<VAR>\`). No other token (\`TRACER_TOKEN\`, the legacy global slot) is ever used for this remote.
+
+      With \`--default\`, the remote becomes \`remote.default\`; a project's sole remote is its default anyway.
+    `,
+    examples: [
+      ['Add a remote with a stored token', '$0 remote add origin https://traces.example.com/acme/web --token <TOKEN>'],
+      ['Add a remote behind a gateway that reads its token from $TRACES_TOKEN', '$0 remote add work https://gw.example.com/gw/acme/web --token-env TRACES_TOKEN'],
+      ['Add a second remote and make it the default', '$0 remote add backup http://localhost:8080/acme/web --token-env BACKUP_TOKEN --default'],
+    ],
+  });
+
+  token = Option.String('--token', { description: TOKEN_OPTION_DESCRIPTION });
+  tokenEnv = Option.String('--token-env', { description: TOKEN_ENV_OPTION_DESCRIPTION });
+  makeDefault = Option.Boolean('--default', false, { description: 'Make this remote the default one (remote.default)' });
+  name = Option.String({ name: 'name' });
+  url = Option.String({ name: 'url' });
+
+  async run() {
+    const plan = await this.plan();
+    // The whoami scope pre-flight (spec §4.4) goes here: after every local check, before anything is written.
+    await this.write(plan);
+    this.print(`Added remote ${plan.name}: ${plan.record.url}`);
+    this.print(`  org_slug: ${plan.record.org_slug}, project_slug: ${plan.record.project_slug}`);
+    this.print(`  token: ${describeChoice(plan.token, plan.record.auth)}`);
+    if (plan.makeDefault) this.print(`  default: yes (remote.default = ${plan.name})`);
+  }
+
+  /** Validates the name, the URL grammar and the token flags, and that the name is free. */
+  protected async plan(): Promise<RemoteAddPlan> {
+    const name = checkRemoteName(this.name);
+    const token = tokenChoice(this.token, this.tokenEnv);
+    const project = this.project();
+    const record = remoteRecord(this.url, token ? authFor(token, project.id, name) : undefined);
+    if ((await readRemotes(project.dir)).remotes[name]) throw remoteExists(name);
+    return { project, name, record, token, makeDefault: this.makeDefault };
+  }
+
+  /**
+   * remotes.json first, then the secret: if storing the secret fails the record is
+   * taken back, so no remote is left pointing at a token that was never written.
+   */
+  protected async write(plan: RemoteAddPlan): Promise<void> {
+    const { home } = this.context.kernel.context;
+    await updateRemotes(plan.project.dir, (file) => {
+      if (file.remotes[plan.name]) throw remoteExists(plan.name);
+      file.remotes[plan.name] = plan.record;
+    });
+    try {
+      if (plan.token?.kind === 'global') await storeToken(home, globalTokenKey(plan.project.id, plan.name), plan.token.token);
+      if (plan.makeDefault) await updateProjectConfig(plan.project.dir, (config) => void (config.remote = { ...(config.remote ?? {}), default: plan.name }));
+    } catch (error) {
+      const remaining = await updateRemotes(plan.project.dir, (file) => void delete file.remotes[plan.name]).catch(() => undefined);
+      if (remaining && plan.token?.kind === 'global') await deleteStoredTokens(home, [globalTokenKey(plan.project.id, plan.name)], remaining).catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+function remoteExists(name: string): TracerError {
+  return new TracerError('remote_exists', `A remote named "${name}" already exists; change it with tracer remote set-url / set-token, or pick another name.`, {
+    exitCode: ExitCode.usage,
+  });
+}
