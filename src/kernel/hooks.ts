@@ -1,5 +1,18 @@
-import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
-import type { BlobUpload, BlobUploadResult, FamilyPlan, FamilyPullResult, RemoteQuery, ResolvedRemote, SyncSession } from './types.js';
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook } from 'tapable';
+import type {
+  BlobFetch,
+  BlobFetchResult,
+  BlobUpload,
+  BlobUploadResult,
+  FamilyPlan,
+  FamilyPullResult,
+  MissingRoute,
+  RemoteQuery,
+  ResolvedRemote,
+  RouteFallback,
+  SyncEvent,
+  SyncSession,
+} from './types.js';
 
 /**
  * Every kernel hook, in one place. Plugins tap them with `{name, stage}`; a lower
@@ -10,14 +23,20 @@ export function createHooks() {
   return Object.freeze({
     /** A remote name (or none) to record + token. Bail: the first tap that returns a remote wins. */
     resolveRemote: new AsyncSeriesBailHook<[RemoteQuery], ResolvedRemote | undefined>(['query']),
-    /** Before any push, and in doctor: checks that may refuse the run. Series: every tap runs, the first throw stops it. */
+    /** Before any push, and in doctor / remote add / project create: checks that may refuse the run. Series: every tap runs, the first throw stops it. */
     preflight: new AsyncSeriesHook<[SyncSession]>(['session']),
     /** Before a family is pushed. Waterfall: each tap refines the plan the previous one returned. */
     beforeFamily: new AsyncSeriesWaterfallHook<[FamilyPlan, SyncSession]>(['plan', 'session']),
-    /** Moves one blob to the remote. Bail: the first tap that returns a result wins; none → the blob stays unsynced. */
+    /** Moves one blob to the remote. Bail: the first tap that returns a result wins; none → the push fails. */
     uploadBlob: new AsyncSeriesBailHook<[BlobUpload, SyncSession], BlobUploadResult | undefined>(['blob', 'session']),
+    /** Fetches one blob into the local cache, verified. Bail: the first tap that returns a result wins; none → the row stays unpulled. */
+    fetchBlob: new AsyncSeriesBailHook<[BlobFetch, SyncSession], BlobFetchResult | undefined>(['blob', 'session']),
+    /** A route answered as absent (old server). Bail: the first tap that answers picks the fallback; none → the run fails. */
+    routeMissing: new AsyncSeriesBailHook<[MissingRoute, SyncSession], RouteFallback | undefined>(['missing', 'session']),
     /** After one family's pulled rows are merged into the local store. Series: notifications, in tap order. */
     afterPull: new AsyncSeriesHook<[FamilyPullResult, SyncSession]>(['result', 'session']),
+    /** Progress of a push or pull, for displays. Sync: observers only, in tap order. */
+    progress: new SyncHook<[SyncEvent]>(['event']),
   });
 }
 

@@ -3,6 +3,7 @@ import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import type { Project } from '../store/project.js';
 import { checkFamily, type FamilyDefinition } from './families.js';
 import { createHooks, type KernelHooks } from './hooks.js';
+import { familySyncWithDefaults, type FamilySync, type FamilySyncInput } from './family-sync.js';
 import type { RemoteQuery, ResolvedRemote } from './types.js';
 
 /** Where the kernel runs: what plugins may read, never global process state. */
@@ -31,6 +32,7 @@ export class Kernel {
   readonly warnings: TracerWarning[] = [];
   readonly plugins: TracerPlugin[] = [];
   readonly #families: FamilyDefinition[] = [];
+  readonly #familySync = new Map<string, FamilySync>();
 
   constructor(readonly context: KernelContext) {
     for (const [hookName, hook] of Object.entries(this.hooks)) {
@@ -55,9 +57,17 @@ export class Kernel {
     return this.#families.find((family) => family.name === name);
   }
 
-  registerFamily(definition: FamilyDefinition): void {
+  /** `sync` says how push and pull treat the family (manifest key, local store, which family it follows). */
+  registerFamily(definition: FamilyDefinition, sync: FamilySyncInput = {}): void {
     checkFamily(definition, this.#families);
-    this.#families.push(Object.freeze({ ...definition }));
+    const frozen = Object.freeze({ ...definition });
+    this.#families.push(frozen);
+    this.#familySync.set(definition.name, familySyncWithDefaults(frozen, sync));
+  }
+
+  /** How push and pull treat a registered family. */
+  familySync(name: string): FamilySync | undefined {
+    return this.#familySync.get(name);
   }
 
   warn(warning: TracerWarning): void {

@@ -1,5 +1,6 @@
 import type { ParsedRemoteUrl } from '../core/remote-url.js';
 import type { TracerWarning } from '../core/errors.js';
+import type { RemoteClient } from '../net/client.js';
 import type { CredentialPurpose } from '../store/credentials.js';
 import type { Project } from '../store/project.js';
 import type { RemoteRecord } from '../store/remotes.js';
@@ -27,13 +28,46 @@ export interface ResolvedRemote {
   adminSecret?: string;
 }
 
+/** What the user asked of a push (spec §4.2). */
+export interface PushOptions {
+  full: boolean;
+  /** `--only`: a family name; families that follow it run too. */
+  only?: string;
+  /** `--since`, normalized ISO-8601. */
+  since?: string;
+  dryRun: boolean;
+}
+
+/** An entry of the push error log (push-errors.log): never a token. */
+export interface PushLogEntry {
+  code: string;
+  message: string;
+  family?: string;
+  item?: string;
+}
+
 /** One push or pull against one remote. */
 export interface SyncSession {
-  direction: 'push' | 'pull';
+  direction: 'push' | 'pull' | 'check';
   project: Project;
   remote: ResolvedRemote;
+  /** The remote's HTTP client: routes are relative to its API root. */
+  http: RemoteClient;
   dryRun: boolean;
+  /** Present on push. */
+  push?: PushOptions;
+  /** Non-fatal notice: shown, and kept in the result. */
   warn(warning: TracerWarning): void;
+  /** Appends to the project's push error log (and warns). */
+  log(entry: PushLogEntry): Promise<void>;
+  /** Scratch space plugins share within one session (keyed by plugin name). */
+  state: Map<string, unknown>;
+}
+
+/** A filter a beforeFamily tap adds; `reason` names why records it rejects are held back. */
+export interface RecordFilter {
+  reason: string;
+  accept(record: Record<string, unknown>): boolean;
 }
 
 /** What a push of one family will send; beforeFamily taps narrow it. */
@@ -42,7 +76,7 @@ export interface FamilyPlan {
   /** Lower bound on item `ts` (`--since`). */
   since?: string;
   /** Every filter must accept a record for it to be sent. */
-  filters: Array<(record: Record<string, unknown>) => boolean>;
+  filters: RecordFilter[];
   /** Set to a reason to leave the whole family out of this run. */
   skip?: string;
 }
@@ -52,17 +86,68 @@ export interface BlobUpload {
   size: number;
   /** The cache file holding the bytes. */
   path: string;
+  family: FamilyDefinition;
 }
 
 export interface BlobUploadResult {
-  /** How the bytes travelled, e.g. the blob route or inline. */
-  via: string;
+  /** `blob`: the service holds the bytes; `inline`: send them inside the row instead. */
+  via: 'blob' | 'inline';
   /** True when the service already held them. */
   alreadyPresent: boolean;
+}
+
+export interface BlobFetch {
+  sha256: string;
+  size?: number;
+  /** Where the verified bytes must end up (renamed into place only after the sha matched). */
+  path: string;
+  family: FamilyDefinition;
+}
+
+export interface BlobFetchResult {
+  size: number;
+}
+
+/** A route answered as absent (404 without a resource code, 405, 501). */
+export interface MissingRoute {
+  /** The family whose route it is, when it is a family route. */
+  family?: FamilyDefinition;
+  /** What the route is for, e.g. a family name, `blobs`, `whoami`. */
+  feature: string;
+  route: string;
+  status: number;
+}
+
+export interface RouteFallback {
+  /** `skip`: leave this step out; `continue`: go on as if it had answered. */
+  action: 'skip' | 'continue';
+  /** Shown to the user; omit for a silent fallback. */
+  warning?: TracerWarning;
 }
 
 export interface FamilyPullResult {
   family: FamilyDefinition;
   received: number;
   inserted: number;
+}
+
+/** Progress of a run, for whatever draws it (the engine emits, nothing else depends on it). */
+export type SyncEvent =
+  | { type: 'step-start'; step: string; total?: number }
+  | { type: 'step-progress'; step: string; done: number; total?: number; detail?: string }
+  | { type: 'step-end'; step: string; status: 'done' | 'skipped' | 'failed'; summary: string };
+
+/**
+ * Local storage of one family. The engine reads and appends through it; a
+ * family without one gets the JSONL store its definition's `file` implies.
+ */
+export interface FamilyStore {
+  /** Streams local records. Unreadable lines are reported through `warn`. */
+  records(warn: (warning: TracerWarning) => void): AsyncIterable<Record<string, unknown>>;
+  /** A record's identity (content id, or identity members joined); undefined when it has none. */
+  keyOf(record: Record<string, unknown>): string | undefined;
+  /** Appends verified pulled records (their bytes, for a blob family, already in place). */
+  append(records: readonly Record<string, unknown>[]): Promise<void>;
+  /** Blob families: the cache file for a sha. */
+  blobPath?(sha256: string): string;
 }
