@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rename } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { ExitCode, TracerError } from '../core/errors.js';
@@ -63,9 +63,9 @@ export function isPlainObject(value: unknown): value is Record<string, any> {
 }
 
 async function moveAsideAndThrow(path: string, what: string): Promise<never> {
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const aside = `${path}.corrupt-${stamp}`;
+  let aside: string;
   try {
+    aside = await freeAsideName(path);
     await rename(path, aside);
   } catch (error) {
     throw new TracerError(
@@ -79,6 +79,23 @@ async function moveAsideAndThrow(path: string, what: string): Promise<never> {
     `${basename(path)} ${what}; it was moved to ${aside}. Restore what you need from there, then run the command again (it starts from an empty ${basename(path)}).`,
     { exitCode: ExitCode.localState },
   );
+}
+
+/**
+ * `<path>.corrupt-<stamp>`, with a counter when that name is taken: a file corrupted
+ * twice within one millisecond must not overwrite the copy set aside first.
+ */
+async function freeAsideName(path: string): Promise<string> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  for (let attempt = 0; ; attempt += 1) {
+    const aside = `${path}.corrupt-${stamp}${attempt === 0 ? '' : `-${attempt}`}`;
+    try {
+      await lstat(aside);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return aside;
+      throw error;
+    }
+  }
 }
 
 export function errnoCode(error: unknown): string | undefined {
