@@ -206,6 +206,8 @@ test('default remote: remote.default, else the sole remote, else an error listin
 
   assertOneLineError(await box.run(['config', 'set', 'remote.default', 'c']), 'remote_not_found', 2);
   assertOk(await box.run(['config', 'set', 'remote.default', 'b']));
+  assertOneLineError(await box.run(['config', 'set', 'remote.default', 'c']), 'remote_not_found', 2);
+  assert.is(box.projectConfig().remote.default, 'b', 'a refused default leaves the previous one in place');
   assert.is(JSON.parse((await box.run(['remote', 'show', '--json'])).stdout).name, 'b');
   assert.match((await box.run(['remote', 'list'])).stdout, /^\* b /m);
 });

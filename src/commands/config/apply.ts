@@ -1,27 +1,46 @@
 import { ExitCode, TracerError } from '../../core/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
+import { importPlugin } from '../../kernel/plugin-list.js';
+import { projectConfigPath } from '../../store/config-files.js';
 import type { Project } from '../../store/project.js';
 import { readRemotes } from '../../store/remotes.js';
-import { getPath, type Setting } from '../../store/settings.js';
+import { setPath, type Setting } from '../../store/settings.js';
 import { settingsFile } from './scope.js';
 
-/** Writes one setting after the checks that need other files (a default remote must exist). */
-export async function applySetting(kernel: Kernel, setting: Setting, project: () => Project, change: (config: Record<string, unknown>) => void): Promise<void> {
-  const file = settingsFile(kernel, setting.scope, project);
-  await file.update((config) => {
-    change(config);
+/**
+ * Writes one setting, after the checks that need other files. Checked first,
+ * written second: a refused value leaves the file exactly as it was.
+ */
+export async function applySetting(kernel: Kernel, setting: Setting, project: () => Project, value: unknown): Promise<void> {
+  if (setting.scope === 'project' && setting.key === 'remote.default') await checkRemoteExists(project(), value);
+  // Every command boots the kernel from this list: an entry that does not load would lock the user out of tracer, config included.
+  if (setting.scope === 'project' && setting.key === 'plugins') await checkPluginsLoad(project(), value);
+  await settingsFile(kernel, setting.scope, project).update((config) => setPath(config, setting.path, value));
+}
+
+async function checkRemoteExists(project: Project, chosen: unknown): Promise<void> {
+  if (typeof chosen !== 'string') return;
+  const remotes = await readRemotes(project.dir);
+  if (remotes.remotes[chosen]) return;
+  const known = Object.keys(remotes.remotes);
+  throw new TracerError('remote_not_found', `There is no remote named "${chosen}"${known.length ? `; known remotes: ${known.join(', ')}` : '; add it first with tracer remote add'}.`, {
+    exitCode: ExitCode.usage,
   });
-  if (setting.key === 'remote.default') {
-    const chosen = getPath(await file.read(), setting.path);
-    if (typeof chosen === 'string') {
-      const remotes = await readRemotes(project().dir);
-      if (!remotes.remotes[chosen]) {
-        await file.update((config) => void delete (config.remote as Record<string, unknown> | undefined)?.default);
-        const known = Object.keys(remotes.remotes);
-        throw new TracerError('remote_not_found', `There is no remote named "${chosen}"${known.length ? `; known remotes: ${known.join(', ')}` : '; add it first with tracer remote add'}.`, {
-          exitCode: ExitCode.usage,
-        });
-      }
+}
+
+async function checkPluginsLoad(project: Project, entries: unknown): Promise<void> {
+  if (!Array.isArray(entries)) return;
+  const file = projectConfigPath(project.dir);
+  for (const entry of entries) {
+    const spec = String(entry).trim();
+    if (spec === '' || spec.startsWith('!')) continue;
+    try {
+      await importPlugin({ spec, source: 'project', file });
+    } catch (error) {
+      if (!(error instanceof TracerError)) throw error;
+      throw new TracerError('invalid_plugin', `${error.message.replace(/; fix or remove that entry\.$/, '')}; the plugins setting was not changed.`, {
+        exitCode: ExitCode.usage,
+      });
     }
   }
 }

@@ -1,6 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../../cli/tracer-command.js';
-import { findSetting, parseSettingValue, setPath } from '../../store/settings.js';
+import { findSetting, parseSettingValue } from '../../store/settings.js';
 import { applySetting } from './apply.js';
 
 export class ConfigSetCommand extends TracerCommand {
@@ -23,7 +23,7 @@ export class ConfigSetCommand extends TracerCommand {
   async run() {
     const setting = findSetting(this.key, this.global ? 'global' : 'project');
     const value = parseSettingValue(setting, this.value);
-    await applySetting(this.context.kernel, setting, () => this.project(), (config) => setPath(config, setting.path, value));
+    await applySetting(this.context.kernel, setting, () => this.project(), value);
     this.print(`Set ${setting.key}${setting.secret ? '' : ` = ${typeof value === 'string' ? value : JSON.stringify(value)}`}`);
     if (setting.hint) this.context.stderr.write(`tracer: ${setting.hint}\n`);
   }

@@ -1,6 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../../cli/tracer-command.js';
-import { findSetting, parseSettingValue, setPath } from '../../store/settings.js';
+import { findSetting, parseSettingValue } from '../../store/settings.js';
 import { applySetting } from '../config/apply.js';
 
 export class SetGlobalCommand extends TracerCommand {
@@ -25,7 +25,7 @@ export class SetGlobalCommand extends TracerCommand {
   async run() {
     const setting = findSetting(this.key, 'global');
     const value = parseSettingValue(setting, this.value);
-    await applySetting(this.context.kernel, setting, () => this.project(), (config) => setPath(config, setting.path, value));
+    await applySetting(this.context.kernel, setting, () => this.project(), value);
     this.print(`Set global ${setting.key}${setting.secret ? '' : ` = ${typeof value === 'string' ? value : JSON.stringify(value)}`}`);
     if (setting.hint) this.context.stderr.write(`tracer: ${setting.hint}\n`);
   }

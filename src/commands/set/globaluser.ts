@@ -1,6 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../../cli/tracer-command.js';
-import { findSetting, parseSettingValue, setPath } from '../../store/settings.js';
+import { findSetting, parseSettingValue } from '../../store/settings.js';
 import { applySetting } from '../config/apply.js';
 
 /** Spec §5.2 rule 4: kept so old scripts keep working; the slot it writes is read by nothing that syncs. */
@@ -20,7 +20,7 @@ export class SetGlobalUserCommand extends TracerCommand {
   async run() {
     const setting = findSetting('auth-token', 'global');
     const value = parseSettingValue(setting, this.token);
-    await applySetting(this.context.kernel, setting, () => this.project(), (config) => setPath(config, setting.path, value));
+    await applySetting(this.context.kernel, setting, () => this.project(), value);
     this.print('Wrote the legacy global token slot (auth_token in config.json).');
     this.context.stderr.write(`tracer: ${setting.hint}\n`);
   }
