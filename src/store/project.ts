@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
@@ -13,6 +13,7 @@ import { errnoCode, isPlainObject, unwritable, updateStateFile } from './state-f
  */
 export const ANCHOR_FILE = 'tracer-id';
 const MAX_PROJECT_ID_LENGTH = 200;
+const MAX_FOLDER_NAME_BYTES = 200;
 
 export interface Project {
   id: string;
@@ -68,7 +69,22 @@ export function sanitizeProjectId(id: string): string {
       exitCode: ExitCode.localState,
     });
   }
-  return flat;
+  return Buffer.byteLength(flat, 'utf8') <= MAX_FOLDER_NAME_BYTES ? flat : shortened(id, flat);
+}
+
+/**
+ * A folder name is at most 255 bytes (NAME_MAX) while an id may be 200 multi-byte
+ * characters: keep a readable prefix and add a digest of the whole id, so that two
+ * long ids differing only at the end still get different folders.
+ */
+function shortened(id: string, flat: string): string {
+  const suffix = `-${createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 16)}`;
+  let prefix = '';
+  for (const character of flat) {
+    if (Buffer.byteLength(prefix + character, 'utf8') > MAX_FOLDER_NAME_BYTES - suffix.length) break;
+    prefix += character;
+  }
+  return `${prefix}${suffix}`;
 }
 
 export function projectDir(home: string, id: string): string {
