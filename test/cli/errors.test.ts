@@ -1,0 +1,83 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanup, runTracer, sandbox, tempDir } from '../helpers/cli.js';
+import { assertOk, assertOneLineError } from './expect.js';
+
+test.after(cleanup);
+
+const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+test('--version, --help and per-command help with examples', async () => {
+  const { run } = sandbox();
+  const version = await run(['--version']);
+  assertOk(version);
+  assert.is(version.stdout, `${VERSION}\n`);
+
+  const help = await run(['--help']);
+  assertOk(help);
+  for (const command of ['init', 'remote add', 'remote set-url', 'remote set-token', 'remote rename', 'remote remove', 'remote show', 'remote list', 'config unset', 'config list', 'reset', 'set global', 'set globaluser', 'plugins']) {
+    assert.ok(help.stdout.includes(`tracer ${command}`), `--help lists ${command}`);
+  }
+
+  const addHelp = await run(['remote', 'add', '--help']);
+  assertOk(addHelp);
+  assert.match(addHelp.stdout, /--token-env/);
+  assert.match(addHelp.stdout, /^Examples$/m);
+  assert.match(addHelp.stdout, /tracer remote add origin https:\/\/traces\.example\.com\/acme\/web --token <TOKEN>/);
+  const resetHelp = await run(['reset', '-h']);
+  assertOk(resetHelp);
+  assert.match(resetHelp.stdout, /tracer reset --data --yes/);
+
+  assertOneLineError(await run(['frobnicate']), 'invalid_usage', 2);
+  assertOneLineError(await run(['reset', '--bogus']), 'invalid_usage', 2);
+});
+
+test('commands that need a project say so in one line, before init and outside git', async () => {
+  const { run } = sandbox();
+  for (const args of [['remote', 'list'], ['remote', 'add', 'o', 'https://h.example.com/a/b'], ['reset'], ['config', 'get', 'notes']]) {
+    assertOneLineError(await run(args), 'project_not_initialized', 3);
+  }
+  const outside = tempDir('tracer-plain-');
+  assertOneLineError(await run(['remote', 'show'], { cwd: outside }), 'not_a_git_repository', 3);
+});
+
+test('a corrupt remotes.json or config.json is moved aside with a timestamp and the message says where', async () => {
+  const { home, run } = sandbox();
+  const init = await run(['init']);
+  assertOk(init);
+  const dir = join(home, 'projects', /tracer project (\S+)/.exec(init.stdout)![1]!);
+  writeFileSync(join(dir, 'remotes.json'), '{"remotes": {"origin": ');
+
+  const result = await run(['remote', 'list']);
+  assertOneLineError(result, 'state_file_corrupt', 3);
+  const aside = readdirSync(dir).filter((name) => /^remotes\.json\.corrupt-\d{4}-\d\d-\d\dT/.test(name));
+  assert.is(aside.length, 1);
+  assert.ok(result.stderr.includes(join(dir, aside[0]!)), 'the message names the moved file');
+  assert.is(readFileSync(join(dir, aside[0]!), 'utf8'), '{"remotes": {"origin": ', 'moved, not rewritten');
+  assert.not.ok(existsSync(join(dir, 'remotes.json')));
+
+  assertOk(await run(['remote', 'add', 'origin', 'https://h.example.com/acme/web']));
+  writeFileSync(join(home, 'config.json'), '[]');
+  const config = await run(['remote', 'set-token', 'origin', '--token', 'tok_abcdefghijklmnop']);
+  assertOneLineError(config, 'state_file_corrupt', 3);
+  assert.match(config.stderr, /config\.json does not have the expected shape; it was moved to .*config\.json\.corrupt-/);
+  assert.equal(JSON.parse(readFileSync(join(dir, 'remotes.json'), 'utf8')).remotes.origin.auth, undefined, 'the ref was not bound to a secret that was never stored');
+});
+
+test('an unwritable TRACER_HOME gives one line and a non-zero exit', async () => {
+  const { repo } = sandbox();
+  const file = join(tempDir('tracer-file-'), 'not-a-dir');
+  writeFileSync(file, 'x');
+  const home = join(file, 'home');
+  const run = (args: string[]) => runTracer(args, { cwd: repo, home });
+  const init = await run(['init']);
+  assertOneLineError(init, 'state_unwritable', 3);
+  assert.match(init.stderr, /Cannot write .*not-a-dir\/home/);
+  assertOneLineError(await run(['remote', 'add', 'origin', 'https://h.example.com/acme/web', '--token', 'tok_abcdefghijklmnop']), 'state_unwritable', 3);
+  assertOneLineError(await run(['set', 'global', 'telemetry.enabled', 'false']), 'state_unwritable', 3);
+  assertOneLineError(await run(['set', 'globaluser', 'tok_abcdefghijklmnop']), 'state_unwritable', 3);
+});
+
+test.run();
