@@ -14,6 +14,7 @@ import { RemoteSetTokenCommand } from './remote/set-token.js';
 import { RemoteSetUrlCommand } from './remote/set-url.js';
 import { RemoteShowCommand } from './remote/show.js';
 import { ResetCommand } from './reset.js';
+import { ServeCommand } from './serve.js';
 import { SetGlobalCommand } from './set/global.js';
 import { SetGlobalUserCommand } from './set/globaluser.js';
 
@@ -38,4 +39,5 @@ export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   RemoteShowCommand,
   RemoteListCommand,
   PluginsCommand,
+  ServeCommand,
 ];

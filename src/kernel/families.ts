@@ -27,7 +27,16 @@ export interface FamilyDefinition {
    * bytes, else a pointer row accepted only once the blob is held.
    */
   blob?: BlobContent;
+  /**
+   * What some members must look like beyond being present (see core/member-checks.ts),
+   * e.g. `{ ts: 'timestamp', commit: 'commit' }`. The service refuses a record that
+   * breaks one (422 invalid_item); members not named here are kept as they are.
+   */
+  members?: Readonly<Record<string, MemberKind>>;
 }
+
+/** The shapes a family can demand of a member; checked by core/member-checks.ts. */
+export type MemberKind = 'string' | 'timestamp' | 'commit' | 'sha256' | 'byte-size' | 'base64' | 'string-array';
 
 export interface BlobContent {
   /** Member holding the lowercase hex SHA-256 of the bytes. */

@@ -19,6 +19,7 @@ const conversationsFamily: TracerPlugin = {
       identity: ['conversation_id', 'content_sha256'],
       required: ['conversation_id', 'content_sha256', 'size', 'ts'],
       storage: ['conversations'],
+      members: { conversation_id: 'string', content_sha256: 'sha256', size: 'byte-size', ts: 'timestamp', content_base64: 'base64' },
       blob: { shaMember: 'content_sha256', sizeMember: 'size', inlineMember: 'content_base64', inlineBelow: INLINE_BELOW_BYTES },
     });
   },

@@ -5,7 +5,7 @@ import type { TracerPlugin } from '../kernel/kernel.js';
 const tracesFamily: TracerPlugin = {
   name: 'traces',
   apply(kernel) {
-    kernel.registerFamily({ name: 'traces', route: defaultRoute('traces'), idMember: 'id', required: ['id', 'ts'], file: 'traces.jsonl', storage: ['traces.jsonl'] });
+    kernel.registerFamily({ name: 'traces', route: defaultRoute('traces'), idMember: 'id', required: ['id', 'ts'], members: { id: 'sha256', ts: 'timestamp' }, file: 'traces.jsonl', storage: ['traces.jsonl'] });
   },
 };
 

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { ServiceContext } from './context.js';
+import { ProblemError, problemFromError, sendProblem } from './problem.js';
+import { adminRoutes } from './routes/admin.js';
+import { blobRoutes } from './routes/blobs.js';
+import { healthRoutes } from './routes/health.js';
+import { syncRoutes } from './routes/sync.js';
+import { whoamiRoutes } from './routes/whoami.js';
+
+/** A client's own X-Request-Id is reused when it is harmless; otherwise the service makes one. */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+/** The gateway mount (spec §1): the same API under `/gw/<org>/<project>`. */
+export const GATEWAY_PREFIX = '/gw/:gatewayOrg/:gatewayProject';
+
+/**
+ * The HTTP surface. Route modules come from the context (families as data,
+ * switched-off routes never registered); every error leaves as problem+json.
+ */
+export function buildApp(context: ServiceContext): FastifyInstance {
+  const app = Fastify({
+    logger: {
+      level: context.options.logLevel,
+      // Tokens and the admin secret travel in Authorization: never in a log line.
+      redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
+    },
+    bodyLimit: context.options.bodyMaxBytes,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    exposeHeadRoutes: false,
+    return503OnClosing: false,
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const problem = problemFromError(error);
+    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    reply.header('x-request-id', request.id);
+    return sendProblem(request, reply, problem);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.header('x-request-id', request.id);
+    return sendProblem(request, reply, new ProblemError(404, 'not_found', `There is no ${request.method} ${request.url.split('?')[0]} on this service.`));
+  });
+
+  app.register(healthRoutes);
+  const api = async (scope: FastifyInstance) => {
+    // JSON only: text/plain (which Fastify accepts by default) gets 415 like any other type.
+    scope.removeContentTypeParser('text/plain');
+    if (context.routeEnabled('whoami')) await scope.register(whoamiRoutes(context));
+    await scope.register(syncRoutes(context));
+    if (context.routeEnabled('blobs')) await scope.register(blobRoutes(context));
+    await scope.register(adminRoutes(context));
+  };
+  app.register(api);
+  app.register(api, { prefix: GATEWAY_PREFIX });
+  return app;
+}

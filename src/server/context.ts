@@ -1,0 +1,46 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FamilyDefinition } from '../kernel/families.js';
+import { authenticate } from './auth.js';
+import type { ServeOptions } from './options.js';
+import { authorizedProject } from './target.js';
+import type { ProjectRef, TokenRecord, TraceStorage } from './storage/types.js';
+
+/** What every route module receives. */
+export interface ServiceContext {
+  storage: TraceStorage;
+  /** The families this service serves, switched-off routes included (pull must know their blob rules). */
+  families: readonly FamilyDefinition[];
+  options: ServeOptions;
+  /** False for a route switched off with --disable-route: it is then never registered. */
+  routeEnabled(name: string): boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    tracerToken?: TokenRecord;
+    tracerProject?: ProjectRef;
+  }
+}
+
+/**
+ * onRequest guards: they run before the body is read, so a stranger's upload is
+ * refused without reading it, and a missing token wins over a malformed body.
+ */
+export function requireToken(context: ServiceContext) {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    request.tracerToken = await authenticate(request, context.storage);
+  };
+}
+
+export function requireProject(context: ServiceContext) {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const token = await authenticate(request, context.storage);
+    request.tracerToken = token;
+    request.tracerProject = await authorizedProject(request, token, context.storage);
+  };
+}
+
+export function projectOf(request: FastifyRequest): ProjectRef {
+  if (!request.tracerProject) throw new Error('route registered without requireProject');
+  return request.tracerProject;
+}

@@ -1,0 +1,22 @@
+import { ProblemError } from './problem.js';
+
+/**
+ * Pull cursors are opaque to clients (wire contract "Pull, per family"): today
+ * they wrap the ingest sequence number, and the version prefix leaves room to change that.
+ */
+const PREFIX = 'v1:';
+
+export function encodeCursor(seq: number): string {
+  return Buffer.from(`${PREFIX}${seq}`, 'utf8').toString('base64url');
+}
+
+/** 0 (the start) when there is no cursor; 400 invalid_cursor for anything this service did not issue. */
+export function decodeCursor(cursor: string | undefined): number {
+  if (cursor === undefined || cursor === '') return 0;
+  const text = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  const seq = text.startsWith(PREFIX) && /^\d{1,15}$/.test(text.slice(PREFIX.length)) ? Number(text.slice(PREFIX.length)) : Number.NaN;
+  if (!Number.isSafeInteger(seq)) {
+    throw new ProblemError(400, 'invalid_cursor', 'The "after" cursor was not issued by this service; pass back next_cursor unchanged, or omit it to start over.');
+  }
+  return seq;
+}

@@ -1,0 +1,110 @@
+import { join } from 'node:path';
+import { ExitCode, TracerError } from '../core/errors.js';
+
+/** Everything `tracer serve` can be told, from flags or the environment (flags win). */
+export interface ServeOptions {
+  host: string;
+  port: number;
+  /** SQLite database and blob folder; unused with a PostgreSQL database. */
+  dataDir: string;
+  /** `postgres://...` keeps rows and blobs in PostgreSQL; unset → embedded SQLite. */
+  databaseUrl?: string;
+  blobMaxBytes: number;
+  bodyMaxBytes: number;
+  /** Route names that answer 404 as if this service did not have them: a family name, `blobs` or `whoami`. */
+  disabledRoutes: string[];
+  logLevel: LogLevel;
+  /** Unset → the admin routes are off. */
+  adminSecret?: string;
+  /** Extra plugin modules (paths or package names) enabling custom families on the service. */
+  plugins: string[];
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8787,
+  blobMaxBytes: 10 * 1024 * 1024,
+  bodyMaxBytes: 32 * 1024 * 1024,
+  logLevel: 'info' as LogLevel,
+};
+
+/** Route switches that are not families. */
+export const OPTIONAL_ROUTES = ['blobs', 'whoami'] as const;
+
+/** The environment variable behind each flag (documented in docs/server.md). */
+export const ENV = {
+  host: 'TRACER_SERVE_HOST',
+  port: 'TRACER_SERVE_PORT',
+  dataDir: 'TRACER_SERVE_DATA_DIR',
+  databaseUrl: 'TRACER_DATABASE_URL',
+  blobMaxBytes: 'BLOB_MAX_BYTES',
+  bodyMaxBytes: 'TRACER_SERVE_BODY_MAX_BYTES',
+  disabledRoutes: 'TRACER_SERVE_DISABLE_ROUTES',
+  logLevel: 'TRACER_SERVE_LOG_LEVEL',
+  adminSecret: 'TRACER_ADMIN_SECRET',
+  plugins: 'TRACER_SERVE_PLUGINS',
+} as const;
+
+export interface ServeFlags {
+  host?: string;
+  port?: string;
+  dataDir?: string;
+  database?: string;
+  blobMaxBytes?: string;
+  bodyMaxBytes?: string;
+  disableRoute?: string[];
+  logLevel?: string;
+  plugins?: string[];
+}
+
+export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, home: string): ServeOptions {
+  const pick = (flag: string | undefined, variable: string) => (flag ?? env[variable])?.trim() || undefined;
+  const list = (flag: string[] | undefined, variable: string) =>
+    flag?.length ? flag : (env[variable] ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+
+  const databaseUrl = pick(flags.database, ENV.databaseUrl);
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw usage('invalid_database_url', `--database (or ${ENV.databaseUrl}) must be a postgres:// URL; leave it unset for the embedded SQLite database.`);
+  }
+  const logLevel = pick(flags.logLevel, ENV.logLevel) ?? DEFAULTS.logLevel;
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw usage('invalid_log_level', `The log level "${logLevel}" is unknown; use one of ${LOG_LEVELS.join(', ')}.`);
+  }
+  return {
+    host: pick(flags.host, ENV.host) ?? DEFAULTS.host,
+    port: integer(pick(flags.port, ENV.port), DEFAULTS.port, '--port', ENV.port, { min: 0, max: 65535 }),
+    dataDir: pick(flags.dataDir, ENV.dataDir) ?? join(home, 'server'),
+    databaseUrl,
+    blobMaxBytes: integer(pick(flags.blobMaxBytes, ENV.blobMaxBytes), DEFAULTS.blobMaxBytes, '--blob-max-bytes', ENV.blobMaxBytes, { min: 1 }),
+    bodyMaxBytes: integer(pick(flags.bodyMaxBytes, ENV.bodyMaxBytes), DEFAULTS.bodyMaxBytes, '--body-max-bytes', ENV.bodyMaxBytes, { min: 1024 }),
+    disabledRoutes: [...new Set(list(flags.disableRoute, ENV.disabledRoutes))],
+    logLevel: logLevel as LogLevel,
+    adminSecret: env[ENV.adminSecret] || undefined,
+    plugins: list(flags.plugins, ENV.plugins),
+  };
+}
+
+/** Refuses switches that name no route of this service (families are known only once plugins are applied). */
+export function checkDisabledRoutes(disabled: readonly string[], familyNames: readonly string[]): void {
+  const known = [...familyNames, ...OPTIONAL_ROUTES];
+  for (const name of disabled) {
+    if (!known.includes(name)) throw usage('unknown_route', `--disable-route ${name} names no route of this service; use one of ${known.join(', ')}.`);
+  }
+}
+
+function integer(text: string | undefined, fallback: number, flag: string, variable: string, range: { min: number; max?: number }): number {
+  if (text === undefined) return fallback;
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < range.min || (range.max !== undefined && value > range.max)) {
+    const bounds = range.max === undefined ? `at least ${range.min}` : `from ${range.min} to ${range.max}`;
+    throw usage('invalid_option_value', `${flag} (or ${variable}) must be a whole number ${bounds}, not "${text}".`);
+  }
+  return value;
+}
+
+function usage(code: string, message: string): TracerError {
+  return new TracerError(code, message, { exitCode: ExitCode.usage });
+}

@@ -1,0 +1,70 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isSlug } from '../../core/remote-url.js';
+import { bearerToken, hashToken, newToken, secretsEqual, unauthorized } from '../auth.js';
+import { isPlainObject } from '../batch.js';
+import type { ServiceContext } from '../context.js';
+import { ProblemError, type ValidationError } from '../problem.js';
+
+const TOKEN_NAME = /^[\x21-\x7e][\x20-\x7e]{0,99}$/;
+
+/**
+ * Administration (wire contract "Administration"), authorized by the service's own
+ * TRACER_ADMIN_SECRET. Without it the routes exist but refuse with admin_disabled,
+ * so `tracer project create` can say exactly what to do.
+ */
+export function adminRoutes(context: ServiceContext) {
+  return async (app: FastifyInstance) => {
+    const guard = { onRequest: async (request: FastifyRequest) => requireAdmin(context, request) };
+
+    app.post('/api/v1/admin/projects', guard, async (request, reply) => {
+      const body = requireBody(request.body);
+      const errors = [...slugErrors(body, 'org_slug', true), ...slugErrors(body, 'project_slug', true)];
+      if (errors.length) throw invalidBody(errors);
+      const org = body.org_slug as string;
+      const project = body.project_slug as string;
+      const created = await context.storage.createProject(org, project);
+      return reply.code(created ? 201 : 200).send({ org_slug: org, project_slug: project, created });
+    });
+
+    app.post('/api/v1/admin/tokens', guard, async (request, reply) => {
+      const body = requireBody(request.body);
+      const errors = [...slugErrors(body, 'org_slug', true), ...slugErrors(body, 'project_slug', false)];
+      if (typeof body.name !== 'string' || !TOKEN_NAME.test(body.name)) {
+        errors.push({ index: 0, field: 'name', message: 'is required: 1 to 100 printable ASCII characters, not starting with a space' });
+      }
+      if (errors.length) throw invalidBody(errors);
+      const org = body.org_slug as string;
+      const project = (body.project_slug as string | null | undefined) ?? null;
+      if (project !== null && !(await context.storage.findProject(org, project))) {
+        throw new ProblemError(404, 'project_not_found', `The project ${org}/${project} is not registered; create it first (POST /api/v1/admin/projects, or tracer project create).`);
+      }
+      const token = newToken();
+      await context.storage.createToken({ hash: hashToken(token), org_slug: org, project_slug: project, name: body.name as string });
+      return reply.code(201).send({ token, org_slug: org, project_slug: project, scope: project === null ? 'org' : 'project', name: body.name });
+    });
+  };
+}
+
+async function requireAdmin(context: ServiceContext, request: FastifyRequest): Promise<void> {
+  const secret = context.options.adminSecret;
+  if (!secret) {
+    throw new ProblemError(404, 'admin_disabled', 'Administration is off on this service; start tracer serve with TRACER_ADMIN_SECRET set to enable it.');
+  }
+  const given = bearerToken(request);
+  if (!given || !secretsEqual(given, secret)) throw unauthorized('Admin routes need Authorization: Bearer <TRACER_ADMIN_SECRET of this service>.');
+}
+
+function requireBody(body: unknown): Record<string, unknown> {
+  if (!isPlainObject(body)) throw new ProblemError(422, 'invalid_body', 'The body must be a JSON object.');
+  return body;
+}
+
+function slugErrors(body: Record<string, unknown>, field: string, required: boolean): ValidationError[] {
+  const value = body[field];
+  if (value === undefined || value === null) return required ? [{ index: 0, field, message: 'is required' }] : [];
+  return isSlug(value) ? [] : [{ index: 0, field, message: 'must match ^[a-z0-9][a-z0-9._-]{0,63}$' }];
+}
+
+function invalidBody(errors: ValidationError[]): ProblemError {
+  return new ProblemError(422, 'invalid_body', `The body is invalid: ${errors.map((error) => `${error.field} ${error.message}`).join('; ')}.`, errors);
+}

@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import { SHA256_HEX } from '../../core/content-id.js';
+import { blobTooLarge } from '../blob-stream.js';
+import { projectOf, requireProject, type ServiceContext } from '../context.js';
+import { ProblemError } from '../problem.js';
+
+export const SHA_HEADER = 'x-content-sha256';
+
+/**
+ * HEAD/GET/POST blobs (wire contract "Blobs"). A blob is visible only to the
+ * projects that uploaded it: another tenant gets the same 404 as for a blob nobody has.
+ */
+export function blobRoutes(context: ServiceContext) {
+  return async (app: FastifyInstance) => {
+    // Blob bytes are streamed, never buffered: the parser hands over the raw request.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('application/octet-stream', (_request, payload, done) => done(null, payload));
+    const guard = { onRequest: requireProject(context) };
+
+    app.head('/api/v1/blobs/:sha', guard, async (request, reply) => {
+      const sha = shaParam(request);
+      const size = await context.storage.blobSize(projectOf(request).id, sha);
+      if (size === undefined) throw blobNotFound(sha);
+      return reply.code(200).header('content-length', String(size)).header('etag', `"${sha}"`).send();
+    });
+
+    app.get('/api/v1/blobs/:sha', guard, async (request, reply) => {
+      const sha = shaParam(request);
+      const blob = await context.storage.readBlob(projectOf(request).id, sha);
+      if (!blob) throw blobNotFound(sha);
+      return reply.code(200).type('application/octet-stream').header('content-length', String(blob.size)).header('etag', `"${sha}"`).send(blob.stream);
+    });
+
+    app.post('/api/v1/blobs', guard, async (request, reply) => {
+      const claimed = request.headers[SHA_HEADER];
+      if (typeof claimed !== 'string' || !SHA256_HEX.test(claimed)) {
+        throw refuseUnread(reply, new ProblemError(400, 'invalid_sha', 'X-Content-SHA256 must be the SHA-256 of the bytes: 64 lowercase hex characters.'));
+      }
+      const declared = Number(request.headers['content-length']);
+      if (Number.isFinite(declared) && declared > context.options.blobMaxBytes) throw refuseUnread(reply, blobTooLarge(context.options.blobMaxBytes));
+      const body = request.body as Readable | undefined;
+      try {
+        const stored = await context.storage.writeBlob(projectOf(request).id, claimed, body ?? ([] as Uint8Array[]), context.options.blobMaxBytes);
+        return reply.code(stored.created ? 201 : 200).send({ sha256: claimed, size: stored.size });
+      } catch (error) {
+        if (error instanceof ProblemError && error.code === 'blob_too_large') throw refuseUnread(reply, error);
+        throw error;
+      }
+    });
+  };
+}
+
+function shaParam(request: FastifyRequest): string {
+  const { sha } = request.params as { sha: string };
+  if (!SHA256_HEX.test(sha)) throw new ProblemError(400, 'invalid_sha', `"${sha.slice(0, 80)}" is not a SHA-256: use 64 lowercase hex characters.`);
+  return sha;
+}
+
+function blobNotFound(sha: string): ProblemError {
+  return new ProblemError(404, 'not_found', `This project holds no blob ${sha}; upload it with POST /api/v1/blobs.`);
+}
+
+/**
+ * The rest of the body is not read: the connection closes after the answer
+ * instead of draining what the client still sends.
+ */
+function refuseUnread(reply: FastifyReply, error: ProblemError): ProblemError {
+  reply.header('connection', 'close');
+  return error;
+}

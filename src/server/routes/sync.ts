@@ -1,0 +1,87 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { memberProblem, timestampMillis } from '../../core/member-checks.js';
+import type { FamilyDefinition } from '../../kernel/families.js';
+import { prepareBatch } from '../batch.js';
+import { projectOf, requireProject, type ServiceContext } from '../context.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import { ProblemError, type ValidationError } from '../problem.js';
+import type { ProjectRef } from '../storage/types.js';
+
+export const DEFAULT_PAGE = 500;
+export const MAX_PAGE = 1000;
+
+/** Upload and pull for every enabled family, from its definition alone. */
+export function syncRoutes(context: ServiceContext) {
+  return async (app: FastifyInstance) => {
+    for (const family of context.families) {
+      if (!context.routeEnabled(family.name)) continue;
+      const guard = { onRequest: requireProject(context) };
+      app.post(family.route, guard, async (request) => upload(context, family, request));
+      app.get(family.route, guard, async (request) => pull(context, family, request));
+    }
+  };
+}
+
+async function upload(context: ServiceContext, family: FamilyDefinition, request: FastifyRequest) {
+  const project = projectOf(request);
+  const batch = prepareBatch(request.body, family);
+  // Checked before anything is written, so a refused batch changes nothing.
+  const missing: ValidationError[] = [];
+  for (const pointer of batch.pointers) {
+    const held = batch.inlineBlobs.get(pointer.sha)?.length ?? (await context.storage.blobSize(project.id, pointer.sha));
+    if (held === undefined) {
+      missing.push({ index: pointer.index, field: family.blob!.shaMember, message: `names blob ${pointer.sha}, which this project has not uploaded` });
+    } else if (held !== pointer.size) {
+      throw new ProblemError(422, 'invalid_item', `Item ${pointer.index} says ${pointer.size} bytes but the blob holds ${held}; nothing was stored.`, [
+        { index: pointer.index, field: family.blob!.sizeMember, message: `does not match the held blob's size ${held}` },
+      ]);
+    }
+  }
+  if (missing.length) {
+    throw new ProblemError(409, 'blob_missing', `${missing.length} pointer rows name blobs this project does not hold; upload them (POST /api/v1/blobs) or send the content inline, then retry.`, missing);
+  }
+  for (const [sha, bytes] of batch.inlineBlobs) await context.storage.writeBlob(project.id, sha, [bytes], Number.POSITIVE_INFINITY);
+  const received = (request.body as { items: unknown[] }).items.length;
+  const inserted = await context.storage.insertItems(project.id, family.name, batch.items);
+  return { received, inserted, duplicates: received - inserted };
+}
+
+async function pull(context: ServiceContext, family: FamilyDefinition, request: FastifyRequest) {
+  const project = projectOf(request);
+  const query = request.query as Record<string, string | undefined>;
+  const after = decodeCursor(query.after);
+  const limit = pageSize(query.limit);
+  let sinceMillis: number | undefined;
+  if (query.since !== undefined && query.since !== '') {
+    if (memberProblem('timestamp', query.since)) throw new ProblemError(400, 'invalid_query', `"since" must be an ISO-8601 date-time with a time zone, e.g. 2024-05-01T00:00:00Z, not "${query.since}".`);
+    sinceMillis = timestampMillis(query.since);
+  }
+  const page = await context.storage.pullItems(project.id, family.name, { after, limit, sinceMillis });
+  const items = [];
+  for (const row of page.rows) items.push(await outgoing(context, family, project, JSON.parse(row.body)));
+  const last = page.rows.at(-1)?.seq ?? after;
+  return { items, next_cursor: encodeCursor(last), has_more: page.hasMore };
+}
+
+/** Default 500, capped at 1000 without error (spec §8). */
+function pageSize(text: string | undefined): number {
+  if (text === undefined || text === '') return DEFAULT_PAGE;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new ProblemError(400, 'invalid_query', `"limit" must be a whole number of at least 1, not "${text}".`);
+  return Math.min(Number(text), MAX_PAGE);
+}
+
+/**
+ * Small content goes back inline, large content as a pointer the client fetches
+ * from the blob route; with that route switched off, always inline.
+ */
+async function outgoing(context: ServiceContext, family: FamilyDefinition, project: ProjectRef, record: Record<string, unknown>) {
+  const blob = family.blob;
+  if (!blob) return record;
+  const size = record[blob.sizeMember] as number;
+  if (size >= blob.inlineBelow && context.routeEnabled('blobs')) return record;
+  const stored = await context.storage.readBlob(project.id, record[blob.shaMember] as string);
+  if (!stored) return record;
+  const chunks: Buffer[] = [];
+  for await (const chunk of stored.stream) chunks.push(chunk as Buffer);
+  return { ...record, [blob.inlineMember]: Buffer.concat(chunks).toString('base64') };
+}

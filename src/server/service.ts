@@ -1,0 +1,79 @@
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { FamilyDefinition } from '../kernel/families.js';
+import { buildApp } from './app.js';
+import type { ServiceContext } from './context.js';
+import { checkDisabledRoutes, type ServeOptions } from './options.js';
+import type { TraceStorage } from './storage/types.js';
+
+export interface RunningService {
+  /** `http://<host>:<port>` where it listens (the real port when 0 was asked). */
+  url: string;
+  port: number;
+  storage: TraceStorage;
+  app: FastifyInstance;
+  /** The first line `tracer serve` prints: where it listens, which backend, where the data lives. */
+  startupLine: string;
+  /**
+   * Graceful stop: no new connections, in-flight requests finish, idle
+   * connections close, then the database closes. Safe to call twice.
+   */
+  close(): Promise<void>;
+  /** Abrupt stop (tests): every connection is cut, then the database closes. */
+  destroy(): Promise<void>;
+}
+
+export async function openStorage(options: ServeOptions): Promise<TraceStorage> {
+  if (options.databaseUrl) {
+    const { PostgresStorage } = await import('./storage/postgres.js');
+    return PostgresStorage.open(options.databaseUrl);
+  }
+  const { SqliteStorage } = await import('./storage/sqlite.js');
+  return SqliteStorage.open(options.dataDir);
+}
+
+export async function startService(options: ServeOptions, families: readonly FamilyDefinition[]): Promise<RunningService> {
+  checkDisabledRoutes(options.disabledRoutes, families.map((family) => family.name));
+  const storage = await openStorage(options);
+  const context: ServiceContext = { storage, families, options, routeEnabled: (name) => !options.disabledRoutes.includes(name) };
+  const app = buildApp(context);
+  let closing = false;
+  // Once stopping, every answer says Connection: close, so kept-alive connections end after their request.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+  try {
+    await app.ready();
+    await new Promise<void>((resolve, reject) => {
+      app.server.once('error', reject);
+      // Fastify's own listen() would log first; the start-up line must be the first thing printed.
+      app.server.listen(options.port, options.host, () => {
+        app.server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await app.close().catch(() => {});
+    await storage.close();
+    throw error;
+  }
+  const { port } = app.server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const url = `http://${host}:${port}`;
+  const where = storage.backend === 'sqlite' ? `data in ${storage.location}` : `data in ${storage.location} (rows and blobs)`;
+  const admin = options.adminSecret ? 'admin routes on' : 'admin routes off (set TRACER_ADMIN_SECRET to enable them)';
+  const startupLine = `tracer serve listening on ${url}, backend ${storage.backend}, ${where}, ${admin}`;
+
+  let stopped: Promise<void> | undefined;
+  const stop = (abrupt: boolean) =>
+    (stopped ??= (async () => {
+      closing = true;
+      const closed = new Promise<void>((resolve) => app.server.close(() => resolve()));
+      if (abrupt) app.server.closeAllConnections();
+      else app.server.closeIdleConnections();
+      await closed;
+      await app.close();
+      await storage.close();
+    })());
+  return { url, port, storage, app, startupLine, close: () => stop(false), destroy: () => stop(true) };
+}

@@ -1,0 +1,210 @@
+import { Readable } from 'node:stream';
+import pg from 'pg';
+import { BlobMeter, fixedChunks } from '../blob-stream.js';
+import type { NewToken, ProjectRef, PullPage, PullQuery, StoredItem, TokenRecord, TraceStorage } from './types.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS projects (
+  id BIGSERIAL PRIMARY KEY,
+  org_slug TEXT NOT NULL,
+  project_slug TEXT NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+  UNIQUE (org_slug, project_slug)
+);
+CREATE TABLE IF NOT EXISTS tokens (
+  hash TEXT PRIMARY KEY,
+  org_slug TEXT NOT NULL,
+  project_slug TEXT,
+  name TEXT NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS items (
+  seq BIGSERIAL PRIMARY KEY,
+  project_id BIGINT NOT NULL REFERENCES projects(id),
+  family TEXT NOT NULL,
+  item_key TEXT NOT NULL,
+  ts_ms BIGINT NOT NULL,
+  body TEXT NOT NULL,
+  UNIQUE (project_id, family, item_key)
+);
+CREATE INDEX IF NOT EXISTS items_pull ON items (project_id, family, seq);
+CREATE TABLE IF NOT EXISTS blobs (
+  sha TEXT PRIMARY KEY,
+  size BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS blob_chunks (
+  sha TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  data BYTEA NOT NULL,
+  PRIMARY KEY (sha, idx)
+);
+CREATE TABLE IF NOT EXISTS blob_owners (
+  project_id BIGINT NOT NULL REFERENCES projects(id),
+  sha TEXT NOT NULL REFERENCES blobs(sha),
+  PRIMARY KEY (project_id, sha)
+);
+`;
+
+/** Advisory-lock namespaces (first key of the two-int form), so they never collide with an application's own. */
+const LOCK_MIGRATE = 0x7472_6301;
+const LOCK_INGEST = 0x7472_6302;
+/** Blob bytes are stored in pieces of this size, so a read never holds a whole blob in memory. */
+const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * Shared backend: rows AND blobs in PostgreSQL, so several `tracer serve`
+ * processes behind a load balancer share this database and nothing else.
+ */
+export class PostgresStorage implements TraceStorage {
+  readonly backend = 'postgres';
+  readonly location: string;
+  readonly #pool: pg.Pool;
+
+  private constructor(url: string, pool: pg.Pool) {
+    this.location = describeUrl(url);
+    this.#pool = pool;
+  }
+
+  static async open(url: string): Promise<PostgresStorage> {
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // An idle client losing its connection must not crash the service; the next query reconnects.
+    pool.on('error', () => {});
+    const storage = new PostgresStorage(url, pool);
+    try {
+      await storage.#transaction(async (client) => {
+        // Several processes may start at once against an empty database.
+        await client.query('SELECT pg_advisory_xact_lock($1, 0)', [LOCK_MIGRATE]);
+        await client.query(SCHEMA);
+      });
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return storage;
+  }
+
+  async createProject(org: string, project: string): Promise<boolean> {
+    const result = await this.#pool.query('INSERT INTO projects (org_slug, project_slug) VALUES ($1, $2) ON CONFLICT DO NOTHING', [org, project]);
+    return result.rowCount === 1;
+  }
+
+  async findProject(org: string, project: string): Promise<ProjectRef | undefined> {
+    const result = await this.#pool.query('SELECT id, org_slug, project_slug FROM projects WHERE org_slug = $1 AND project_slug = $2', [org, project]);
+    const row = result.rows[0];
+    return row ? { ...row, id: Number(row.id) } : undefined;
+  }
+
+  async createToken(token: NewToken): Promise<void> {
+    await this.#pool.query('INSERT INTO tokens (hash, org_slug, project_slug, name) VALUES ($1, $2, $3, $4)', [token.hash, token.org_slug, token.project_slug, token.name]);
+  }
+
+  async findToken(hash: string): Promise<TokenRecord | undefined> {
+    const result = await this.#pool.query('SELECT hash, org_slug, project_slug, name FROM tokens WHERE hash = $1', [hash]);
+    return result.rows[0];
+  }
+
+  async insertItems(projectId: number, family: string, items: readonly StoredItem[]): Promise<number> {
+    if (items.length === 0) return 0;
+    return this.#transaction(async (client) => {
+      // Sequence values can commit out of order under concurrent transactions, and a
+      // pull cursor `seq > n` would then skip the late one. Serializing a project's
+      // inserts makes ingest order equal commit order.
+      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_INGEST, projectId]);
+      const result = await client.query(
+        `INSERT INTO items (project_id, family, item_key, ts_ms, body)
+         SELECT $1, $2, k, t, b FROM unnest($3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS u(k, t, b, o)
+         ORDER BY o
+         ON CONFLICT DO NOTHING`,
+        [projectId, family, items.map((item) => item.key), items.map((item) => item.tsMillis), items.map((item) => item.body)],
+      );
+      return result.rowCount ?? 0;
+    });
+  }
+
+  async pullItems(projectId: number, family: string, query: PullQuery): Promise<PullPage> {
+    const params: unknown[] = [projectId, family, query.after, query.limit + 1];
+    let since = '';
+    if (query.sinceMillis !== undefined) {
+      params.push(query.sinceMillis);
+      since = 'AND ts_ms >= $5';
+    }
+    const result = await this.#pool.query(
+      `SELECT seq, body FROM items WHERE project_id = $1 AND family = $2 AND seq > $3 ${since} ORDER BY seq LIMIT $4`,
+      params,
+    );
+    const rows = result.rows.map((row: { seq: string; body: string }) => ({ seq: Number(row.seq), body: row.body }));
+    const hasMore = rows.length > query.limit;
+    return { rows: hasMore ? rows.slice(0, query.limit) : rows, hasMore };
+  }
+
+  async blobSize(projectId: number, sha: string): Promise<number | undefined> {
+    const result = await this.#pool.query('SELECT b.size FROM blob_owners o JOIN blobs b ON b.sha = o.sha WHERE o.project_id = $1 AND o.sha = $2', [projectId, sha]);
+    const row = result.rows[0];
+    return row ? Number(row.size) : undefined;
+  }
+
+  async readBlob(projectId: number, sha: string) {
+    const size = await this.blobSize(projectId, sha);
+    if (size === undefined) return undefined;
+    const pool = this.#pool;
+    const chunks = Math.ceil(size / CHUNK_BYTES);
+    async function* pieces() {
+      for (let idx = 0; idx < chunks; idx++) {
+        const result = await pool.query('SELECT data FROM blob_chunks WHERE sha = $1 AND idx = $2', [sha, idx]);
+        if (!result.rows[0]) throw new Error(`blob ${sha} is missing piece ${idx}`);
+        yield result.rows[0].data as Buffer;
+      }
+    }
+    return { size, stream: Readable.from(pieces()) };
+  }
+
+  async writeBlob(projectId: number, sha: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, maxBytes: number) {
+    const meter = new BlobMeter(maxBytes);
+    return this.#transaction(async (client) => {
+      const held = (await client.query('SELECT 1 FROM blobs WHERE sha = $1', [sha])).rowCount === 1;
+      let idx = 0;
+      // Even when the bytes are already held, they are read and hashed: access is
+      // granted only to an uploader who proves it has them.
+      for await (const piece of fixedChunks(meter.pass(source), CHUNK_BYTES)) {
+        if (!held) await client.query('INSERT INTO blob_chunks (sha, idx, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [sha, idx, piece]);
+        idx++;
+      }
+      meter.verify(sha);
+      if (!held) await client.query('INSERT INTO blobs (sha, size) VALUES ($1, $2) ON CONFLICT DO NOTHING', [sha, meter.size]);
+      const owner = await client.query('INSERT INTO blob_owners (project_id, sha) VALUES ($1, $2) ON CONFLICT DO NOTHING', [projectId, sha]);
+      return { created: owner.rowCount === 1, size: meter.size };
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+/** host:port/database, without the user's password, for the start-up line. */
+function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `postgres://${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'postgres';
+  }
+}

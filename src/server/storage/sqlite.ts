@@ -1,0 +1,157 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import Database from 'better-sqlite3';
+import { BlobMeter } from '../blob-stream.js';
+import type { NewToken, ProjectRef, PullPage, PullQuery, StoredItem, TokenRecord, TraceStorage } from './types.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS projects (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  org_slug TEXT NOT NULL,
+  project_slug TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+  UNIQUE (org_slug, project_slug)
+);
+CREATE TABLE IF NOT EXISTS tokens (
+  hash TEXT PRIMARY KEY,
+  org_slug TEXT NOT NULL,
+  project_slug TEXT,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+);
+CREATE TABLE IF NOT EXISTS items (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  project_id INTEGER NOT NULL REFERENCES projects(id),
+  family TEXT NOT NULL,
+  item_key TEXT NOT NULL,
+  ts_ms INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  UNIQUE (project_id, family, item_key)
+);
+CREATE INDEX IF NOT EXISTS items_pull ON items (project_id, family, seq);
+CREATE TABLE IF NOT EXISTS blob_owners (
+  project_id INTEGER NOT NULL REFERENCES projects(id),
+  sha TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  PRIMARY KEY (project_id, sha)
+);
+`;
+
+/**
+ * Embedded backend: one SQLite file (WAL) for rows, a content-addressed folder
+ * `blobs/<sha[:2]>/<sha>` for bytes. SQLite serializes writers, so the AUTOINCREMENT
+ * sequence is both ingest order and commit order.
+ */
+export class SqliteStorage implements TraceStorage {
+  readonly backend = 'sqlite';
+  readonly location: string;
+  readonly #db: Database.Database;
+  readonly #blobDir: string;
+  readonly #tmpDir: string;
+
+  private constructor(dataDir: string, db: Database.Database) {
+    this.location = dataDir;
+    this.#db = db;
+    this.#blobDir = join(dataDir, 'blobs');
+    this.#tmpDir = join(dataDir, 'tmp');
+  }
+
+  static async open(dataDir: string): Promise<SqliteStorage> {
+    await mkdir(join(dataDir, 'blobs'), { recursive: true, mode: 0o700 });
+    // Leftovers of uploads cut off by a crash: never renamed into place, so never visible.
+    await rm(join(dataDir, 'tmp'), { recursive: true, force: true });
+    await mkdir(join(dataDir, 'tmp'), { recursive: true, mode: 0o700 });
+    const db = new Database(join(dataDir, 'tracer.db'));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    db.exec(SCHEMA);
+    return new SqliteStorage(dataDir, db);
+  }
+
+  async createProject(org: string, project: string): Promise<boolean> {
+    return this.#db.prepare('INSERT INTO projects (org_slug, project_slug) VALUES (?, ?) ON CONFLICT DO NOTHING').run(org, project).changes > 0;
+  }
+
+  async findProject(org: string, project: string): Promise<ProjectRef | undefined> {
+    return this.#db.prepare('SELECT id, org_slug, project_slug FROM projects WHERE org_slug = ? AND project_slug = ?').get(org, project) as ProjectRef | undefined;
+  }
+
+  async createToken(token: NewToken): Promise<void> {
+    this.#db.prepare('INSERT INTO tokens (hash, org_slug, project_slug, name) VALUES (?, ?, ?, ?)').run(token.hash, token.org_slug, token.project_slug, token.name);
+  }
+
+  async findToken(hash: string): Promise<TokenRecord | undefined> {
+    return this.#db.prepare('SELECT hash, org_slug, project_slug, name FROM tokens WHERE hash = ?').get(hash) as TokenRecord | undefined;
+  }
+
+  async insertItems(projectId: number, family: string, items: readonly StoredItem[]): Promise<number> {
+    const insert = this.#db.prepare('INSERT INTO items (project_id, family, item_key, ts_ms, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING');
+    const insertAll = this.#db.transaction((rows: readonly StoredItem[]) => {
+      let inserted = 0;
+      for (const row of rows) inserted += insert.run(projectId, family, row.key, row.tsMillis, row.body).changes;
+      return inserted;
+    });
+    return insertAll(items);
+  }
+
+  async pullItems(projectId: number, family: string, query: PullQuery): Promise<PullPage> {
+    const since = query.sinceMillis === undefined ? '' : 'AND ts_ms >= @since';
+    const rows = this.#db
+      .prepare(`SELECT seq, body FROM items WHERE project_id = @projectId AND family = @family AND seq > @after ${since} ORDER BY seq LIMIT @limit`)
+      .all({ projectId, family, after: query.after, since: query.sinceMillis, limit: query.limit + 1 }) as Array<{ seq: number; body: string }>;
+    const hasMore = rows.length > query.limit;
+    return { rows: hasMore ? rows.slice(0, query.limit) : rows, hasMore };
+  }
+
+  async blobSize(projectId: number, sha: string): Promise<number | undefined> {
+    const row = this.#db.prepare('SELECT size FROM blob_owners WHERE project_id = ? AND sha = ?').get(projectId, sha) as { size: number } | undefined;
+    return row?.size;
+  }
+
+  async readBlob(projectId: number, sha: string) {
+    const size = await this.blobSize(projectId, sha);
+    if (size === undefined) return undefined;
+    return { size, stream: createReadStream(this.#blobPath(sha)) };
+  }
+
+  async writeBlob(projectId: number, sha: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, maxBytes: number) {
+    const meter = new BlobMeter(maxBytes);
+    const temporary = join(this.#tmpDir, randomUUID());
+    try {
+      await pipeline(meter.pass(source), createWriteStream(temporary, { mode: 0o600 }));
+      meter.verify(sha);
+      const target = this.#blobPath(sha);
+      if (!(await exists(target))) {
+        await mkdir(join(this.#blobDir, sha.slice(0, 2)), { recursive: true, mode: 0o700 });
+        // Equal bytes under an equal name: a concurrent rename of the same blob is harmless.
+        await rename(temporary, target);
+      }
+    } finally {
+      await rm(temporary, { force: true });
+    }
+    const created = this.#db.prepare('INSERT INTO blob_owners (project_id, sha, size) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(projectId, sha, meter.size).changes > 0;
+    return { created, size: meter.size };
+  }
+
+  async close(): Promise<void> {
+    this.#db.close();
+  }
+
+  #blobPath(sha: string): string {
+    return join(this.#blobDir, sha.slice(0, 2), sha);
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
