@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, sandbox } from '../helpers/cli.js';
+import { BIN, cleanEnv, cleanup, sandbox } from '../helpers/cli.js';
 import { assertOk, assertOneLineError } from './expect.js';
 
 test.after(cleanup);
@@ -60,6 +61,34 @@ test('reset --data leaves the files of a switched-off family alone', async () =>
   assertOk(result);
   assert.is(result.stdout, `removed ${join(dir, 'traces.jsonl')}\n`);
   assert.ok(existsSync(join(dir, 'session-summaries.jsonl')));
+});
+
+/** Runs tracer on a pseudo-terminal (util-linux `script`), so the y/N prompt is really shown and answered. */
+function runOnTerminal(args: string[], cwd: string, home: string, answer: string) {
+  const command = ['node', BIN, ...args].map((word) => `'${word}'`).join(' ');
+  return spawnSync('script', ['-qec', command, '/dev/null'], { cwd, input: answer, encoding: 'utf8', env: { ...cleanEnv(), TRACER_HOME: home, NO_COLOR: '1' } });
+}
+
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+test('reset --data on a terminal asks y/N and only y removes anything', async () => {
+  if (!hasScript) return console.warn('skipped: util-linux script(1) is not installed');
+  const { home, repo, run } = sandbox();
+  const init = await run(['init']);
+  const dir = join(home, 'projects', /tracer project (\S+)/.exec(init.stdout)![1]!);
+  writeFileSync(join(dir, 'traces.jsonl'), '{}\n');
+  writeFileSync(join(dir, 'sync-state.json'), '{}\n');
+
+  const declined = runOnTerminal(['reset', '--data'], repo, home, 'n\n');
+  assert.is(declined.status, 1, declined.stdout);
+  assert.match(declined.stdout, /\[y\/N\]/);
+  assert.match(declined.stdout, /Nothing removed\./);
+  assert.equal(readdirSync(dir).sort(), ['sync-state.json', 'traces.jsonl']);
+
+  const accepted = runOnTerminal(['reset', '--data'], repo, home, 'y\n');
+  assert.is(accepted.status, 0, accepted.stdout);
+  assert.ok(accepted.stdout.includes(`removed ${join(dir, 'traces.jsonl')}`));
+  assert.equal(readdirSync(dir), []);
 });
 
 test.run();
