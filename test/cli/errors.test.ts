@@ -64,6 +64,13 @@ test('a corrupt remotes.json or config.json is moved aside with a timestamp and 
   assertOneLineError(config, 'state_file_corrupt', 3);
   assert.match(config.stderr, /config\.json does not have the expected shape; it was moved to .*config\.json\.corrupt-/);
   assert.equal(JSON.parse(readFileSync(join(dir, 'remotes.json'), 'utf8')).remotes.origin.auth, undefined, 'the ref was not bound to a secret that was never stored');
+
+  // project-config.json is read while the kernel boots, before any command runs.
+  writeFileSync(join(dir, 'project-config.json'), '{"notes": "unterminated');
+  const boot = await run(['plugins']);
+  assertOneLineError(boot, 'state_file_corrupt', 3);
+  assert.match(boot.stderr, /project-config\.json is not valid JSON; it was moved to .*project-config\.json\.corrupt-/);
+  assertOk(await run(['plugins']));
 });
 
 test('an unwritable TRACER_HOME gives one line and a non-zero exit', async () => {
