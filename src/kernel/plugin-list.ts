@@ -64,21 +64,37 @@ export function effectivePluginList(layers: readonly PluginLayer[]): EffectivePl
       const spec = raw.trim();
       if (spec.startsWith('!')) {
         const target = spec.slice(1).trim();
-        const index = result.enabled.findIndex((entry) => entry.spec === target);
+        const key = entryKey(target, layer.file);
+        const index = result.enabled.findIndex((entry) => entryKey(entry.spec, entry.file) === key);
         if (index === -1) {
           result.warnings.push({ code: 'plugin_not_enabled', message: `${layer.file} switches off "${target}", which is not enabled; check the name with tracer plugins.` });
           continue;
         }
         const [entry] = result.enabled.splice(index, 1);
         result.disabled.push({ ...entry!, disabledBy: layer.source, disabledIn: layer.file });
-      } else if (!result.enabled.some((entry) => entry.spec === spec)) {
+      } else {
+        const key = entryKey(spec, layer.file);
+        if (result.enabled.some((entry) => entryKey(entry.spec, entry.file) === key)) continue;
         result.enabled.push({ spec, source: layer.source, file: layer.file });
-        const revived = result.disabled.findIndex((entry) => entry.spec === spec);
+        const revived = result.disabled.findIndex((entry) => entryKey(entry.spec, entry.file) === key);
         if (revived !== -1) result.disabled.splice(revived, 1);
       }
     }
   }
   return result;
+}
+
+/**
+ * What an entry names: a module path means the file it resolves to from its
+ * listing file, so "./x.js" in two folders is two plugins, and a later layer can
+ * switch a module off by any path that reaches it.
+ */
+function entryKey(spec: string, file: string): string {
+  return isModulePath(spec) ? resolve(dirname(file), spec) : spec;
+}
+
+function isModulePath(spec: string): boolean {
+  return spec.startsWith('.') || isAbsolute(spec);
 }
 
 /** Imports every enabled plugin (in parallel: start-up time matters) and applies them in list order. */
@@ -103,7 +119,7 @@ export async function importPlugin(entry: PluginEntry): Promise<TracerPlugin> {
 
 function locate(entry: PluginEntry): string {
   const base = dirname(entry.file);
-  if (entry.spec.startsWith('.') || isAbsolute(entry.spec)) return resolve(base, entry.spec);
+  if (isModulePath(entry.spec)) return resolve(base, entry.spec);
   const builtin = builtinPluginPath(entry.spec);
   if (builtin) return builtin;
   try {
