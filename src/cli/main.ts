@@ -5,6 +5,7 @@ import { tracerHome } from '../store/home.js';
 import { CORE_COMMANDS } from '../commands/index.js';
 import type { TracerContext } from './context.js';
 import { reportError } from './report.js';
+import { TracerError } from '../core/errors.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -18,7 +19,7 @@ export async function main(argv: string[]): Promise<number> {
   let context: TracerContext;
   let cli: Cli<TracerContext>;
   try {
-    const kernel = await bootKernel({ home: tracerHome(env), cwd: process.cwd(), env });
+    const kernel = await bootWithRepair(argv, { home: tracerHome(env), cwd: process.cwd(), env });
     const colored = wantsColor(env, stdout);
     cli = new Cli<TracerContext>({ binaryLabel: 'tracer', binaryName: 'tracer', binaryVersion: VERSION, enableCapture: false, enableColors: colored });
     for (const command of CORE_COMMANDS) cli.register(command);
@@ -36,6 +37,26 @@ export async function main(argv: string[]): Promise<number> {
     return reportError(error, stderr, env);
   }
   return cli.run(command, context);
+}
+
+/** Commands that can mend a broken plugin list, so they must start without it. */
+const REPAIR_COMMANDS = new Set(['config', 'plugins', 'reset', 'help', '--help', '-h']);
+
+/**
+ * A plugin entry that does not load (a user's or project's list) would otherwise
+ * lock the user out of the very commands that fix it: those start on the
+ * built-ins alone and say why.
+ */
+async function bootWithRepair(argv: readonly string[], context: Parameters<typeof bootKernel>[0]) {
+  try {
+    return await bootKernel(context);
+  } catch (error) {
+    const repairable = error instanceof TracerError && (error.code === 'invalid_plugin' || error.code === 'invalid_setting_value');
+    if (!repairable || !REPAIR_COMMANDS.has(argv[0] ?? '--help')) throw error;
+    const kernel = await bootKernel(context, { builtinOnly: true });
+    kernel.warn({ code: error.code, message: `${error.message} Only the built-in plugins are loaded until it is fixed` });
+    return kernel;
+  }
 }
 
 /** clipanion colours piped output by default; honour NO_COLOR and non-TTYs. */

@@ -6,9 +6,10 @@ import { Kernel, type KernelContext } from './kernel.js';
 import { applyPlugins, BUILTIN_LIST_FILE, effectivePluginList, readPluginListFile, type PluginLayer } from './plugin-list.js';
 
 /** Builds the kernel for one invocation: finds the project, reads the plugin layers, applies them. */
-export async function bootKernel(context: Omit<KernelContext, 'project'>): Promise<Kernel> {
+export async function bootKernel(context: Omit<KernelContext, 'project'>, options: { builtinOnly?: boolean } = {}): Promise<Kernel> {
   const project = findInitializedProject(context);
-  const list = effectivePluginList(await pluginLayers(context.home, project));
+  const layers = options.builtinOnly ? [await readPluginListFile(BUILTIN_LIST_FILE, 'builtin')] : await pluginLayers(context.home, project);
+  const list = effectivePluginList(layers);
   const kernel = new Kernel({ ...context, project });
   for (const warning of list.warnings) kernel.warn(warning);
   await applyPlugins(kernel, list.enabled);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, sandbox, tempDir } from '../helpers/cli.js';
-import { assertOk } from './expect.js';
+import { assertOk, assertOneLineError } from './expect.js';
 
 test.after(cleanup);
 
@@ -49,6 +49,23 @@ test('plugins shows built-ins in order, a user-layer switch-off and a project-la
   const warned = await run(['plugins']);
   assertOk(warned);
   assert.match(warned.stderr, /switches off "nonexistent", which is not enabled.*\(plugin_not_enabled\)/);
+});
+
+test('a plugin entry that does not load still lets config and plugins run, so it can be fixed', async () => {
+  const { home, run } = sandbox();
+  assertOk(await run(['init']));
+  writeFileSync(join(home, 'plugins.json'), JSON.stringify({ plugins: ['./missing-plugin.js'] }));
+
+  const blocked = await run(['remote', 'list']);
+  assertOneLineError(blocked, 'invalid_plugin');
+
+  const listed = await run(['plugins', '--json']);
+  assertOk(listed);
+  const broken = JSON.parse(listed.stdout).enabled.at(-1);
+  assert.equal([broken.spec, broken.source], ['./missing-plugin.js', 'user'], 'the list as configured, so the broken entry can be found');
+  assert.match(listed.stderr, /missing-plugin\.js.*Only the built-in plugins are loaded until it is fixed \(invalid_plugin\)/);
+
+  assertOk(await run(['config', 'list']));
 });
 
 test.run();
