@@ -59,7 +59,8 @@ export function checkFamily(definition: FamilyDefinition, known: readonly Family
   if (!/^\/api\/v1\/[a-z0-9/-]+$/.test(definition.route)) throw new Error(`family "${definition.name}" route "${definition.route}" must be a path under /api/v1/`);
   if (known.some((family) => family.route === definition.route)) throw new Error(`family "${definition.name}" reuses the route ${definition.route}`);
   if (definition.idMember === null && !definition.identity?.length) throw new Error(`family "${definition.name}" needs an idMember or identity members`);
-  for (const path of definition.storage) {
-    if (path.startsWith('/') || path.split(/[\\/]/).includes('..')) throw new Error(`family "${definition.name}" storage path "${path}" must stay inside the project folder`);
+  // `file` is appended to as well as listed: it must stay inside the project folder just like `storage`.
+  for (const path of definition.file === undefined ? definition.storage : [...definition.storage, definition.file]) {
+    if (path === '' || path.startsWith('/') || path.startsWith('\\') || path.split(/[\\/]/).includes('..')) throw new Error(`family "${definition.name}" storage path "${path}" must stay inside the project folder`);
   }
 }
