@@ -156,8 +156,7 @@ test('invalid plugin modules are refused with invalid_plugin naming the entry an
 });
 
 test('effectivePluginList: three layers, a later "!name" switches a built-in off, a still later layer re-enables it', async () => {
-  const builtin = await readPluginListFile(BUILTIN_LIST_FILE, 'builtin');
-  assert.equal(builtin.entries, ['remote-resolver', 'traces', 'ledgers', 'commit-links', 'conversations', 'summaries']);
+  const builtin: PluginLayer = { source: 'builtin', file: BUILTIN_LIST_FILE, entries: ['remote-resolver', 'traces', 'ledgers', 'commit-links', 'conversations', 'summaries'] };
   const user: PluginLayer = { source: 'user', file: '/home/u/.tracer/plugins.json', entries: ['!ledgers', '!summaries', '/opt/extra.js'] };
   const project: PluginLayer = { source: 'project', file: '/home/u/.tracer/projects/p/project-config.json', entries: ['ledgers', '!not-enabled', 'traces'] };
   const list = effectivePluginList([builtin, user, project]);
@@ -210,8 +209,12 @@ test('a module path switched off from another listing file is matched by the fil
 
 test('families are registered in list order; built-ins first in plugins.json order', async () => {
   const builtin = await readPluginListFile(BUILTIN_LIST_FILE, 'builtin');
+  const familyPlugins = ['traces', 'ledgers', 'commit-links', 'conversations', 'summaries'];
+  assert.equal(builtin.entries.filter((entry) => familyPlugins.includes(entry)), familyPlugins, 'the spec families, in the spec order');
   const kernel = await kernelWith(builtin, userLayer('./beta.ts', './alpha.ts'));
-  assert.equal(kernel.families.map((family) => family.name), ['traces', 'ledgers', 'commit-links', 'conversations', 'summaries', 'fixture-beta', 'fixture-alpha']);
+  assert.equal(kernel.families.map((family) => family.name), [...familyPlugins, 'fixture-beta', 'fixture-alpha']);
+  const reordered = await kernelWith({ ...builtin, entries: ['summaries', 'traces', 'ledgers', 'commit-links', 'conversations'] }, userLayer('./alpha.ts', './beta.ts'));
+  assert.equal(reordered.families.map((family) => family.name), ['summaries', 'traces', 'ledgers', 'commit-links', 'conversations', 'fixture-alpha', 'fixture-beta']);
   assert.is(kernel.family('fixture-alpha')?.route, '/api/v1/sync/fixture-alpha');
   assert.ok(Object.isFrozen(kernel.family('traces')));
 });
