@@ -149,6 +149,16 @@ test('withContentId sets the id member first, replaces a stale one and is idempo
   assert.is(ledger.sha, contentId(ledger, 'sha'));
 });
 
+test('a "__proto__" member parsed from JSON is an ordinary member: hashed, kept, never a prototype', () => {
+  const record = JSON.parse('{"id":"x","__proto__":{"polluted":true},"ts":"t"}') as Record<string, unknown>;
+  const expected = '{"__proto__":{"polluted":true},"ts":"t"}';
+  assert.is(contentId(record, 'id'), sha256(expected));
+  const withId = withContentId(record, 'id');
+  assert.is(withId.id, sha256(expected));
+  assert.ok(Object.prototype.hasOwnProperty.call(withId, '__proto__'));
+  assert.is((withId as { polluted?: unknown }).polluted, undefined);
+});
+
 test('values JSON cannot carry are refused with invalid_record, never hashed', () => {
   expectRefused(() => contentId({ id: 'x', n: Number.NaN }, 'id'), 'NaN');
   expectRefused(() => contentId({ id: 'x', n: Number.POSITIVE_INFINITY }, 'id'), 'Infinity');

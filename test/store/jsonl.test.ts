@@ -180,6 +180,13 @@ test('a corrupt line in the middle is skipped and reported with its line and byt
   );
 });
 
+test('lines edited on Windows (CRLF) still parse', async () => {
+  const path = freshPath();
+  appendRecord(path, { id: 'a' });
+  appendFileSync(path, '{"id":"b"}\r\n{"id":"c"}\r\n');
+  assert.equal(await readAll(path), { records: [{ id: 'a' }, { id: 'b' }, { id: 'c' }], corrupt: [] });
+});
+
 test('blank lines are skipped silently; an empty or missing file yields nothing and is not created', async () => {
   const path = freshPath();
   appendRecord(path, { id: 'a' });
