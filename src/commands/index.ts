@@ -6,6 +6,7 @@ import { ConfigSetCommand } from './config/set.js';
 import { ConfigUnsetCommand } from './config/unset.js';
 import { InitCommand } from './init.js';
 import { PluginsCommand } from './plugins.js';
+import { ProjectCreateCommand } from './project/create.js';
 import { RemoteAddCommand } from './remote/add.js';
 import { RemoteListCommand } from './remote/list.js';
 import { RemoteRemoveCommand } from './remote/remove.js';
@@ -17,6 +18,7 @@ import { ResetCommand } from './reset.js';
 import { ServeCommand } from './serve.js';
 import { SetGlobalCommand } from './set/global.js';
 import { SetGlobalUserCommand } from './set/globaluser.js';
+import { TokenCreateCommand } from './token/create.js';
 
 /**
  * Commands that belong to no plugin. A plugin's own commands arrive through its
@@ -40,4 +42,6 @@ export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   RemoteListCommand,
   PluginsCommand,
   ServeCommand,
+  ProjectCreateCommand,
+  TokenCreateCommand,
 ];

@@ -1,0 +1,28 @@
+import { Command, Option } from 'clipanion';
+import { TracerCommand } from '../../cli/tracer-command.js';
+import { parseRemoteUrl } from '../../core/remote-url.js';
+import { adminSecretFrom, registerProjectOnService } from '../../server/admin-client.js';
+
+export class ProjectCreateCommand extends TracerCommand {
+  static override paths = [['project', 'create']];
+  static override usage = Command.Usage({
+    category: 'Remotes',
+    description: 'Register a project on a trace service',
+    details: `
+      Registers the org and project slugs of \`<url>\` on the service, through its admin route (\`POST /api/v1/admin/projects\`), authorized by \`TRACER_ADMIN_SECRET\` (the service's own admin secret; no other command reads it). A project that already exists is left as it is.
+
+      The URL has one of the two remote shapes: \`<scheme>://<host>[:port]/<org_slug>/<project_slug>\` or \`<scheme>://<host>[:port]/gw/<org_slug>/<project_slug>\`.
+    `,
+    examples: [['Register acme/web on a service', 'TRACER_ADMIN_SECRET=s3cret $0 project create https://traces.example.com/acme/web']],
+  });
+
+  url = Option.String({ name: 'url' });
+
+  async run() {
+    const target = parseRemoteUrl(this.url);
+    const adminSecret = adminSecretFrom(this.context.kernel.context.env);
+    const registered = await registerProjectOnService(target, adminSecret);
+    const where = `${registered.org_slug}/${registered.project_slug} on ${target.base_url}`;
+    this.print(registered.created ? `Created project ${where}` : `Project ${where} already exists; nothing changed`);
+  }
+}

@@ -1,0 +1,38 @@
+import { Command, Option } from 'clipanion';
+import * as t from 'typanion';
+import { TracerCommand } from '../../cli/tracer-command.js';
+import { parseRemoteUrl } from '../../core/remote-url.js';
+import { adminSecretFrom, createTokenOnService } from '../../server/admin-client.js';
+
+export class TokenCreateCommand extends TracerCommand {
+  static override paths = [['token', 'create']];
+  static override usage = Command.Usage({
+    category: 'Remotes',
+    description: 'Create an access token on a trace service',
+    details: `
+      Creates a token through the service's admin route (\`POST /api/v1/admin/tokens\`), authorized by \`TRACER_ADMIN_SECRET\`. By default the token reaches only the project of \`<url>\` (which must be registered: \`tracer project create\`); with \`--org-wide\` it reaches every project of the URL's org and nothing else.
+
+      The token alone is printed on stdout, once: the service keeps only its hash. Bind it with \`tracer remote add <name> <url> --token <TOKEN>\`.
+    `,
+    examples: [
+      ['A token for acme/web', 'TRACER_ADMIN_SECRET=s3cret $0 token create https://traces.example.com/acme/web --name laptop'],
+      ['An org-wide token for CI, into a variable', 'TOKEN=$(TRACER_ADMIN_SECRET=s3cret $0 token create https://traces.example.com/acme/web --org-wide --name ci)'],
+    ],
+  });
+
+  orgWide = Option.Boolean('--org-wide', false, { description: "Reach every project of the URL's org, not just its project" });
+  name = Option.String('--name', 'tracer-cli', {
+    description: 'A label for the token, shown by whoami (default tracer-cli)',
+    validator: t.cascade(t.isString(), t.matchesRegExp(/^[\x21-\x7e][\x20-\x7e]{0,99}$/)),
+  });
+  url = Option.String({ name: 'url' });
+
+  async run() {
+    const target = parseRemoteUrl(this.url);
+    const adminSecret = adminSecretFrom(this.context.kernel.context.env);
+    const created = await createTokenOnService(target, adminSecret, { orgWide: this.orgWide, name: this.name });
+    this.print(created.token);
+    const reach = created.scope === 'org' ? `every project of org ${created.org_slug}` : `project ${created.org_slug}/${created.project_slug}`;
+    this.context.stderr.write(`Created token "${created.name}" for ${reach}. It is shown only this once; bind it with tracer remote add <name> ${target.url} --token <TOKEN>.\n`);
+  }
+}

@@ -1,0 +1,3 @@
+import { conformanceSuite } from './conformance.js';
+
+conformanceSuite('sqlite').run();
