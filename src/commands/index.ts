@@ -4,9 +4,12 @@ import { ConfigGetCommand } from './config/get.js';
 import { ConfigListCommand } from './config/list.js';
 import { ConfigSetCommand } from './config/set.js';
 import { ConfigUnsetCommand } from './config/unset.js';
+import { DoctorCommand } from './doctor.js';
 import { InitCommand } from './init.js';
 import { PluginsCommand } from './plugins.js';
 import { ProjectCreateCommand } from './project/create.js';
+import { PullCommand } from './pull.js';
+import { PushCommand } from './push.js';
 import { RemoteAddCommand } from './remote/add.js';
 import { RemoteListCommand } from './remote/list.js';
 import { RemoteRemoveCommand } from './remote/remove.js';
@@ -18,6 +21,8 @@ import { ResetCommand } from './reset.js';
 import { ServeCommand } from './serve.js';
 import { SetGlobalCommand } from './set/global.js';
 import { SetGlobalUserCommand } from './set/globaluser.js';
+import { StatusCommand } from './status.js';
+import { SyncCommand } from './sync.js';
 import { TokenCreateCommand } from './token/create.js';
 
 /**
@@ -44,4 +49,9 @@ export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   ServeCommand,
   ProjectCreateCommand,
   TokenCreateCommand,
+  PushCommand,
+  PullCommand,
+  SyncCommand,
+  StatusCommand,
+  DoctorCommand,
 ];

@@ -1,0 +1,236 @@
+import { access } from 'node:fs/promises';
+import { contentId, SHA256_HEX } from '../core/content-id.js';
+import { ExitCode, TracerError } from '../core/errors.js';
+import { isRemoteError, isRouteMissing } from '../net/remote-error.js';
+import { writeVerifiedBlob } from '../sync/blob-file.js';
+import { RemoteSyncState } from '../sync/sync-state.js';
+import type { FamilyDefinition } from './families.js';
+import type { FamilySync } from './family-sync.js';
+import type { Kernel } from './kernel.js';
+import { BLOB_MANIFEST_KEY, recordProblem } from './push-family.js';
+import type { FamilyStore, SyncSession } from './types.js';
+
+/**
+ * A pull: every registered family, page by page (wire contract "Pull, per
+ * family"), deduplicated against the local store by content id, ids of pulled
+ * rows verified before they are appended, blob bytes verified before they are
+ * renamed into the cache. The cursor is saved only after the page's rows are
+ * written, so an interrupted pull resumes where it stopped.
+ */
+export const PAGE_SIZE = 500;
+
+export interface FamilyPullReport {
+  family: string;
+  status: 'done' | 'skipped';
+  reason?: string;
+  pages: number;
+  received: number;
+  inserted: number;
+  duplicates: number;
+  invalid: number;
+  /** Rows whose bytes could not be fetched; they come again on the next pull. */
+  failed: number;
+  blobs_fetched: number;
+}
+
+export interface PullReport {
+  remote: string;
+  url: string;
+  dry_run: boolean;
+  since?: string;
+  families: FamilyPullReport[];
+  totals: { received: number; inserted: number; duplicates: number; invalid: number; failed: number };
+}
+
+interface Page {
+  items: unknown[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+export async function runPull(kernel: Kernel, session: SyncSession, since?: string): Promise<PullReport> {
+  const state = await RemoteSyncState.load(session.project.dir, session.remote.name);
+  const report: PullReport = { remote: session.remote.name, url: session.remote.target.url, dry_run: session.dryRun, since, families: [], totals: { received: 0, inserted: 0, duplicates: 0, invalid: 0, failed: 0 } };
+  for (const family of kernel.families) {
+    kernel.hooks.progress.call({ type: 'step-start', step: family.name });
+    let familyReport: FamilyPullReport;
+    try {
+      familyReport = await pullFamily(kernel, session, state, family, kernel.familySync(family.name)!, since);
+    } catch (error) {
+      kernel.hooks.progress.call({ type: 'step-end', step: family.name, status: 'failed', summary: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      if (!session.dryRun) await state.flush(true);
+    }
+    report.families.push(familyReport);
+    kernel.hooks.progress.call({ type: 'step-end', step: family.name, status: familyReport.status, summary: describeFamilyPull(familyReport, session.dryRun) });
+    if (familyReport.status === 'done') await kernel.hooks.afterPull.promise({ family, received: familyReport.received, inserted: familyReport.inserted }, session);
+  }
+  for (const family of report.families) {
+    report.totals.received += family.received;
+    report.totals.inserted += family.inserted;
+    report.totals.duplicates += family.duplicates;
+    report.totals.invalid += family.invalid;
+    report.totals.failed += family.failed;
+  }
+  return report;
+}
+
+async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyncState, family: FamilyDefinition, sync: FamilySync, since: string | undefined): Promise<FamilyPullReport> {
+  const report: FamilyPullReport = { family: family.name, status: 'done', pages: 0, received: 0, inserted: 0, duplicates: 0, invalid: 0, failed: 0, blobs_fetched: 0 };
+  const store = sync.store(session.project.dir);
+  const local = new Set<string>();
+  for await (const record of store.records((warning) => session.warn(warning))) {
+    const key = store.keyOf(record);
+    if (key) local.add(key);
+  }
+  // --since reads a filtered stream: its position must not become the stored cursor.
+  let cursor = since === undefined ? state.cursor(family.name) : undefined;
+  let keepCursor = since === undefined && !session.dryRun;
+  for (;;) {
+    let page: Page;
+    try {
+      page = checkPage(await session.http.getJson<unknown>(family.route, { after: cursor, limit: PAGE_SIZE, since }), session, family);
+    } catch (error) {
+      if (!isRouteMissing(error)) throw error;
+      const fallback = await kernel.hooks.routeMissing.promise({ family, feature: family.name, route: family.route, status: error.status }, session);
+      if (!fallback) {
+        throw new TracerError('route_unsupported', `The server of remote "${session.remote.name}" has no ${family.route} route (${error.status}) and no enabled plugin falls back; upgrade the service.`, { exitCode: ExitCode.failure });
+      }
+      if (fallback.warning) session.warn(fallback.warning);
+      return { ...report, status: 'skipped', reason: `the server has no ${family.route} route` };
+    }
+    report.pages += 1;
+    const fresh: Record<string, unknown>[] = [];
+    for (const item of page.items) {
+      report.received += 1;
+      const key = await acceptRow(kernel, session, state, family, sync, store, item, local, report);
+      if (key === undefined) continue;
+      if (key === false) {
+        keepCursor = false; // this row must come again next time
+        continue;
+      }
+      local.add(key);
+      fresh.push(stripInline(family, item as Record<string, unknown>));
+    }
+    report.inserted += fresh.length;
+    if (!session.dryRun) {
+      await store.append(fresh);
+      if (keepCursor && page.next_cursor) state.setCursor(family.name, page.next_cursor);
+      await state.flush();
+    }
+    kernel.hooks.progress.call({ type: 'step-progress', step: family.name, done: report.received, detail: `${report.inserted} new` });
+    if (!page.has_more || !page.next_cursor || page.next_cursor === cursor) break;
+    cursor = page.next_cursor;
+  }
+  return report;
+}
+
+/**
+ * Decides one pulled row: its key when it is new and its bytes (if any) are in
+ * place, undefined when it is a duplicate or invalid, false when it is valid but
+ * its bytes could not be fetched.
+ */
+async function acceptRow(
+  kernel: Kernel,
+  session: SyncSession,
+  state: RemoteSyncState,
+  family: FamilyDefinition,
+  sync: FamilySync,
+  store: FamilyStore,
+  item: unknown,
+  local: Set<string>,
+  report: FamilyPullReport,
+): Promise<string | false | undefined> {
+  const record = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : undefined;
+  const key = record && store.keyOf(record);
+  const problem = !record ? 'it is not a JSON object' : !key ? 'it has no identity' : recordProblem(family, record) ?? idProblem(family, record);
+  if (problem) {
+    report.invalid += 1;
+    session.warn({ code: 'invalid_pulled_record', message: `A ${family.name} row from remote "${session.remote.name}" is not stored: ${problem}.` });
+    return undefined;
+  }
+  if (!session.dryRun) state.add(sync.manifestKey, key!);
+  if (local.has(key!)) {
+    report.duplicates += 1;
+    return undefined;
+  }
+  if (family.blob && !session.dryRun) {
+    const placed = await placeBytes(kernel, session, family, store, record!, report);
+    if (!placed) {
+      state.delete(sync.manifestKey, key!);
+      report.failed += 1;
+      return false;
+    }
+  }
+  return key!;
+}
+
+/** Puts a blob row's bytes in the cache: decoded from the row, or fetched, verified either way. */
+async function placeBytes(kernel: Kernel, session: SyncSession, family: FamilyDefinition, store: FamilyStore, record: Record<string, unknown>, report: FamilyPullReport): Promise<boolean> {
+  const blob = family.blob!;
+  const sha = String(record[blob.shaMember]);
+  const path = store.blobPath!(sha);
+  const inline = record[blob.inlineMember];
+  try {
+    if (typeof inline === 'string') {
+      await writeVerifiedBlob([Buffer.from(inline, 'base64')], sha, path);
+      return true;
+    }
+    if (await exists(path)) return true;
+    const fetched = await kernel.hooks.fetchBlob.promise({ sha256: sha, size: Number(record[blob.sizeMember]), path, family }, session);
+    if (!fetched) {
+      session.warn({ code: 'blob_fetch_unsupported', message: `No enabled plugin fetches blobs, so ${sha} of ${family.name} stays unpulled; enable "blobs" (tracer plugins).` });
+      return false;
+    }
+    report.blobs_fetched += 1;
+    return true;
+  } catch (error) {
+    if (error instanceof TracerError && (error.code === 'sha_mismatch' || (isRemoteError(error) && error.exitCode !== ExitCode.auth && error.exitCode !== ExitCode.scope))) {
+      session.warn({ code: error.code, message: `The bytes of ${sha} (${family.name}) were not stored: ${error.message}` });
+      return false;
+    }
+    throw error;
+  }
+}
+
+function idProblem(family: FamilyDefinition, record: Record<string, unknown>): string | undefined {
+  if (family.idMember === null) {
+    const sha = family.blob ? record[family.blob.shaMember] : undefined;
+    return family.blob && !(typeof sha === 'string' && SHA256_HEX.test(sha)) ? `${family.blob.shaMember} is not a SHA-256` : undefined;
+  }
+  const claimed = record[family.idMember];
+  const actual = contentId(record, family.idMember);
+  return claimed === actual ? undefined : `its ${family.idMember} ${String(claimed).slice(0, 16)}… is not its content id ${actual.slice(0, 16)}… (content_id_mismatch)`;
+}
+
+function checkPage(value: unknown, session: SyncSession, family: FamilyDefinition): Page {
+  const page = value as Partial<Page> | null;
+  const ok = typeof page === 'object' && page !== null && Array.isArray(page.items) && (page.next_cursor === null || page.next_cursor === undefined || typeof page.next_cursor === 'string');
+  if (!ok) {
+    throw new TracerError('malformed_response', `Remote "${session.remote.name}" answered GET ${family.route} without an items list; check that ${session.remote.target.url} points at a tracer service.`, {
+      exitCode: ExitCode.network,
+    });
+  }
+  return { items: page.items!, next_cursor: page.next_cursor ?? null, has_more: page.has_more === true };
+}
+
+function stripInline(family: FamilyDefinition, record: Record<string, unknown>): Record<string, unknown> {
+  if (!family.blob) return record;
+  const { [family.blob.inlineMember]: _inline, ...rest } = record;
+  return rest;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(() => true, () => false);
+}
+
+export function describeFamilyPull(report: FamilyPullReport, dryRun: boolean): string {
+  if (report.status === 'skipped') return `skipped (${report.reason})`;
+  const parts = [report.received === 0 ? 'nothing new on the remote' : `${report.received} received, ${report.inserted} ${dryRun ? 'would be added' : 'added'}`];
+  if (report.duplicates > 0) parts.push(`${report.duplicates} already here`);
+  if (report.blobs_fetched > 0) parts.push(`${report.blobs_fetched} blob${report.blobs_fetched === 1 ? '' : 's'} fetched`);
+  if (report.invalid > 0) parts.push(`${report.invalid} invalid`);
+  if (report.failed > 0) parts.push(`${report.failed} left for the next pull`);
+  return parts.join(', ');
+}

@@ -1,0 +1,286 @@
+import { readFile } from 'node:fs/promises';
+import { ExitCode, TracerError } from '../core/errors.js';
+import { memberProblem } from '../core/member-checks.js';
+import { isRemoteError, isRouteMissing, type RemoteError } from '../net/remote-error.js';
+import { hashFile } from '../sync/blob-file.js';
+import type { RemoteSyncState } from '../sync/sync-state.js';
+import type { FamilyDefinition } from './families.js';
+import type { FamilySync } from './family-sync.js';
+import type { Kernel } from './kernel.js';
+import type { FamilyPlan, FamilyStore, SyncSession } from './types.js';
+
+/** Wire contract: at most 500 items per request, and a body far below the service's 32 MiB cap. */
+export const MAX_ITEMS_PER_REQUEST = 500;
+export const MAX_BYTES_PER_REQUEST = 8 * 1024 * 1024;
+/** Where a blob family's uploaded shas are listed in sync-state.json. */
+export const BLOB_MANIFEST_KEY = 'blob_shas';
+
+export interface FamilyPushReport {
+  family: string;
+  status: 'done' | 'skipped' | 'failed';
+  reason?: string;
+  /** Local records read. */
+  local: number;
+  already_synced: number;
+  /** Records this run sends (or, with --dry-run, would send). */
+  pending: number;
+  sent: number;
+  inserted: number;
+  duplicates: number;
+  /** Held back by a beforeFamily filter, per reason (e.g. waiting_for_attribution). */
+  held: Record<string, number>;
+  /** Older than --since. */
+  before_since: number;
+  invalid: number;
+  /** Left unsynced after an item-level refusal; see push-errors.log. */
+  failed: number;
+  blobs_uploaded: number;
+  blobs_present: number;
+  inline_fallbacks: number;
+}
+
+interface Outgoing {
+  key: string;
+  item: Record<string, unknown>;
+  bytes: number;
+  /** The blob sha a pointer row needs on the server. */
+  pointerSha?: string;
+}
+
+/** Ends a family early when its route is absent and a fallback says to skip it. */
+class FamilySkipped extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+export function emptyReport(family: string): FamilyPushReport {
+  return { family, status: 'done', local: 0, already_synced: 0, pending: 0, sent: 0, inserted: 0, duplicates: 0, held: {}, before_since: 0, invalid: 0, failed: 0, blobs_uploaded: 0, blobs_present: 0, inline_fallbacks: 0 };
+}
+
+/** Pushes one family: reads its store, keeps what the manifest and the plan let through, sends it in bounded batches. */
+export class FamilyPush {
+  readonly report: FamilyPushReport;
+  readonly #store: FamilyStore;
+  readonly #family: FamilyDefinition;
+  #batch: Outgoing[] = [];
+  #batchBytes = 0;
+  #firstInvalid?: { key?: string; problem: string };
+
+  constructor(
+    readonly kernel: Kernel,
+    readonly session: SyncSession,
+    readonly state: RemoteSyncState,
+    readonly sync: FamilySync,
+    readonly plan: FamilyPlan,
+  ) {
+    this.#family = plan.family;
+    this.#store = sync.store(session.project.dir);
+    this.report = emptyReport(plan.family.name);
+  }
+
+  async run(): Promise<FamilyPushReport> {
+    try {
+      for await (const record of this.#store.records((warning) => this.session.warn(warning))) {
+        this.report.local += 1;
+        const outgoing = await this.consider(record);
+        if (outgoing) await this.enqueue(outgoing);
+        this.progress();
+      }
+      await this.sendBatch();
+      await this.state.flush(true);
+      if (this.#firstInvalid) {
+        const { key, problem } = this.#firstInvalid;
+        const count = this.report.invalid;
+        await this.session.log({
+          code: 'invalid_local_record',
+          message: `${count} local ${this.#family.name} record${count === 1 ? ' is' : 's are'} not sent because the service would refuse ${count === 1 ? 'it' : 'them'}; the first${key ? ` (${key})` : ''}: ${problem}.`,
+          family: this.#family.name,
+          item: key,
+        });
+      }
+    } catch (error) {
+      await this.state.flush(true);
+      if (!(error instanceof FamilySkipped)) throw error;
+      this.report.status = 'skipped';
+      this.report.reason = error.reason;
+    }
+    return this.report;
+  }
+
+  private async consider(record: Record<string, unknown>): Promise<Outgoing | undefined> {
+    const key = this.#store.keyOf(record);
+    const problem = key === undefined ? `it has no ${this.#family.idMember ?? (this.#family.identity ?? []).join(' + ')}` : recordProblem(this.#family, record);
+    if (problem) {
+      this.report.invalid += 1;
+      this.#firstInvalid ??= { key, problem };
+      return undefined;
+    }
+    if (this.state.has(this.sync.manifestKey, key!)) {
+      this.report.already_synced += 1;
+      return undefined;
+    }
+    if (this.plan.since !== undefined && !(Date.parse(String(record.ts)) >= Date.parse(this.plan.since))) {
+      this.report.before_since += 1;
+      return undefined;
+    }
+    const rejectedBy = this.plan.filters.find((filter) => !filter.accept(record));
+    if (rejectedBy) {
+      this.report.held[rejectedBy.reason] = (this.report.held[rejectedBy.reason] ?? 0) + 1;
+      return undefined;
+    }
+    this.report.pending += 1;
+    if (this.session.dryRun) return undefined;
+    const item = this.#family.blob ? await this.blobItem(key!, record) : record;
+    if (!item) return undefined;
+    const bytes = Buffer.byteLength(JSON.stringify(item));
+    const pointerSha = this.#family.blob && item[this.#family.blob.inlineMember] === undefined ? String(item[this.#family.blob.shaMember]) : undefined;
+    return { key: key!, item, bytes, pointerSha };
+  }
+
+  /** A blob family's row: bytes inline below the threshold (or on fallback), else a pointer to an uploaded blob. */
+  private async blobItem(key: string, record: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    const blob = this.#family.blob!;
+    const sha = String(record[blob.shaMember]);
+    const size = Number(record[blob.sizeMember]);
+    const path = this.#store.blobPath?.(sha);
+    if (!path) throw new Error(`family "${this.#family.name}" describes blobs but its store has no blobPath`);
+    try {
+      const actual = await hashFile(path);
+      if (actual.sha256 !== sha || actual.size !== size) {
+        return this.itemFailed(key, 'blob_cache_mismatch', `The cached bytes ${path} hash to ${actual.sha256} (${actual.size} bytes), not ${sha} (${size} bytes); the row is left unsynced.`);
+      }
+    } catch (error) {
+      if (error instanceof TracerError) throw error;
+      return this.itemFailed(key, 'blob_cache_missing', `The bytes of ${key} are not in ${path}; the row is left unsynced until they are.`);
+    }
+    const inline = async () => ({ ...record, [blob.inlineMember]: (await readFile(path)).toString('base64') });
+    if (size < blob.inlineBelow) return inline();
+    if (this.state.has(BLOB_MANIFEST_KEY, sha)) return withoutMember(record, blob.inlineMember);
+    let result;
+    try {
+      result = await this.kernel.hooks.uploadBlob.promise({ sha256: sha, size, path, family: this.#family }, this.session);
+    } catch (error) {
+      if (isItemRefusal(error)) return this.itemFailed(key, error.code, `${key}: ${error.message}`);
+      throw error;
+    }
+    if (!result) {
+      throw new TracerError('blobs_unsupported', `Remote "${this.session.remote.name}" cannot take the ${size}-byte blob of ${key}: its server has no blob route and no enabled plugin falls back (see tracer plugins, e.g. "blobs-missing").`, {
+        exitCode: ExitCode.failure,
+      });
+    }
+    if (result.via === 'inline') {
+      this.report.inline_fallbacks += 1;
+      return inline();
+    }
+    if (result.alreadyPresent) this.report.blobs_present += 1;
+    else this.report.blobs_uploaded += 1;
+    this.state.add(BLOB_MANIFEST_KEY, sha);
+    return withoutMember(record, blob.inlineMember);
+  }
+
+  private async enqueue(outgoing: Outgoing): Promise<void> {
+    if (this.#batch.length >= MAX_ITEMS_PER_REQUEST || (this.#batch.length > 0 && this.#batchBytes + outgoing.bytes > MAX_BYTES_PER_REQUEST)) await this.sendBatch();
+    this.#batch.push(outgoing);
+    this.#batchBytes += outgoing.bytes;
+  }
+
+  private async sendBatch(): Promise<void> {
+    const batch = this.#batch;
+    this.#batch = [];
+    this.#batchBytes = 0;
+    if (batch.length > 0) await this.send(batch, true);
+  }
+
+  /** Sends items; a refusal that names items (or a single item) leaves those unsynced and sends the rest. */
+  private async send(items: Outgoing[], mayReupload: boolean): Promise<void> {
+    let answer: { received?: number; inserted?: number; duplicates?: number };
+    try {
+      answer = await this.session.http.postJson(this.#family.route, { items: items.map((outgoing) => outgoing.item) });
+    } catch (error) {
+      return this.refused(error, items, mayReupload);
+    }
+    for (const outgoing of items) this.state.add(this.sync.manifestKey, outgoing.key);
+    this.report.sent += items.length;
+    this.report.inserted += Number(answer?.inserted ?? 0);
+    this.report.duplicates += Number(answer?.duplicates ?? 0);
+    this.progress();
+    await this.state.flush();
+  }
+
+  private async refused(error: unknown, items: Outgoing[], mayReupload: boolean): Promise<void> {
+    if (isRouteMissing(error)) {
+      const fallback = await this.kernel.hooks.routeMissing.promise({ family: this.#family, feature: this.#family.name, route: this.#family.route, status: error.status }, this.session);
+      if (!fallback) {
+        throw new TracerError('route_unsupported', `The server of remote "${this.session.remote.name}" has no ${this.#family.route} route (${error.status}) and no enabled plugin falls back; upgrade the service or run with --only for other families.`, {
+          exitCode: ExitCode.failure,
+        });
+      }
+      if (fallback.warning) this.session.warn(fallback.warning);
+      throw new FamilySkipped(`the server has no ${this.#family.route} route`);
+    }
+    if (!isItemRefusal(error)) throw error;
+    if (error.code === 'blob_missing' && mayReupload && items.some((outgoing) => outgoing.pointerSha)) {
+      // The manifest said the server held these blobs; it does not (e.g. a new server): upload again.
+      for (const outgoing of items) if (outgoing.pointerSha) this.state.delete(BLOB_MANIFEST_KEY, outgoing.pointerSha);
+      const again: Outgoing[] = [];
+      for (const outgoing of items) {
+        const item = outgoing.pointerSha ? await this.blobItem(outgoing.key, outgoing.item) : outgoing.item;
+        if (item) again.push({ ...outgoing, item });
+      }
+      return again.length > 0 ? this.send(again, false) : undefined;
+    }
+    const named = new Set((error.problem.errors ?? []).map((entry) => entry.index).filter((index): index is number => Number.isInteger(index) && index! >= 0 && index! < items.length));
+    if (items.length === 1) {
+      await this.itemFailed(items[0]!.key, error.code, `${items[0]!.key} was refused: ${error.message}`);
+      return;
+    }
+    if (named.size > 0 && error.code === 'invalid_item') {
+      for (const index of named) await this.itemFailed(items[index]!.key, error.code, `${items[index]!.key} was refused: ${describeItemErrors(error, index)}`);
+      const rest = items.filter((_, index) => !named.has(index));
+      return rest.length > 0 ? this.send(rest, mayReupload) : undefined;
+    }
+    // Refused as a whole without naming items: halve until the culprits stand alone.
+    const middle = Math.ceil(items.length / 2);
+    await this.send(items.slice(0, middle), mayReupload);
+    await this.send(items.slice(middle), mayReupload);
+  }
+
+  private async itemFailed(key: string, code: string, message: string): Promise<undefined> {
+    this.report.failed += 1;
+    await this.session.log({ code, message, family: this.#family.name, item: key });
+    return undefined;
+  }
+
+  private progress(): void {
+    const { report } = this;
+    this.kernel.hooks.progress.call({ type: 'step-progress', step: report.family, done: this.session.dryRun ? report.pending : report.sent, detail: `${report.local} read` });
+  }
+}
+
+/** Refusals of the items themselves (validation), as opposed to auth, scope or network failures that stop the run. */
+function isItemRefusal(error: unknown): error is RemoteError {
+  return isRemoteError(error) && error.exitCode === ExitCode.validation;
+}
+
+function describeItemErrors(error: RemoteError, index: number): string {
+  const mine = (error.problem.errors ?? []).filter((entry) => entry.index === index);
+  return mine.length > 0 ? mine.map((entry) => `${entry.field ?? 'item'} ${entry.message ?? 'is invalid'}`).join('; ') : error.message;
+}
+
+function withoutMember(record: Record<string, unknown>, member: string): Record<string, unknown> {
+  const { [member]: _dropped, ...rest } = record;
+  return rest;
+}
+
+/** Required members present and shaped as the definition says; the service would refuse the record otherwise. */
+export function recordProblem(family: FamilyDefinition, record: Record<string, unknown>): string | undefined {
+  const missing = family.required.filter((member) => record[member] === undefined || record[member] === null);
+  if (missing.length > 0) return `it lacks ${missing.join(', ')}`;
+  for (const [member, kind] of Object.entries(family.members ?? {})) {
+    if (record[member] === undefined) continue;
+    const problem = memberProblem(kind, record[member]);
+    if (problem) return `${member} ${problem}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,94 @@
+import type { TracerWarning } from '../core/errors.js';
+import { ExitCode, TracerError } from '../core/errors.js';
+import { RemoteClient, settingsFromEnv } from '../net/client.js';
+import type { CredentialPurpose } from '../store/credentials.js';
+import type { Project } from '../store/project.js';
+import { appendPushLog } from '../sync/push-log.js';
+import type { Kernel } from './kernel.js';
+import type { PushOptions, ResolvedRemote, SyncSession } from './types.js';
+
+/** Opens a session against one remote: resolves it through the kernel and builds its HTTP client. */
+export interface SessionRequest {
+  direction: SyncSession['direction'];
+  remote?: string;
+  purpose?: CredentialPurpose;
+  dryRun?: boolean;
+  push?: PushOptions;
+  /** Where warnings go as they happen (the command decides whether to show them). */
+  onWarning?: (warning: TracerWarning) => void;
+}
+
+export interface OpenSession {
+  session: SyncSession;
+  warnings: TracerWarning[];
+  close(): void;
+}
+
+export function requireProject(kernel: Kernel): Project {
+  const { project } = kernel.context;
+  if (!project) {
+    throw new TracerError('project_not_initialized', 'This directory is not inside an initialized tracer project; cd into your repository and run tracer init first.', {
+      exitCode: ExitCode.localState,
+    });
+  }
+  return project;
+}
+
+export async function openSession(kernel: Kernel, request: SessionRequest): Promise<OpenSession> {
+  const project = requireProject(kernel);
+  const remote = await kernel.resolveRemote({ project, name: request.remote, purpose: request.purpose ?? 'sync' });
+  return sessionFor(kernel, project, remote, request);
+}
+
+/** A session for a remote resolved elsewhere, e.g. one `remote add` has not written yet. */
+export function sessionFor(kernel: Kernel, project: Project, remote: ResolvedRemote, request: Omit<SessionRequest, 'remote' | 'purpose'>): OpenSession {
+  const http = new RemoteClient(
+    {
+      name: remote.name,
+      url: remote.target.url,
+      org: remote.target.org_slug,
+      project: remote.target.project_slug,
+      apiRoot: remote.apiRoot,
+      token: remote.token,
+      hasToken: remote.token !== undefined,
+      tokenSource: remote.tokenSource,
+    },
+    settingsFromEnv(kernel.context.env),
+  );
+  const warnings: TracerWarning[] = [];
+  const warn = (warning: TracerWarning) => {
+    warnings.push(warning);
+    request.onWarning?.(warning);
+  };
+  const session: SyncSession = {
+    direction: request.direction,
+    project,
+    remote,
+    http,
+    dryRun: request.dryRun ?? false,
+    push: request.push,
+    warn,
+    async log(entry) {
+      warn({ code: entry.code, message: entry.message });
+      if (!session.dryRun) appendPushLog(project.dir, { remote: remote.name, ...entry });
+    },
+    state: new Map(),
+  };
+  return { session, warnings, close: () => http.close() };
+}
+
+/**
+ * The scope pre-flight alone (spec §4.4), for doctor, remote add and project
+ * create: runs the preflight hook against `remote`. Throws what the hook throws
+ * (org_slug_mismatch, project_scope_mismatch, ...); returns the warnings
+ * (whoami_unsupported) and what plugins left in the session state.
+ */
+export async function preflightRemote(kernel: Kernel, project: Project, remote: ResolvedRemote): Promise<{ warnings: TracerWarning[]; state: Map<string, unknown> }> {
+  const { session, warnings, close } = sessionFor(kernel, project, remote, { direction: 'check' });
+  try {
+    await kernel.hooks.preflight.promise(session);
+    return { warnings, state: session.state };
+  } finally {
+    close();
+  }
+}

@@ -1,0 +1,56 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ExitCode, TracerError } from '../core/errors.js';
+import { PRIVATE_DIR_MODE } from '../store/home.js';
+
+/**
+ * Content-addressed blob files: written through a temp file in the same folder,
+ * hashed while written, and renamed into place only when the SHA-256 matches, so
+ * the cache never holds bytes under the wrong name.
+ */
+export async function writeVerifiedBlob(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sha256: string, destination: string): Promise<number> {
+  await mkdir(dirname(destination), { recursive: true, mode: PRIVATE_DIR_MODE });
+  const temporary = `${destination}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const hash = createHash('sha256');
+  let size = 0;
+  const file = await open(temporary, 'w', 0o644);
+  try {
+    for await (const chunk of source) {
+      hash.update(chunk);
+      size += chunk.length;
+      await file.write(chunk);
+    }
+    await file.sync();
+    await file.close();
+    const actual = hash.digest('hex');
+    if (actual !== sha256) {
+      throw new TracerError('sha_mismatch', `Received bytes hash to ${actual}, not ${sha256}; nothing was stored. Pull again; if it persists the server copy is damaged.`, {
+        exitCode: ExitCode.validation,
+      });
+    }
+    await rename(temporary, destination);
+    return size;
+  } catch (error) {
+    await file.close().catch(() => undefined);
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** SHA-256 and size of a file, streamed (a transcript is never read whole). */
+export async function hashFile(path: string): Promise<{ sha256: string; size: number }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  return { sha256: hash.digest('hex'), size };
+}
+
+/** `<dir>/<sha[:2]>/<sha>`: the cache layout of spec §2.2. */
+export function blobCachePath(cacheDir: string, sha256: string): string {
+  return `${cacheDir}/${sha256.slice(0, 2)}/${sha256}`;
+}

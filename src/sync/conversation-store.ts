@@ -1,0 +1,128 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SHA256_HEX } from '../core/content-id.js';
+import type { TracerWarning } from '../core/errors.js';
+import type { FamilyDefinition } from '../kernel/families.js';
+import type { FamilyStore } from '../kernel/types.js';
+import { appendRecords, readRecords } from '../store/jsonl.js';
+import { errnoCode, isPlainObject, readStateFile, writeStateFile } from '../store/state-file.js';
+import { blobCachePath } from './blob-file.js';
+import { unreadableLine } from './jsonl-family-store.js';
+
+/**
+ * Local storage of a blob family laid out as spec §2.2 says for conversations:
+ * bytes in `<dir>/<sha[:2]>/<sha>`, `<dir>/_index.json` mapping each id to its
+ * freshest sha, and one row per snapshot (id, sha, size, ts) in `<rows file>`.
+ * An index entry with no row (bytes placed by hand) is still a record: its size
+ * comes from the file, its ts from the file's mtime.
+ */
+export interface BlobFamilyLayout {
+  /** Folder of the byte cache and its `_index.json`. */
+  dir: string;
+  /** JSONL file of the snapshot rows. */
+  rows: string;
+  /** Member that names the thing the snapshots belong to (`conversation_id`). */
+  idMember: string;
+}
+
+export const INDEX_FILE = '_index.json';
+
+type Index = Record<string, string>;
+const indexOptions = {
+  empty: (): Index => ({}),
+  isValid: (value: unknown): value is Index => isPlainObject(value) && Object.values(value).every((sha) => typeof sha === 'string'),
+};
+
+export function blobFamilyStore(projectDir: string, definition: FamilyDefinition, layout: BlobFamilyLayout): FamilyStore {
+  const blob = definition.blob;
+  if (!blob) throw new Error(`family "${definition.name}" has no blob description`);
+  const dir = join(projectDir, layout.dir);
+  const rowsPath = join(projectDir, layout.rows);
+  const indexPath = join(dir, INDEX_FILE);
+  const keyOf = (record: Record<string, unknown>) => {
+    const id = record[layout.idMember];
+    const sha = record[blob.shaMember];
+    return typeof id === 'string' && id !== '' && typeof sha === 'string' && SHA256_HEX.test(sha) ? `${id}:${sha}` : undefined;
+  };
+  const blobPath = (sha256: string) => blobCachePath(dir, sha256);
+
+  async function* rows(warn: (warning: TracerWarning) => void): AsyncGenerator<Record<string, unknown>> {
+    for await (const row of readRecords<unknown>(rowsPath, { onCorrupt: (line) => warn(unreadableLine(line.path, line.line, line.torn)) })) {
+      if (isPlainObject(row)) yield row;
+    }
+  }
+
+  /** ts of each (id, sha) snapshot, from the rows; the mtime of an index entry without one. */
+  async function snapshotTimes(index: Index, warn: (warning: TracerWarning) => void): Promise<Map<string, string>> {
+    const times = new Map<string, string>();
+    for await (const row of rows(warn)) {
+      const key = keyOf(row);
+      if (key && typeof row.ts === 'string') times.set(key, row.ts);
+    }
+    for (const [id, sha] of Object.entries(index)) {
+      const key = `${id}:${sha}`;
+      if (times.has(key)) continue;
+      const mtime = await stat(blobPath(sha)).then((info) => info.mtime.toISOString(), () => undefined);
+      if (mtime) times.set(key, mtime);
+    }
+    return times;
+  }
+
+  return {
+    keyOf,
+    blobPath,
+    async *records(warn) {
+      const seen = new Set<string>();
+      for await (const row of rows(warn)) {
+        const key = keyOf(row);
+        if (key === undefined || seen.has(key)) {
+          if (key === undefined) yield row; // the engine reports it as invalid
+          continue;
+        }
+        seen.add(key);
+        const { [blob.inlineMember]: _inline, ...pointer } = row;
+        yield pointer;
+      }
+      const index = await readStateFile(indexPath, indexOptions);
+      for (const [id, sha] of Object.entries(index)) {
+        if (seen.has(`${id}:${sha}`)) continue;
+        try {
+          const info = await stat(blobPath(sha));
+          yield { [layout.idMember]: id, [blob.shaMember]: sha, [blob.sizeMember]: info.size, ts: info.mtime.toISOString() };
+        } catch (error) {
+          warn({
+            code: 'blob_cache_missing',
+            message: `${indexPath} names ${sha} for ${id}, but ${blobPath(sha)} is ${errnoCode(error) === 'ENOENT' ? 'missing' : 'unreadable'}; it is skipped.`,
+          });
+        }
+      }
+    },
+    async append(records) {
+      if (records.length === 0) return;
+      const pointers = records.map(({ [blob.inlineMember]: _inline, ...pointer }) => pointer);
+      appendRecords(rowsPath, pointers);
+      const index = await readStateFile(indexPath, indexOptions);
+      const times = await snapshotTimes(index, () => undefined);
+      let changed = false;
+      for (const record of pointers) {
+        const id = record[layout.idMember] as string;
+        const sha = record[blob.shaMember] as string;
+        const current = index[id];
+        const currentTs = current === undefined ? undefined : times.get(`${id}:${current}`);
+        if (current === undefined || currentTs === undefined || isNewer(record.ts, currentTs)) {
+          index[id] = sha;
+          times.set(`${id}:${sha}`, String(record.ts));
+          changed = true;
+        }
+      }
+      if (changed) await writeStateFile(indexPath, index);
+    },
+  };
+}
+
+function isNewer(candidate: unknown, current: string): boolean {
+  const a = typeof candidate === 'string' ? Date.parse(candidate) : NaN;
+  const b = Date.parse(current);
+  if (Number.isNaN(a)) return false;
+  return Number.isNaN(b) || a > b;
+}

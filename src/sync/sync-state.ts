@@ -1,0 +1,113 @@
+import { join } from 'node:path';
+import { PROJECT_STATE_FILES } from '../store/home.js';
+import { isPlainObject, readStateFile, writeStateFile, type StateFileOptions } from '../store/state-file.js';
+
+/**
+ * sync-state.json (spec §2.2): per remote, the content ids known to be on that
+ * remote (`synced.<manifest key>`) and the pull cursor of each family. It is the
+ * truth for "pushed"; losing it only forces a re-scan (the service dedups).
+ */
+export interface RemoteSyncRecord {
+  synced: Record<string, string[]>;
+  cursors: Record<string, string>;
+}
+
+export interface SyncStateFile {
+  remotes: Record<string, RemoteSyncRecord>;
+  [key: string]: unknown;
+}
+
+const options: StateFileOptions<SyncStateFile> = {
+  empty: () => ({ remotes: {} }),
+  isValid: (value): value is SyncStateFile =>
+    isPlainObject(value) &&
+    isPlainObject(value.remotes) &&
+    Object.values(value.remotes).every(
+      (remote) =>
+        isPlainObject(remote) &&
+        (remote.synced === undefined || (isPlainObject(remote.synced) && Object.values(remote.synced).every((ids) => Array.isArray(ids) && ids.every((id) => typeof id === 'string')))) &&
+        (remote.cursors === undefined || (isPlainObject(remote.cursors) && Object.values(remote.cursors).every((cursor) => typeof cursor === 'string'))),
+    ),
+};
+
+export const syncStatePath = (projectDir: string) => join(projectDir, PROJECT_STATE_FILES.syncState);
+export const readSyncStateFile = (projectDir: string) => readStateFile(syncStatePath(projectDir), options);
+
+/** How often, at most, a long run rewrites the file: a large manifest is not rewritten per batch. */
+export const FLUSH_INTERVAL_MS = 2_000;
+
+/** One remote's manifest and cursors, in memory, saved atomically at most every FLUSH_INTERVAL_MS. */
+export class RemoteSyncState {
+  readonly #synced = new Map<string, Set<string>>();
+  readonly #cursors = new Map<string, string | undefined>();
+  #dirty = false;
+  #lastFlush = Date.now();
+
+  private constructor(
+    readonly projectDir: string,
+    readonly remote: string,
+    record: Partial<RemoteSyncRecord> | undefined,
+  ) {
+    for (const [key, ids] of Object.entries(record?.synced ?? {})) this.#synced.set(key, new Set(ids));
+    for (const [family, cursor] of Object.entries(record?.cursors ?? {})) this.#cursors.set(family, cursor);
+  }
+
+  static async load(projectDir: string, remote: string): Promise<RemoteSyncState> {
+    const file = await readSyncStateFile(projectDir);
+    return new RemoteSyncState(projectDir, remote, file.remotes[remote]);
+  }
+
+  has(manifestKey: string, id: string): boolean {
+    return this.#synced.get(manifestKey)?.has(id) ?? false;
+  }
+
+  add(manifestKey: string, id: string): void {
+    let ids = this.#synced.get(manifestKey);
+    if (!ids) this.#synced.set(manifestKey, (ids = new Set()));
+    if (!ids.has(id)) {
+      ids.add(id);
+      this.#dirty = true;
+    }
+  }
+
+  delete(manifestKey: string, id: string): void {
+    if (this.#synced.get(manifestKey)?.delete(id)) this.#dirty = true;
+  }
+
+  count(manifestKey: string): number {
+    return this.#synced.get(manifestKey)?.size ?? 0;
+  }
+
+  cursor(family: string): string | undefined {
+    return this.#cursors.get(family);
+  }
+
+  setCursor(family: string, cursor: string | undefined): void {
+    if (this.#cursors.get(family) === cursor) return;
+    this.#cursors.set(family, cursor);
+    this.#dirty = true;
+  }
+
+  /** Saves when something changed and the interval passed (or `force`). */
+  async flush(force = false): Promise<void> {
+    if (!this.#dirty || (!force && Date.now() - this.#lastFlush < FLUSH_INTERVAL_MS)) return;
+    // Re-read so another remote's record, or ids another process added meanwhile, are kept.
+    const file = await readSyncStateFile(this.projectDir);
+    const previous = file.remotes[this.remote];
+    const synced: Record<string, string[]> = {};
+    for (const key of new Set([...Object.keys(previous?.synced ?? {}), ...this.#synced.keys()])) {
+      const ids = new Set(previous?.synced?.[key] ?? []);
+      for (const id of this.#synced.get(key) ?? []) ids.add(id);
+      synced[key] = [...ids];
+    }
+    const cursors: Record<string, string> = { ...(previous?.cursors ?? {}) };
+    for (const [family, cursor] of this.#cursors) {
+      if (cursor === undefined) delete cursors[family];
+      else cursors[family] = cursor;
+    }
+    file.remotes[this.remote] = { ...previous, synced, cursors };
+    await writeStateFile(syncStatePath(this.projectDir), file);
+    this.#dirty = false;
+    this.#lastFlush = Date.now();
+  }
+}

@@ -1,0 +1,154 @@
+import type { Writable } from 'node:stream';
+import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
+import type { Kernel } from '../kernel/kernel.js';
+import { runPull, type PullReport } from '../kernel/pull-graph.js';
+import { checkOnly, PREFLIGHT_STEP, runPush, type PushReport } from '../kernel/push-graph.js';
+import { openSession } from '../kernel/sync-session.js';
+import { outputMode, showProgress, type OutputMode } from './progress-display.js';
+import { PUSH_LOG_FILE } from './push-log.js';
+
+/**
+ * The work behind `tracer push`, `pull` and `sync`, loaded only when one of them
+ * runs (it brings the HTTP client and the display). Returns the exit code.
+ */
+export interface TransferIO {
+  kernel: Kernel;
+  stdout: Writable & { isTTY?: boolean };
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export interface PushFlags {
+  remote?: string;
+  full: boolean;
+  only?: string;
+  since?: string;
+  dryRun: boolean;
+}
+
+export interface PullFlags {
+  remote?: string;
+  since?: string;
+  dryRun: boolean;
+}
+
+export async function pushCommand(io: TransferIO, flags: PushFlags): Promise<number> {
+  checkOnly(io.kernel, flags.only);
+  return transfer(io, 'push', flags.remote, async (mode, warnings) => ({ push: await pushLeg(io, mode, flags, warnings) }));
+}
+
+export async function pullCommand(io: TransferIO, flags: PullFlags): Promise<number> {
+  return transfer(io, 'pull', flags.remote, async (mode, warnings) => ({ pull: await pullLeg(io, mode, flags, warnings) }));
+}
+
+export async function syncCommand(io: TransferIO, flags: { remote?: string }): Promise<number> {
+  return transfer(io, 'sync', flags.remote, async (mode, warnings) => {
+    const push = await pushLeg(io, mode, { remote: flags.remote, full: false, dryRun: false }, warnings);
+    const pull = await pullLeg(io, mode, { remote: flags.remote, dryRun: false }, warnings);
+    return { push, pull };
+  });
+}
+
+interface Legs {
+  push?: PushReport;
+  pull?: PullReport;
+}
+
+async function transfer(io: TransferIO, command: 'push' | 'pull' | 'sync', remote: string | undefined, run: (mode: OutputMode, warnings: TracerWarning[]) => Promise<Legs>): Promise<number> {
+  const mode = outputMode(io, io.stdout);
+  const warnings: TracerWarning[] = [];
+  let legs: Legs;
+  try {
+    legs = await run(mode, warnings);
+  } catch (error) {
+    if (mode === 'json') writeJson(io.stdout, { ok: false, command, remote, error: errorJson(error), warnings });
+    passWarnings(io.kernel, mode, warnings);
+    throw error;
+  }
+  passWarnings(io.kernel, mode, warnings);
+  const failed = (legs.push?.totals.failed ?? 0) + (legs.pull?.totals.failed ?? 0);
+  const exitCode = failed > 0 ? ExitCode.validation : ExitCode.ok;
+  if (mode === 'json') {
+    writeJson(io.stdout, { ok: exitCode === ExitCode.ok, command, remote: legs.push?.remote ?? legs.pull?.remote, ...legs, warnings });
+  } else if (mode !== 'quiet') {
+    if (legs.push) io.stdout.write(`${pushConclusion(legs.push)}\n`);
+    if (legs.pull) io.stdout.write(`${pullConclusion(legs.pull)}\n`);
+  }
+  if (failed > 0) {
+    throw new TracerError('items_unsynced', `${failed} item${failed === 1 ? ' was' : 's were'} refused and left unsynced (nothing was dropped); see the warnings above and ${PUSH_LOG_FILE} in the project folder.`, {
+      exitCode: ExitCode.validation,
+    });
+  }
+  return exitCode;
+}
+
+async function pushLeg(io: TransferIO, mode: OutputMode, flags: PushFlags, warnings: TracerWarning[]): Promise<PushReport> {
+  const { session, close } = await openSession(io.kernel, {
+    direction: 'push',
+    remote: flags.remote,
+    dryRun: flags.dryRun,
+    push: { full: flags.full, only: flags.only, since: flags.since, dryRun: flags.dryRun },
+    onWarning: (warning) => warnings.push(warning),
+  });
+  if (mode === 'plain' || mode === 'tty') io.stdout.write(`${flags.dryRun ? 'Dry run: planning a push' : 'Pushing'} to ${session.remote.name} (${session.remote.target.url})\n`);
+  const display = await showProgress(io.kernel, mode, [PREFLIGHT_STEP, ...io.kernel.families.map((family) => family.name)], io.stdout);
+  try {
+    const report = await runPush(io.kernel, session);
+    await display.finish();
+    return report;
+  } catch (error) {
+    await display.finish(error);
+    throw error;
+  } finally {
+    close();
+  }
+}
+
+async function pullLeg(io: TransferIO, mode: OutputMode, flags: PullFlags, warnings: TracerWarning[]): Promise<PullReport> {
+  const { session, close } = await openSession(io.kernel, { direction: 'pull', remote: flags.remote, dryRun: flags.dryRun, onWarning: (warning) => warnings.push(warning) });
+  if (mode === 'plain' || mode === 'tty') io.stdout.write(`${flags.dryRun ? 'Dry run: reading' : 'Pulling'} from ${session.remote.name} (${session.remote.target.url})\n`);
+  const display = await showProgress(io.kernel, mode, io.kernel.families.map((family) => family.name), io.stdout);
+  try {
+    const report = await runPull(io.kernel, session, flags.since);
+    await display.finish();
+    return report;
+  } catch (error) {
+    await display.finish(error);
+    throw error;
+  } finally {
+    close();
+  }
+}
+
+function pushConclusion(report: PushReport): string {
+  const { totals } = report;
+  const held = totals.held > 0 ? ` ${totals.held} held back (see tracer status; --full sends unattributed traces).` : '';
+  if (report.dry_run) return `Dry run: nothing was sent. A push would send ${totals.pending} item${totals.pending === 1 ? '' : 's'} to ${report.remote}.${held}`;
+  return `Pushed ${totals.sent} item${totals.sent === 1 ? '' : 's'} to ${report.remote} (${totals.inserted} new on the server).${held}`;
+}
+
+function pullConclusion(report: PullReport): string {
+  const { totals } = report;
+  if (report.dry_run) return `Dry run: nothing was written. A pull would add ${totals.inserted} item${totals.inserted === 1 ? '' : 's'} from ${report.remote}.`;
+  return `Pulled ${totals.inserted} new item${totals.inserted === 1 ? '' : 's'} from ${report.remote} (${totals.duplicates} already here).`;
+}
+
+/** Warnings reach stderr through the kernel (once each), except with --quiet. They are in the JSON result too. */
+function passWarnings(kernel: Kernel, mode: OutputMode, warnings: readonly TracerWarning[]): void {
+  if (mode === 'quiet') return;
+  const seen = new Set(kernel.warnings.map((warning) => `${warning.code}\n${warning.message}`));
+  for (const warning of warnings) {
+    const key = `${warning.code}\n${warning.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kernel.warn(warning);
+  }
+}
+
+export function errorJson(error: unknown): { code: string; message: string } {
+  return error instanceof TracerError ? { code: error.code, message: error.message } : { code: 'internal_error', message: error instanceof Error ? error.message : String(error) };
+}
+
+export function writeJson(stdout: Writable, value: unknown): void {
+  stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
