@@ -1,0 +1,55 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { resolveServeOptions } from '../../src/server/options.js';
+
+test('defaults: 127.0.0.1:8787, SQLite under $TRACER_HOME/server, 10 MiB blobs, 32 MiB bodies, admin off', () => {
+  const options = resolveServeOptions({}, {}, '/home/u/.tracer');
+  assert.equal(options, {
+    host: '127.0.0.1',
+    port: 8787,
+    dataDir: '/home/u/.tracer/server',
+    databaseUrl: undefined,
+    blobMaxBytes: 10 * 1024 * 1024,
+    bodyMaxBytes: 32 * 1024 * 1024,
+    disabledRoutes: [],
+    logLevel: 'info',
+    adminSecret: undefined,
+    plugins: [],
+  });
+});
+
+test('every flag also comes from the environment, BLOB_MAX_BYTES under the spec’s name', () => {
+  const options = resolveServeOptions({}, {
+    TRACER_SERVE_HOST: '0.0.0.0',
+    TRACER_SERVE_PORT: '9000',
+    TRACER_SERVE_DATA_DIR: '/srv/tracer',
+    TRACER_DATABASE_URL: 'postgres://db/tracer',
+    BLOB_MAX_BYTES: '2048',
+    TRACER_SERVE_BODY_MAX_BYTES: '65536',
+    TRACER_SERVE_DISABLE_ROUTES: 'summaries, blobs',
+    TRACER_SERVE_LOG_LEVEL: 'warn',
+    TRACER_ADMIN_SECRET: 's3cret',
+    TRACER_SERVE_PLUGINS: './family.js',
+  }, '/h');
+  assert.equal(options, {
+    host: '0.0.0.0',
+    port: 9000,
+    dataDir: '/srv/tracer',
+    databaseUrl: 'postgres://db/tracer',
+    blobMaxBytes: 2048,
+    bodyMaxBytes: 65536,
+    disabledRoutes: ['summaries', 'blobs'],
+    logLevel: 'warn',
+    adminSecret: 's3cret',
+    plugins: ['./family.js'],
+  });
+});
+
+test('flags win over the environment', () => {
+  const options = resolveServeOptions({ port: '1234', disableRoute: ['whoami'], blobMaxBytes: '10' }, { TRACER_SERVE_PORT: '9000', TRACER_SERVE_DISABLE_ROUTES: 'blobs', BLOB_MAX_BYTES: '99' }, '/h');
+  assert.is(options.port, 1234);
+  assert.equal(options.disabledRoutes, ['whoami']);
+  assert.is(options.blobMaxBytes, 10);
+});
+
+test.run();
