@@ -31,6 +31,10 @@ export function buildApp(context: ServiceContext): FastifyInstance {
       return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
     },
     exposeHeadRoutes: false,
+    // Items are kept verbatim, "__proto__" members included (a content id covers them);
+    // nothing here merges parsed JSON into another object, so they are inert data.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
     return503OnClosing: false,
   });
 

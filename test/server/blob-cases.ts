@@ -51,6 +51,8 @@ export function blobCases(test: Test<{ fixture: Fixture }>): void {
     const { client, service } = await soloService(fixture, { blobMaxBytes: 1024 });
     const big = Buffer.alloc(4096, 1);
     assertProblem(await client.uploadBlob(big), 413, 'blob_too_large');
+    // A client still sending megabytes after the refusal reads the answer too.
+    assertProblem(await client.uploadBlob(Buffer.alloc(6 * 1024 * 1024, 1)), 413, 'blob_too_large');
     // Chunked, no Content-Length: refused once the count passes the cap.
     const streamed = await chunkedUpload(`${service.url}/api/v1/blobs`, { ...client.headers(), 'x-content-sha256': sha256(big) }, big);
     assert.is(streamed.status, 413);

@@ -9,7 +9,7 @@ import { assertProblem, commitLink, conversation, ledger, request, summary, trac
 export function syncCases(test: Test<{ fixture: Fixture }>): void {
   test('every family uploads, deduplicates by content id, and pulls back verbatim', async ({ fixture }) => {
     const batches: Record<string, Record<string, unknown>[]> = {
-      traces: [trace({ nested: { b: 1, a: [1, 'x'] } }), trace()],
+      traces: [trace({ nested: { b: 1, a: [1, 'x'] } }), trace(), withContentId(JSON.parse('{"ts":"2024-05-01T12:00:00.000Z","__proto__":{"polluted":true},"kind":"proto"}'), 'id')],
       ledgers: [ledger(), ledger({ commit: 'c'.repeat(64) })],
       'commit-links': [commitLink()],
       summaries: [summary()],

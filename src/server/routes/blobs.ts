@@ -35,16 +35,18 @@ export function blobRoutes(context: ServiceContext) {
     app.post('/api/v1/blobs', guard, async (request, reply) => {
       const claimed = request.headers[SHA_HEADER];
       if (typeof claimed !== 'string' || !SHA256_HEX.test(claimed)) {
-        throw refuseUnread(reply, new ProblemError(400, 'invalid_sha', 'X-Content-SHA256 must be the SHA-256 of the bytes: 64 lowercase hex characters.'));
+        throw refuseUnread(request, reply, new ProblemError(400, 'invalid_sha', 'X-Content-SHA256 must be the SHA-256 of the bytes: 64 lowercase hex characters.'));
       }
       const declared = Number(request.headers['content-length']);
-      if (Number.isFinite(declared) && declared > context.options.blobMaxBytes) throw refuseUnread(reply, blobTooLarge(context.options.blobMaxBytes));
+      if (Number.isFinite(declared) && declared > context.options.blobMaxBytes) throw refuseUnread(request, reply, blobTooLarge(context.options.blobMaxBytes));
       const body = request.body as Readable | undefined;
       try {
-        const stored = await context.storage.writeBlob(projectOf(request).id, claimed, body ?? ([] as Uint8Array[]), context.options.blobMaxBytes);
+        // destroyOnReturn: false — a refused upload must not cut the connection before the answer is out.
+        const source = body ? body.iterator({ destroyOnReturn: false }) : ([] as Uint8Array[]);
+        const stored = await context.storage.writeBlob(projectOf(request).id, claimed, source, context.options.blobMaxBytes);
         return reply.code(stored.created ? 201 : 200).send({ sha256: claimed, size: stored.size });
       } catch (error) {
-        if (error instanceof ProblemError && error.code === 'blob_too_large') throw refuseUnread(reply, error);
+        if (error instanceof ProblemError && error.code === 'blob_too_large') throw refuseUnread(request, reply, error);
         throw error;
       }
     });
@@ -61,11 +63,23 @@ function blobNotFound(sha: string): ProblemError {
   return new ProblemError(404, 'not_found', `This project holds no blob ${sha}; upload it with POST /api/v1/blobs.`);
 }
 
+/** How long a refused upload's remaining bytes are discarded, so the client can read the answer. */
+const LINGER_MS = 2000;
+
 /**
- * The rest of the body is not read: the connection closes after the answer
- * instead of draining what the client still sends.
+ * Answers at once, without storing, hashing or buffering anything more. Closing the
+ * socket while the client is still sending would make its kernel drop our answer
+ * (TCP reset), so Node discards what still arrives (its request dump) for a short
+ * while; a client still sending after that has its connection cut.
  */
-function refuseUnread(reply: FastifyReply, error: ProblemError): ProblemError {
-  reply.header('connection', 'close');
+function refuseUnread(request: FastifyRequest, reply: FastifyReply, error: ProblemError): ProblemError {
+  const incoming = request.raw;
+  reply.raw.once('finish', () => {
+    if (incoming.complete) return;
+    const timer = setTimeout(() => incoming.socket?.destroy(), LINGER_MS);
+    timer.unref();
+    incoming.once('end', () => clearTimeout(timer));
+    incoming.resume();
+  });
   return error;
 }
