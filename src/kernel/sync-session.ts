@@ -1,6 +1,6 @@
 import type { TracerWarning } from '../core/errors.js';
 import { ExitCode, TracerError } from '../core/errors.js';
-import { RemoteClient, settingsFromEnv } from '../net/client.js';
+import { RemoteClient, settingsFromEnv, type ClientSettings } from '../net/client.js';
 import type { CredentialPurpose } from '../store/credentials.js';
 import type { Project } from '../store/project.js';
 import { appendPushLog } from '../sync/push-log.js';
@@ -16,6 +16,8 @@ export interface SessionRequest {
   push?: PushOptions;
   /** Where warnings go as they happen (the command decides whether to show them). */
   onWarning?: (warning: TracerWarning) => void;
+  /** One attempt and a short time-out: for checks that must not hold a command up. */
+  quick?: boolean;
 }
 
 export interface OpenSession {
@@ -53,7 +55,7 @@ export function sessionFor(kernel: Kernel, project: Project, remote: ResolvedRem
       hasToken: remote.token !== undefined,
       tokenSource: remote.tokenSource,
     },
-    settingsFromEnv(kernel.context.env),
+    quickened(settingsFromEnv(kernel.context.env), request.quick),
   );
   const warnings: TracerWarning[] = [];
   const warn = (warning: TracerWarning) => {
@@ -83,12 +85,19 @@ export function sessionFor(kernel: Kernel, project: Project, remote: ResolvedRem
  * (org_slug_mismatch, project_scope_mismatch, ...); returns the warnings
  * (whoami_unsupported) and what plugins left in the session state.
  */
-export async function preflightRemote(kernel: Kernel, project: Project, remote: ResolvedRemote): Promise<{ warnings: TracerWarning[]; state: Map<string, unknown> }> {
-  const { session, warnings, close } = sessionFor(kernel, project, remote, { direction: 'check' });
+export async function preflightRemote(kernel: Kernel, project: Project, remote: ResolvedRemote, options: { quick?: boolean } = {}): Promise<{ warnings: TracerWarning[]; state: Map<string, unknown> }> {
+  const { session, warnings, close } = sessionFor(kernel, project, remote, { direction: 'check', quick: options.quick });
   try {
     await kernel.hooks.preflight.promise(session);
     return { warnings, state: session.state };
   } finally {
     close();
   }
+}
+
+const QUICK_TIMEOUT_MS = 10_000;
+function quickened(settings: ClientSettings, quick: boolean | undefined): ClientSettings {
+  if (!quick) return settings;
+  const timeoutMs = Math.min(settings.timeoutMs, QUICK_TIMEOUT_MS);
+  return { ...settings, timeoutMs, transferTimeoutMs: timeoutMs, retry: { ...settings.retry, attempts: 1 } };
 }

@@ -43,7 +43,7 @@ export class RemoteAddCommand extends TracerCommand {
 
   async run() {
     const plan = await this.plan();
-    // The whoami scope pre-flight (spec §4.4) goes here: after every local check, before anything is written.
+    await this.checkScope(plan);
     await this.write(plan);
     this.print(`Added remote ${plan.name}: ${plan.record.url}`);
     this.print(`  org_slug: ${plan.record.org_slug}, project_slug: ${plan.record.project_slug}`);
@@ -59,6 +59,19 @@ export class RemoteAddCommand extends TracerCommand {
     const record = remoteRecord(this.url, token ? authFor(token, project.id, name) : undefined);
     if ((await readRemotes(project.dir)).remotes[name]) throw remoteExists(name);
     return { project, name, record, token, makeDefault: this.makeDefault };
+  }
+
+  /**
+   * The whoami scope pre-flight (spec §4.4), after every local check and before
+   * anything is written: a token for another org or project refuses the remote.
+   */
+  protected async checkScope(plan: RemoteAddPlan): Promise<void> {
+    const { kernel } = this.context;
+    const token = plan.token?.kind === 'global' ? plan.token.token : plan.token ? kernel.context.env[plan.token.variable] : undefined;
+    if (!token) return;
+    const { checkTokenScope } = await import('../../sync/scope-check.js');
+    const source = plan.token?.kind === 'env' ? `env:${plan.token.variable}` : '--token';
+    for (const warning of await checkTokenScope(kernel, plan.project, plan.name, plan.record, token, source)) kernel.warn(warning);
   }
 
   /**
