@@ -1,24 +1,64 @@
-import { Command } from 'clipanion';
+import { Command, Option } from 'clipanion';
 import { mkdir } from 'node:fs/promises';
 import { TracerCommand } from '../cli/tracer-command.js';
 import { PRIVATE_DIR_MODE } from '../store/home.js';
+import { findGit } from '../store/git.js';
 import { registerProject, resolveProject } from '../store/project.js';
 import { unwritable } from '../store/state-file.js';
+import { parseAgentList } from '../capture/install/agents.js';
+import { applyInstall, planInstall, uninstall, type InstallOptions, type InstallRow } from '../capture/install/installer.js';
 
 export class InitCommand extends TracerCommand {
   static override paths = [['init']];
   static override usage = Command.Usage({
     category: 'Project',
-    description: 'Start recording for this git repository',
+    description: 'Start recording for this git repository: project anchor, agent hooks, git hooks',
     details: `
-      Writes the project anchor \`<git-common-dir>/tracer-id\` (one line, shared by every worktree of the repository) and creates the project folder under \`$TRACER_HOME/projects/\`. Nothing is written to the working tree.
+      Writes the project anchor \`<git-common-dir>/tracer-id\` (one line, shared by every worktree of the repository) and creates the project folder under \`$TRACER_HOME/projects/\`.
 
-      Running it again, from any subfolder or linked worktree, changes nothing and prints the same project.
+      Then installs the capture hooks: Claude Code (\`.claude/settings.json\`), Cursor (\`.cursor/hooks.json\`) and Codex CLI (\`.codex/hooks.json\`) run \`tracer hook <agent> <event>\`; git's \`post-commit\` runs \`tracer commit-link\` and \`post-rewrite\` runs \`tracer rewrite-ledger\`, in the folder git uses for hooks (\`core.hooksPath\` when set). Existing settings are merged, never replaced; an existing git hook is kept as \`<hook>.pre-tracer\` and still runs first, with its exit status passed on. The hooks call this tracer by absolute path, so agents started outside your shell find it too; run init again after moving tracer or changing node.
+
+      Running it again changes nothing. \`--uninstall\` removes exactly what init added (the anchor and recorded data stay). \`--notes\` also makes \`git fetch\` bring the ledger notes (\`refs/notes/tracer\`) from every remote, or only from \`--notes=<remote>\`.
     `,
-    examples: [['Initialize the repository you are in', '$0 init']],
+    examples: [
+      ['Initialize the repository you are in', '$0 init'],
+      ['Only Claude Code and Cursor, no git hooks', '$0 init --agents claude-code,cursor --no-git-hooks'],
+      ['Hook Claude Code for every repository (~/.claude/settings.json)', '$0 init --global --agents claude-code'],
+      ['Also fetch ledger notes from origin', '$0 init --notes=origin'],
+      ['Remove the hooks init installed', '$0 init --uninstall'],
+    ],
   });
 
+  agents = Option.String('--agents', 'all', { description: 'Agents to hook: a comma-separated list of claude-code, cursor, codex (or all, or none)' });
+  global = Option.Boolean('--global', false, { description: "Install the agent hooks in the user's settings ($HOME/.claude, .cursor, .codex) instead of the repository" });
+  gitHooks = Option.Boolean('--git-hooks', true, { description: 'Install the git post-commit and post-rewrite hooks (--no-git-hooks to skip)' });
+  notes = Option.String('--notes', false, { tolerateBoolean: true, description: 'Add the refs/notes/tracer fetch refspec to every git remote, or to --notes=<remote>' });
+  uninstall = Option.Boolean('--uninstall', false, { description: 'Remove the hooks and settings entries that init added, and nothing else' });
+
   async run() {
+    const { kernel } = this.context;
+    const { cwd, env, home } = kernel.context;
+    const agents = parseAgentList(this.agents);
+    const git = findGit(cwd, env);
+    // Outside a repository only the user-wide agent hooks make sense; resolveProject says why otherwise.
+    if (!git && !this.global) resolveProject({ cwd, home, env });
+    const options: InstallOptions = { home, env, git, agents, global: this.global, gitHooks: this.gitHooks, notes: this.notes };
+
+    if (this.uninstall) {
+      const rows = await uninstall({ ...options, notes: true });
+      this.print('Removed what tracer init installed:');
+      this.printRows(rows);
+      if (git) this.print('The project anchor and its recorded data stay; tracer reset deals with those.');
+      return;
+    }
+
+    const plan = planInstall(options);
+    if (git) await this.initProject();
+    this.print('Hooks:');
+    this.printRows(await applyInstall(plan, options));
+  }
+
+  private async initProject(): Promise<void> {
     const { kernel } = this.context;
     const project = resolveProject({ cwd: kernel.context.cwd, home: kernel.context.home, env: kernel.context.env, create: true });
     try {
@@ -32,5 +72,12 @@ export class InitCommand extends TracerCommand {
     this.print(`  anchor:     ${project.anchor}`);
     this.print(`  data:       ${project.dir}`);
     if (project.created) this.print('Next: tracer remote add <name> <url> --token <TOKEN>');
+  }
+
+  private printRows(rows: readonly InstallRow[]): void {
+    if (rows.length === 0) this.print('  (nothing selected)');
+    const width = Math.max(0, ...rows.map((row) => row.what.length));
+    const pathWidth = Math.max(0, ...rows.map((row) => row.path.length));
+    for (const row of rows) this.print(`  ${row.what.padEnd(width)}  ${row.path.padEnd(pathWidth)}  ${row.change}`);
   }
 }

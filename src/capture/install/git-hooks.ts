@@ -1,0 +1,138 @@
+import { chmodSync, lstatSync, readFileSync, renameSync, unlinkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ExitCode, TracerError } from '../../core/errors.js';
+import { errnoCode, unwritable } from '../../store/state-file.js';
+import { runGit } from './git.js';
+import { shellQuote, type TracerInvocation } from './invocation.js';
+import type { FileChange } from './agent-hooks.js';
+
+/**
+ * The git hooks of spec §2.4: post-commit links the commit to the traces,
+ * post-rewrite moves ledgers along with amended or rebased commits. A hook that
+ * was already there is renamed `<hook>.pre-tracer` and run first by ours, with the
+ * same arguments and input, and its exit status is what git sees; that works for a
+ * hook in any language, and uninstall renames it back untouched.
+ */
+export const GIT_HOOK_NAMES = ['post-commit', 'post-rewrite'] as const;
+export type GitHookName = (typeof GIT_HOOK_NAMES)[number];
+export const CHAINED_SUFFIX = '.pre-tracer';
+const MARKER = 'tracer-managed-hook:';
+
+export interface GitHookPlan {
+  name: GitHookName;
+  path: string;
+  script: string;
+  action: 'write' | 'chain' | 'none';
+  change: FileChange | 'chained';
+}
+
+/** The hooks folder git uses here: core.hooksPath (relative to the worktree top) or the common git dir's hooks. */
+export function hooksDir(worktree: string, env: NodeJS.ProcessEnv): string {
+  return resolve(worktree, runGit(worktree, env, ['rev-parse', '--git-path', 'hooks'])!);
+}
+
+export function planGitHooks(dir: string, invocation: TracerInvocation): GitHookPlan[] {
+  return GIT_HOOK_NAMES.map((name) => {
+    const path = join(dir, name);
+    const script = hookScript(name, invocation);
+    const existing = readHook(path);
+    if (existing === undefined) return { name, path, script, action: 'write', change: 'added' };
+    if (isOurs(existing, name)) return existing === script ? { name, path, script, action: 'none', change: 'unchanged' } : { name, path, script, action: 'write', change: 'updated' };
+    if (readHook(path + CHAINED_SUFFIX) !== undefined) {
+      throw new TracerError(
+        'git_hook_conflict',
+        `${path} is not tracer's and ${path}${CHAINED_SUFFIX} already exists, so tracer cannot chain it; merge the two by hand (or remove ${name}${CHAINED_SUFFIX}) and run tracer init again.`,
+        { exitCode: ExitCode.localState },
+      );
+    }
+    return { name, path, script, action: 'chain', change: 'chained' };
+  });
+}
+
+export function applyGitHooks(plans: readonly GitHookPlan[]): void {
+  for (const plan of plans) {
+    try {
+      if (plan.action === 'none') {
+        chmodSync(plan.path, 0o755);
+        continue;
+      }
+      mkdirSync(resolve(plan.path, '..'), { recursive: true });
+      if (plan.action === 'chain') renameSync(plan.path, plan.path + CHAINED_SUFFIX);
+      writeFileSync(plan.path, plan.script, { mode: 0o755 });
+      chmodSync(plan.path, 0o755);
+    } catch (error) {
+      throw unwritable(plan.path, error);
+    }
+  }
+}
+
+/** Removes our hooks; a chained hook gets its name back. Hooks that are not ours are left alone. */
+export function removeGitHooks(dir: string): Array<{ name: GitHookName; path: string; change: FileChange }> {
+  return GIT_HOOK_NAMES.map((name) => {
+    const path = join(dir, name);
+    const existing = readHook(path);
+    if (existing === undefined || !isOurs(existing, name)) return { name, path, change: 'absent' as const };
+    try {
+      if (readHook(path + CHAINED_SUFFIX) !== undefined) {
+        renameSync(path + CHAINED_SUFFIX, path);
+        return { name, path, change: 'restored' as const };
+      }
+      unlinkSync(path);
+      return { name, path, change: 'removed' as const };
+    } catch (error) {
+      throw unwritable(path, error);
+    }
+  });
+}
+
+function isOurs(text: string, name: GitHookName): boolean {
+  return text.includes(`# ${MARKER} ${name}\n`);
+}
+
+function readHook(path: string): string | undefined {
+  try {
+    lstatSync(path);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    // A dangling symlink or unreadable hook still occupies the name: chain it as it is.
+    return '';
+  }
+}
+
+/**
+ * tracer's output goes nowhere and its status is ignored: a commit or rebase
+ * must never fail, or print noise, because of tracer. The absolute paths come
+ * first (see invocation.ts); `tracer` on PATH is the fallback when they are gone.
+ */
+export function hookScript(name: GitHookName, invocation: TracerInvocation): string {
+  const rewrite = name === 'post-rewrite';
+  const feed = rewrite ? `printf '%s\\n' "$input" | ` : '';
+  const tracerArgs = rewrite ? 'rewrite-ledger "$1"' : 'commit-link';
+  const tracerInput = rewrite ? '' : ' </dev/null';
+  return `#!/bin/sh
+# Installed by \`tracer init\`; \`tracer init --uninstall\` removes it.
+# ${MARKER} ${name}
+# Runs the hook that was here before (saved as ${name}${CHAINED_SUFFIX}) with the
+# same arguments${rewrite ? ' and input' : ''}, then tracer. Git sees that hook's exit status;
+# tracer itself never makes git fail.
+chained="$(dirname "$0")/${name}${CHAINED_SUFFIX}"
+${rewrite ? 'input=$(cat)\n' : ''}status=0
+if [ -x "$chained" ]; then
+  ${feed}"$chained" "$@"
+  status=$?
+fi
+tracer_node=${shellQuote(invocation.node)}
+tracer_script=${shellQuote(invocation.script)}
+if [ -x "$tracer_node" ] && [ -f "$tracer_script" ]; then
+  ${feed}"$tracer_node" "$tracer_script" ${tracerArgs}${tracerInput} >/dev/null 2>&1
+elif command -v tracer >/dev/null 2>&1; then
+  ${feed}tracer ${tracerArgs}${tracerInput} >/dev/null 2>&1
+fi
+exit $status
+`;
+}

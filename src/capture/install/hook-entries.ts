@@ -1,0 +1,107 @@
+import { isPlainObject } from '../../store/state-file.js';
+import type { AgentSpec } from './agents.js';
+import { parseAgentHookCommand } from './invocation.js';
+import { invalid } from './json-file.js';
+
+/**
+ * Adds and removes tracer's entries in an agent's hook settings, touching nothing
+ * else: a user's own hooks, matcher groups and other settings keep their values and
+ * their order. Our entries are found by their command (`tracer hook <agent> <event>`),
+ * so a second run updates them in place instead of adding duplicates.
+ */
+type Json = Record<string, any>;
+
+export function withTracerHooks(settings: Json, path: string, agent: AgentSpec, commandFor: (event: string) => string): Json {
+  const value: Json = structuredClone(settings);
+  if (value.hooks === undefined) {
+    for (const [key, member] of Object.entries(agent.skeleton)) if (value[key] === undefined) value[key] = member;
+    value.hooks = {};
+  }
+  const hooks = hooksObject(value, path);
+  const wanted = new Set(agent.events.map((hooked) => hooked.event));
+  // Events an older tracer hooked that this one does not: drop ours there.
+  for (const event of Object.keys(hooks)) if (!wanted.has(event)) removeOurs(hooks, event, agent);
+  for (const { event, matcher } of agent.events) {
+    if (hooks[event] === undefined) hooks[event] = [];
+    const list = eventList(hooks, event, path);
+    const found = findOurs(list, agent, event);
+    const command = commandFor(event);
+    if (found.length === 0) {
+      list.push(agent.shape === 'flat' ? { command } : { ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command }] });
+      continue;
+    }
+    const [first, ...duplicates] = found;
+    if (first!.entry.command !== command) first!.entry.command = command;
+    if (agent.shape === 'grouped' && first!.group.hooks.length === 1 && first!.group.matcher !== matcher) {
+      if (matcher === undefined) delete first!.group.matcher;
+      else first!.group.matcher = matcher;
+    }
+    for (const duplicate of duplicates) removeEntry(list, duplicate);
+  }
+  return value;
+}
+
+/** Settings without any of our entries; containers left empty by that go too. */
+export function withoutTracerHooks(settings: Json, path: string, agent: AgentSpec): Json {
+  const value: Json = structuredClone(settings);
+  if (value.hooks === undefined) return value;
+  const hooks = hooksObject(value, path);
+  let removed = false;
+  for (const event of Object.keys(hooks)) removed = removeOurs(hooks, event, agent) || removed;
+  if (removed && Object.keys(hooks).length === 0) delete value.hooks;
+  return value;
+}
+
+export function hasTracerHooks(settings: Json, agent: AgentSpec): boolean {
+  if (!isPlainObject(settings.hooks)) return false;
+  return Object.entries(settings.hooks).some(([event, list]) => Array.isArray(list) && findOurs(list, agent, event).length > 0);
+}
+
+interface Found {
+  /** The matcher group (grouped shape) or the list entry itself (flat shape). */
+  group: Json;
+  entry: Json;
+}
+
+function findOurs(list: unknown[], agent: AgentSpec, event: string): Found[] {
+  const found: Found[] = [];
+  for (const item of list) {
+    if (!isPlainObject(item)) continue;
+    const entries = agent.shape === 'flat' ? [item] : Array.isArray(item.hooks) ? item.hooks : [];
+    for (const entry of entries) {
+      const parsed = isPlainObject(entry) ? parseAgentHookCommand(entry.command) : undefined;
+      if (parsed?.agent === agent.name && parsed.event === event) found.push({ group: item, entry: entry as Json });
+    }
+  }
+  return found;
+}
+
+function removeEntry(list: unknown[], { group, entry }: Found): void {
+  if (group === entry) {
+    list.splice(list.indexOf(group), 1);
+    return;
+  }
+  group.hooks.splice(group.hooks.indexOf(entry), 1);
+  if (group.hooks.length === 0) list.splice(list.indexOf(group), 1);
+}
+
+function removeOurs(hooks: Json, event: string, agent: AgentSpec): boolean {
+  // Not ours to judge: a member we never wrote stays as it is, even if malformed.
+  const list = hooks[event];
+  if (!Array.isArray(list)) return false;
+  const found = findOurs(list, agent, event);
+  for (const one of found) removeEntry(list, one);
+  if (found.length > 0 && list.length === 0) delete hooks[event];
+  return found.length > 0;
+}
+
+function hooksObject(value: Json, path: string): Json {
+  if (!isPlainObject(value.hooks)) throw invalid(path, 'has a "hooks" member that is not an object');
+  return value.hooks;
+}
+
+function eventList(hooks: Json, event: string, path: string): unknown[] {
+  const list = hooks[event];
+  if (!Array.isArray(list)) throw invalid(path, `has a "hooks.${event}" member that is not a list`);
+  return list;
+}

@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import { isPlainObject, readStateFile, updateStateFile } from '../../store/state-file.js';
+
+/**
+ * `$TRACER_HOME/install-state.json`: for each agent settings file tracer added
+ * hooks to, the exact bytes it had before (null: it did not exist) and the folders
+ * tracer created for it. Uninstall puts those bytes back when nothing else changed
+ * since, so a hand-formatted file comes back byte-identical, not merely equivalent.
+ */
+export interface InstalledFile {
+  original: string | null;
+  created_dirs: string[];
+}
+
+interface InstallState {
+  files: Record<string, InstalledFile>;
+}
+
+const options = {
+  empty: (): InstallState => ({ files: {} }),
+  isValid: (value: unknown): value is InstallState => isPlainObject(value) && isPlainObject(value.files),
+};
+
+export function installStatePath(home: string): string {
+  return join(home, 'install-state.json');
+}
+
+export async function readInstalledFile(home: string, path: string): Promise<InstalledFile | undefined> {
+  const state = await readStateFile(installStatePath(home), options);
+  return Object.hasOwn(state.files, path) ? state.files[path] : undefined;
+}
+
+export async function recordInstalledFile(home: string, path: string, record: InstalledFile | undefined): Promise<void> {
+  await updateStateFile(installStatePath(home), options, (state) => {
+    if (record) state.files[path] = record;
+    else delete state.files[path];
+  });
+}

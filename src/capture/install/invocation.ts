@@ -1,0 +1,52 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * How installed hooks start tracer: the absolute path of the node that runs this
+ * install plus the absolute path of its bin/tracer.js, not a bare `tracer` on PATH.
+ * Agents started from a desktop launcher (Cursor, Claude's app) do not inherit the
+ * shell's PATH, and node managed by nvm/fnm is often missing from it, so a bare
+ * name would silently record nothing. The price: after moving tracer or changing
+ * node, run `tracer init` again; it updates its own entries in place. The git
+ * hooks also fall back to `tracer` on PATH when the absolute paths are gone.
+ */
+export interface TracerInvocation {
+  node: string;
+  script: string;
+}
+
+export function currentInvocation(): TracerInvocation {
+  const script = fileURLToPath(new URL('../../../bin/tracer.js', import.meta.url));
+  return { node: realpathOr(process.execPath), script: realpathOr(script) };
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** POSIX shell quoting; plain paths stay readable. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command line an agent runs for one of its events. */
+export function agentHookCommand(invocation: TracerInvocation, agent: string, event: string): string {
+  return `${shellQuote(invocation.node)} ${shellQuote(invocation.script)} hook ${agent} ${event}`;
+}
+
+/**
+ * Recognizes a command tracer installed, whatever path it was written with (an
+ * older install, another machine's checkout, or a bare `tracer`), so re-running
+ * init updates it in place and uninstall finds it.
+ */
+const OUR_COMMAND = /(?:^|[\s'"/])tracer(?:\.js)?['"]?\s+hook\s+([a-z-]+)\s+([A-Za-z]+)\s*$/;
+
+export function parseAgentHookCommand(command: unknown): { agent: string; event: string } | undefined {
+  if (typeof command !== 'string') return undefined;
+  const match = OUR_COMMAND.exec(command);
+  return match ? { agent: match[1]!, event: match[2]! } : undefined;
+}
