@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Builtins, Cli } from 'clipanion';
-import { bootKernel } from '../kernel/boot.js';
+import type { Cli } from 'clipanion';
+import type { bootKernel } from '../kernel/boot.js';
 import { tracerHome } from '../store/home.js';
-import { CORE_COMMANDS } from '../commands/index.js';
 import type { TracerContext } from './context.js';
 import { reportError } from './report.js';
 import { TracerError } from '../core/errors.js';
@@ -16,6 +15,13 @@ export async function main(argv: string[]): Promise<number> {
     stdout.write(`${VERSION}\n`);
     return 0;
   }
+  // Agent hooks run `tracer hook <agent> <event>` on every tool use: no clipanion, no kernel.
+  if (isHookInvocation(argv)) {
+    const { runHook } = await import('../capture/hook/run-hook.js');
+    return runHook(argv[1]!, argv[2]!, { stdin: process.stdin, env, cwd: process.cwd() });
+  }
+  // Loaded only past the fast paths above, so that they pay for none of it.
+  const [{ Builtins, Cli }, { CORE_COMMANDS }] = await Promise.all([import('clipanion'), import('../commands/index.js')]);
   let context: TracerContext;
   let cli: Cli<TracerContext>;
   try {
@@ -39,6 +45,11 @@ export async function main(argv: string[]): Promise<number> {
   return cli.run(command, context);
 }
 
+/** `hook <agent> <event>` exactly; anything else (`hook --help`, a missing event) goes to clipanion. */
+function isHookInvocation(argv: readonly string[]): boolean {
+  return argv.length === 3 && argv[0] === 'hook' && argv.slice(1).every((arg) => !arg.startsWith('-'));
+}
+
 /** Commands that can mend a broken plugin list, so they must start without it. */
 const REPAIR_COMMANDS = new Set(['config', 'plugins', 'reset', 'help', '--help', '-h']);
 
@@ -48,6 +59,7 @@ const REPAIR_COMMANDS = new Set(['config', 'plugins', 'reset', 'help', '--help',
  * built-ins alone and say why.
  */
 async function bootWithRepair(argv: readonly string[], context: Parameters<typeof bootKernel>[0]) {
+  const { bootKernel } = await import('../kernel/boot.js');
   try {
     return await bootKernel(context);
   } catch (error) {

@@ -4,7 +4,9 @@ import { ConfigGetCommand } from './config/get.js';
 import { ConfigListCommand } from './config/list.js';
 import { ConfigSetCommand } from './config/set.js';
 import { ConfigUnsetCommand } from './config/unset.js';
+import { ContextCommand } from './context.js';
 import { DoctorCommand } from './doctor.js';
+import { HookCommand } from './hook.js';
 import { InitCommand } from './init.js';
 import { PluginsCommand } from './plugins.js';
 import { ProjectCreateCommand } from './project/create.js';
@@ -54,4 +56,6 @@ export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   SyncCommand,
   StatusCommand,
   DoctorCommand,
+  HookCommand,
+  ContextCommand,
 ];

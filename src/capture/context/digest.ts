@@ -1,0 +1,152 @@
+import { join } from 'node:path';
+import type { TracerWarning } from '../../core/errors.js';
+import { readRecords } from '../../store/jsonl.js';
+import { conversationUrl, SUMMARIES_FILE } from '../hook/summary.js';
+import { AGENTS, type AgentName } from '../hook/hook-event.js';
+import { TRACES_FILE } from '../hook/trace-row.js';
+
+/**
+ * `tracer context`: what an agent starting work should know about this project,
+ * from local files only: the latest sessions (from traces.jsonl), their latest
+ * summaries, and how the last commits were attributed (from ledgers.jsonl). The
+ * ledger shape belongs to the ledger writer; this reads it tolerantly and skips
+ * what it does not understand.
+ */
+export const LEDGERS_FILE = 'ledgers.jsonl';
+
+export interface SessionDigest {
+  agent: string;
+  conversation_id: string;
+  conversation_url?: string;
+  first_ts: string;
+  last_ts: string;
+  events: number;
+  /** Repository-relative paths the agent wrote, in first-written order. */
+  files: string[];
+  summary?: string;
+}
+
+export interface CommitDigest {
+  commit: string;
+  ts?: string;
+  /** Added lines per contributor type. */
+  lines: { ai: number; human: number; mixed: number };
+  files: number;
+}
+
+export interface ContextDigest {
+  project_id: string;
+  sessions: SessionDigest[];
+  commits: CommitDigest[];
+}
+
+export async function buildDigest(project: { id: string; dir: string }, limit: number, warn: (warning: TracerWarning) => void): Promise<ContextDigest> {
+  const onCorrupt = (line: { path: string; line: number }) => warn({ code: 'unreadable_line', message: `${line.path} line ${line.line} is not valid JSON; it is skipped.` });
+  const sessions = await recentSessions(join(project.dir, TRACES_FILE), limit, onCorrupt);
+  const summaries = await latestSummaries(join(project.dir, SUMMARIES_FILE), onCorrupt);
+  for (const session of sessions) {
+    const summary = session.conversation_url === undefined ? undefined : summaries.get(session.conversation_url);
+    if (summary !== undefined) session.summary = summary;
+  }
+  const commits = await recentCommits(join(project.dir, LEDGERS_FILE), limit, onCorrupt);
+  return { project_id: project.id, sessions, commits };
+}
+
+type OnCorrupt = (line: { path: string; line: number }) => void;
+
+async function recentSessions(path: string, limit: number, onCorrupt: OnCorrupt): Promise<SessionDigest[]> {
+  const sessions = new Map<string, SessionDigest & { fileSet: Set<string> }>();
+  for await (const row of readRecords<Record<string, unknown>>(path, { onCorrupt })) {
+    if (!isObject(row) || typeof row.conversation_id !== 'string' || typeof row.ts !== 'string') continue;
+    const agent = typeof row.agent === 'string' ? row.agent : 'unknown';
+    const key = `${agent}\u0000${row.conversation_id}`;
+    let session = sessions.get(key);
+    if (!session) {
+      session = { agent, conversation_id: row.conversation_id, first_ts: row.ts, last_ts: row.ts, events: 0, files: [], fileSet: new Set() };
+      if (isAgent(agent)) session.conversation_url = conversationUrl(agent, row.conversation_id);
+      sessions.set(key, session);
+    }
+    session.events += 1;
+    if (row.ts < session.first_ts) session.first_ts = row.ts;
+    if (row.ts > session.last_ts) session.last_ts = row.ts;
+    for (const file of Array.isArray(row.files) ? row.files : []) {
+      if (isObject(file) && typeof file.path === 'string' && !session.fileSet.has(file.path)) {
+        session.fileSet.add(file.path);
+        session.files.push(file.path);
+      }
+    }
+  }
+  return [...sessions.values()]
+    .sort((a, b) => (a.last_ts < b.last_ts ? 1 : a.last_ts > b.last_ts ? -1 : 0))
+    .slice(0, limit)
+    .map(({ fileSet: _set, ...session }) => session);
+}
+
+/** The summary with the latest ts per conversation_url (file order breaks ties). */
+async function latestSummaries(path: string, onCorrupt: OnCorrupt): Promise<Map<string, string>> {
+  const latest = new Map<string, { ts: string; summary: string }>();
+  for await (const row of readRecords<Record<string, unknown>>(path, { onCorrupt })) {
+    if (!isObject(row) || typeof row.conversation_url !== 'string' || typeof row.summary !== 'string') continue;
+    const ts = typeof row.ts === 'string' ? row.ts : '';
+    const current = latest.get(row.conversation_url);
+    if (!current || ts >= current.ts) latest.set(row.conversation_url, { ts, summary: row.summary });
+  }
+  return new Map([...latest].map(([url, { summary }]) => [url, summary]));
+}
+
+/** The newest ledger of each commit (a rewrite may write another), newest commits first. */
+async function recentCommits(path: string, limit: number, onCorrupt: OnCorrupt): Promise<CommitDigest[]> {
+  const byCommit = new Map<string, CommitDigest & { order: number }>();
+  let order = 0;
+  for await (const row of readRecords<Record<string, unknown>>(path, { onCorrupt })) {
+    order += 1;
+    if (!isObject(row)) continue;
+    const vcs = isObject(row.vcs) ? row.vcs : {};
+    const commit = typeof row.commit === 'string' ? row.commit : typeof vcs.revision === 'string' ? vcs.revision : undefined;
+    if (commit === undefined) continue;
+    const ts = typeof row.ts === 'string' ? row.ts : typeof row.timestamp === 'string' ? row.timestamp : undefined;
+    const files = Array.isArray(row.files) ? row.files : [];
+    byCommit.set(commit, { commit, ts, lines: countLines(files), files: files.length, order });
+  }
+  return [...byCommit.values()]
+    .sort((a, b) => compareNewestFirst(a.ts, b.ts) || b.order - a.order)
+    .slice(0, limit)
+    .map(({ order: _order, ...commit }) => (commit.ts === undefined ? withoutTs(commit) : commit));
+}
+
+/** Lines of every range, per contributor type of the conversation that holds it. */
+function countLines(files: unknown[]): CommitDigest['lines'] {
+  const lines = { ai: 0, human: 0, mixed: 0 };
+  for (const file of files) {
+    if (!isObject(file) || !Array.isArray(file.conversations)) continue;
+    for (const conversation of file.conversations) {
+      if (!isObject(conversation) || !Array.isArray(conversation.ranges)) continue;
+      const type = isObject(conversation.contributor) ? conversation.contributor.type : undefined;
+      if (type !== 'ai' && type !== 'human' && type !== 'mixed') continue;
+      for (const range of conversation.ranges) {
+        if (!isObject(range) || !Number.isInteger(range.start_line) || !Number.isInteger(range.end_line)) continue;
+        lines[type] += Math.max(0, (range.end_line as number) - (range.start_line as number) + 1);
+      }
+    }
+  }
+  return lines;
+}
+
+function compareNewestFirst(a: string | undefined, b: string | undefined): number {
+  if (a === b) return 0;
+  if (a === undefined) return 1;
+  if (b === undefined) return -1;
+  return a < b ? 1 : -1;
+}
+
+function withoutTs({ ts: _ts, ...commit }: CommitDigest): CommitDigest {
+  return commit;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isAgent(agent: string): agent is AgentName {
+  return (AGENTS as readonly string[]).includes(agent);
+}

@@ -1,0 +1,110 @@
+import type { Readable } from 'node:stream';
+import { tracerHome } from '../../store/home.js';
+import { resolveDestination, type Destination } from './destination.js';
+import { logHookFailure, type HookFailure } from './error-log.js';
+import { AGENTS, isObject, PayloadError, type AgentName, type HookEvent, type Payload } from './hook-event.js';
+import { PAYLOAD_CAP_BYTES, readPayload } from './payload.js';
+import { normalizeClaudeCode } from './claude-code.js';
+import { normalizeCodex } from './codex.js';
+import { normalizeCursor } from './cursor.js';
+import { appendTrace } from './trace-row.js';
+
+/**
+ * `tracer hook <agent> <event>`: the agent's payload on stdin becomes one trace
+ * row, and on stop/session-end a transcript snapshot and a summary. It never gets
+ * in the agent's way: exit 0 whatever happens, nothing on stdout, every failure
+ * one JSON line in hook-errors.log. Reached from main.ts without clipanion or the
+ * plugin kernel, so this module imports only what recording needs.
+ */
+export interface HookIo {
+  stdin: Readable & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+const NORMALIZERS: Record<AgentName, (event: string, payload: Payload) => HookEvent> = {
+  'claude-code': normalizeClaudeCode,
+  cursor: normalizeCursor,
+  codex: normalizeCodex,
+};
+
+export async function runHook(agent: string, event: string, io: HookIo): Promise<0> {
+  const home = tracerHome(io.env);
+  let logDir = home;
+  const fail = (failure: HookFailure) => logHookFailure(logDir, { agent, event }, failure);
+  try {
+    if (!isAgent(agent)) {
+      fail({ code: 'unknown_agent', message: `"${agent}" is not a known agent (${AGENTS.join(', ')}); fix the hook command that runs tracer hook.` });
+      return 0;
+    }
+    const payload = await parsePayload(io.stdin);
+    if ('failure' in payload) {
+      fail(payload.failure);
+      return 0;
+    }
+    const normalized = NORMALIZERS[agent](event, payload.value);
+    const destination = await resolveDestination(normalized.cwd ?? io.cwd, home, io.env);
+    if (!destination) return 0;
+    logDir = destination.dir;
+    await record(normalized, destination, io.cwd, fail);
+  } catch (error) {
+    fail(asFailure(error));
+  }
+  return 0;
+}
+
+/** Each step stands alone: a transcript that cannot be read must not lose the trace row, nor the reverse. */
+async function record(event: HookEvent, destination: Destination, processCwd: string, fail: (failure: HookFailure) => void): Promise<void> {
+  const ts = new Date().toISOString();
+  try {
+    appendTrace(destination, event, ts, event.cwd ?? processCwd);
+  } catch (error) {
+    fail(asFailure(error));
+  }
+  if (!event.endsTurn) return;
+  if (event.transcriptPath) {
+    try {
+      const { snapshotTranscript } = await import('./transcript.js');
+      await snapshotTranscript(destination.dir, event.conversationId, event.transcriptPath, ts);
+    } catch (error) {
+      fail({ code: 'transcript_unreadable', message: `The transcript ${event.transcriptPath} could not be snapshotted: ${messageOf(error)}.` });
+    }
+  }
+  try {
+    const { lastClaudeAssistantText, recordSummary } = await import('./summary.js');
+    const text = event.reportedSummary ?? (event.agent === 'claude-code' && event.transcriptPath ? await lastClaudeAssistantText(event.transcriptPath) : undefined);
+    if (text !== undefined) await recordSummary(destination.dir, { agent: event.agent, conversationId: event.conversationId, text, ts });
+  } catch (error) {
+    fail({ code: 'summary_failed', message: `No summary was recorded: ${messageOf(error)}.` });
+  }
+}
+
+async function parsePayload(stdin: HookIo['stdin']): Promise<{ value: Payload } | { failure: HookFailure }> {
+  const read = await readPayload(stdin);
+  if (read.kind === 'none') return { failure: { code: 'empty_payload', message: 'No payload arrived on stdin; agents pass their hook JSON there.' } };
+  if (read.kind === 'too_large') {
+    return { failure: { code: 'payload_too_large', message: `The payload is over ${PAYLOAD_CAP_BYTES} bytes; reading stopped there and the event was skipped.` } };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(read.text);
+  } catch {
+    return { failure: { code: 'invalid_payload', message: `The payload (${Buffer.byteLength(read.text)} bytes) is not valid JSON; the event was skipped.` } };
+  }
+  if (!isObject(value)) return { failure: { code: 'invalid_payload', message: 'The payload is not a JSON object; the event was skipped.' } };
+  return { value };
+}
+
+function isAgent(agent: string): agent is AgentName {
+  return (AGENTS as readonly string[]).includes(agent);
+}
+
+function asFailure(error: unknown): HookFailure {
+  if (error instanceof PayloadError) return { code: error.code, message: error.message };
+  const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && /^[a-z_]+$/.test(error.code) ? error.code : 'internal_error';
+  return { code, message: messageOf(error) };
+}
+
+function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+}

@@ -1,0 +1,35 @@
+import { Command, Option } from 'clipanion';
+import { TracerCommand } from '../cli/tracer-command.js';
+
+/**
+ * Help text and a fallback only: `tracer hook <agent> <event>` is answered by the
+ * fast path in cli/main.ts before clipanion loads, since agents run it on every
+ * tool use. This class is reached for `tracer hook --help` and malformed calls.
+ */
+export class HookCommand extends TracerCommand {
+  static override paths = [['hook']];
+  static override usage = Command.Usage({
+    category: 'Capture',
+    description: 'Record one agent hook event (called by the hooks tracer init installs)',
+    details: `
+      Reads the agent's hook payload (JSON) on stdin and appends one row to \`traces.jsonl\` of the project the agent works in: agent, event, conversation id, tool, model when known, and for edits the files written with the line ranges, content hashes and line hashes of what the agent wrote. On stop and session-end events it also snapshots the transcript into \`conversations/\` and records the agent's closing message in \`session-summaries.jsonl\`.
+
+      \`<agent>\` is \`claude-code\`, \`cursor\` or \`codex\`; \`<event>\` is the agent's own event name (\`PostToolUse\`, \`afterFileEdit\`, \`Stop\`, ...).
+
+      It never gets in the agent's way: it always exits 0 and prints nothing. Failures (invalid JSON, missing fields, payloads over 8 MiB) go to \`hook-errors.log\` in the project folder, or in \`$TRACER_HOME\` when there is no project. Outside a git repository nothing is recorded unless the global setting \`capture_detached_edits\` is true.
+    `,
+    examples: [
+      ['What a Claude Code PostToolUse hook runs', '$0 hook claude-code PostToolUse < payload.json'],
+      ['What a Cursor afterFileEdit hook runs', '$0 hook cursor afterFileEdit < payload.json'],
+    ],
+  });
+
+  agent = Option.String({ name: 'agent', required: true });
+  event = Option.String({ name: 'event', required: true });
+
+  async run() {
+    const { runHook } = await import('../capture/hook/run-hook.js');
+    const { env, cwd } = this.context.kernel.context;
+    return runHook(this.agent, this.event, { stdin: this.context.stdin, env, cwd });
+  }
+}
