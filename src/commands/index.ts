@@ -20,6 +20,9 @@ import { RemoteSetTokenCommand } from './remote/set-token.js';
 import { RemoteSetUrlCommand } from './remote/set-url.js';
 import { RemoteShowCommand } from './remote/show.js';
 import { ResetCommand } from './reset.js';
+import { RuleAddCommand } from './rule/add.js';
+import { RuleListCommand } from './rule/list.js';
+import { RuleRemoveCommand } from './rule/remove.js';
 import { ServeCommand } from './serve.js';
 import { SetGlobalCommand } from './set/global.js';
 import { SetGlobalUserCommand } from './set/globaluser.js';
@@ -58,4 +61,7 @@ export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   DoctorCommand,
   HookCommand,
   ContextCommand,
+  RuleAddCommand,
+  RuleListCommand,
+  RuleRemoveCommand,
 ];
