@@ -4,6 +4,7 @@ import { ConfigGetCommand } from './config/get.js';
 import { ConfigListCommand } from './config/list.js';
 import { ConfigSetCommand } from './config/set.js';
 import { ConfigUnsetCommand } from './config/unset.js';
+import { CommitLinkCommand } from './commit-link.js';
 import { ContextCommand } from './context.js';
 import { DoctorCommand } from './doctor.js';
 import { HookCommand } from './hook.js';
@@ -20,6 +21,7 @@ import { RemoteSetTokenCommand } from './remote/set-token.js';
 import { RemoteSetUrlCommand } from './remote/set-url.js';
 import { RemoteShowCommand } from './remote/show.js';
 import { ResetCommand } from './reset.js';
+import { RewriteLedgerCommand } from './rewrite-ledger.js';
 import { RuleAddCommand } from './rule/add.js';
 import { RuleListCommand } from './rule/list.js';
 import { RuleRemoveCommand } from './rule/remove.js';
@@ -61,6 +63,8 @@ export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   DoctorCommand,
   HookCommand,
   ContextCommand,
+  CommitLinkCommand,
+  RewriteLedgerCommand,
   RuleAddCommand,
   RuleListCommand,
   RuleRemoveCommand,

@@ -1,0 +1,67 @@
+import { ExitCode, TracerError } from '../../core/errors.js';
+import { parseAddedLines, type AddedLine, type AddedLines } from './diff-parse.js';
+import { GitCommandError, runGit, type GitOptions } from './git-exec.js';
+
+export interface CommitInfo {
+  /** Full object name: 40 hex (SHA-1) or 64 hex (SHA-256 repositories). */
+  commit: string;
+  parents: string[];
+  /** Committer time, ISO-8601 UTC: the same on every clone, unlike the time tracer ran. */
+  ts: string;
+}
+
+export async function readCommit(rev: string, git: GitOptions): Promise<CommitInfo> {
+  let text: string;
+  try {
+    text = await runGit(['show', '-s', '--no-show-signature', '--format=%H%n%P%n%ct', `${rev}^{commit}`, '--'], git);
+  } catch (error) {
+    if (error instanceof GitCommandError) {
+      throw new TracerError('unknown_commit', `"${rev}" does not name a commit in this repository; pass --commit with a commit id, branch or HEAD~n.`, {
+        exitCode: ExitCode.usage,
+        cause: error,
+      });
+    }
+    throw error;
+  }
+  const [commit = '', parents = '', seconds = ''] = text.split('\n');
+  if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(commit) || !/^\d+$/.test(seconds)) {
+    throw new TracerError('git_failed', `git gave an unexpected answer for commit "${rev}"; check the repository with git fsck and run the command again.`, { exitCode: ExitCode.localState });
+  }
+  return { commit, parents: parents.split(' ').filter(Boolean), ts: new Date(Number(seconds) * 1000).toISOString() };
+}
+
+/**
+ * Plumbing, so the user's diff settings (algorithm, prefixes, colour, external
+ * tools, textconv) cannot change what is read: every clone reads the same lines.
+ */
+const DIFF_ARGS = ['-c', 'core.quotePath=true', 'diff-tree', '-p', '--no-color', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', '--unified=0', '--src-prefix=a/', '--dst-prefix=b/'];
+
+export interface CommitChanges {
+  /** Lines the commit added relative to its first parent (or to nothing, for a root commit). */
+  added: AddedLines;
+  /**
+   * For a merge: per path, the added line numbers that one of the other parents
+   * already had. Those lines were written on the merged branch, not in the merge.
+   */
+  carried: Map<string, Set<number>>;
+}
+
+export async function readChanges(info: CommitInfo, git: GitOptions): Promise<CommitChanges> {
+  const [first, ...others] = info.parents;
+  const added = parseAddedLines(await runGit(first === undefined ? [...DIFF_ARGS, '--root', info.commit] : [...DIFF_ARGS, first, info.commit], git));
+  const carried = new Map<string, Set<number>>();
+  for (const other of others) {
+    const newAgainstOther = parseAddedLines(await runGit([...DIFF_ARGS, other, info.commit], git));
+    for (const [path, lines] of added) {
+      const fresh = new Set((newAgainstOther.get(path) ?? []).map((line) => line.line));
+      const fromOther = lines.filter((line) => !fresh.has(line.line)).map((line) => line.line);
+      if (fromOther.length === 0) continue;
+      const set = carried.get(path) ?? new Set<number>();
+      for (const line of fromOther) set.add(line);
+      carried.set(path, set);
+    }
+  }
+  return { added, carried };
+}
+
+export type { AddedLine, AddedLines };

@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import { ExitCode, TracerError } from '../../core/errors.js';
+
+/**
+ * Runs git plumbing for the ledger. The environment is passed through on purpose:
+ * inside git's own hooks GIT_DIR (and in a linked worktree GIT_COMMON_DIR) say
+ * which repository is meant, and git must see them.
+ */
+export interface GitOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  input?: string;
+}
+
+/** A diff of a large generated file can run to many MiB; past this the commit is not read. */
+const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+
+export function runGit(args: readonly string[], options: GitOptions): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('git', args, { cwd: options.cwd, env: options.env, maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error) reject(gitFailed(args, stderr, error));
+      else resolve(stdout);
+    });
+    child.stdin?.end(options.input ?? '');
+  });
+}
+
+export class GitCommandError extends TracerError {
+  constructor(
+    readonly args: readonly string[],
+    readonly stderr: string,
+    cause: unknown,
+  ) {
+    const first = stderr.split('\n').find((line) => line.trim() !== '')?.trim() ?? (cause as Error).message;
+    super('git_failed', `git ${args.find((arg) => !arg.startsWith('-')) ?? ''} failed: ${first.replace(/\.$/, '')}; check the repository with git status and run the command again.`, {
+      exitCode: ExitCode.localState,
+      cause,
+    });
+  }
+}
+
+function gitFailed(args: readonly string[], stderr: string, error: unknown): TracerError {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+    return new TracerError('git_not_found', 'git is not installed or not on PATH; install git and run the command again.', { exitCode: ExitCode.localState, cause: error });
+  }
+  return new GitCommandError(args, stderr, error);
+}

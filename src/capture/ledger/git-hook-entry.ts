@@ -1,0 +1,108 @@
+import type { Readable, Writable } from 'node:stream';
+import { ExitCode, TracerError } from '../../core/errors.js';
+import { tracerHome } from '../../store/home.js';
+import { findGit } from '../../store/git.js';
+import { resolveProject } from '../../store/project.js';
+import { resolveDestination } from '../hook/destination.js';
+import { logHookFailure, type HookFailure } from '../hook/error-log.js';
+import { linkCommit, type LinkResult } from './link-commit.js';
+import { parseRewritePairs, REWRITE_KINDS, type RewriteKind } from './rewrite.js';
+
+/**
+ * `tracer commit-link` and `tracer rewrite-ledger` run inside git's post-commit
+ * and post-rewrite hooks. They must never fail a git operation nor clutter its
+ * output: by default they print nothing, exit 0 whatever happens, and write each
+ * failure as one JSON line to hook-errors.log in the project folder. Run by hand
+ * with --verbose they say what they did and report failures with their exit code.
+ */
+export interface GitHookIo {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout: Writable;
+  stderr: Writable;
+  verbose: boolean;
+}
+
+export async function runCommitLink(rev: string, io: GitHookIo): Promise<number> {
+  return guarded('post-commit', io, async (dir) => {
+    const result = await linkCommit({ projectDir: dir, git: { cwd: io.cwd, env: io.env }, rev });
+    if (io.verbose) io.stdout.write(`${describe(result)}\n`);
+  });
+}
+
+export async function runRewriteLedger(kind: string, stdin: Readable, io: GitHookIo): Promise<number> {
+  return guarded('post-rewrite', io, async (dir) => {
+    if (!(REWRITE_KINDS as readonly string[]).includes(kind)) {
+      throw new TracerError('invalid_rewrite_kind', `"${kind}" is not a rewrite git reports; pass amend or rebase, as git's post-rewrite hook does.`, { exitCode: ExitCode.usage });
+    }
+    const pairs = parseRewritePairs(await readAll(stdin));
+    const failures: TracerError[] = [];
+    for (const { from, to } of pairs) {
+      try {
+        const result = await linkCommit({ projectDir: dir, git: { cwd: io.cwd, env: io.env }, rev: to, rewrittenFrom: from });
+        if (io.verbose) io.stdout.write(`${(kind as RewriteKind)} ${from.slice(0, 12)} -> ${describe(result)}\n`);
+      } catch (error) {
+        // One commit that cannot be read must not cost the others their ledgers.
+        failures.push(asTracerError(error));
+        logHookFailure(dir, { agent: 'git', event: 'post-rewrite' }, failureOf(error));
+      }
+    }
+    if (failures.length > 0 && io.verbose) throw failures[0]!;
+  });
+}
+
+async function guarded(event: 'post-commit' | 'post-rewrite', io: GitHookIo, work: (projectDir: string) => Promise<void>): Promise<number> {
+  const home = tracerHome(io.env);
+  let logDir = existingProjectDir(io, home) ?? home;
+  try {
+    const destination = findGit(io.cwd, io.env) ? await resolveDestination(io.cwd, home, io.env) : undefined;
+    if (!destination?.root) {
+      throw new TracerError('not_a_git_repository', `${io.cwd} is not inside a git repository; run this from the repository whose commits you want attributed.`, {
+        exitCode: ExitCode.localState,
+      });
+    }
+    logDir = destination.dir;
+    await work(destination.dir);
+    return ExitCode.ok;
+  } catch (error) {
+    if (!io.verbose) {
+      logHookFailure(logDir, { agent: 'git', event }, failureOf(error));
+      return ExitCode.ok;
+    }
+    const failure = asTracerError(error);
+    io.stderr.write(`tracer: ${failure.message} (${failure.code})\n`);
+    return failure.exitCode;
+  }
+}
+
+function existingProjectDir(io: GitHookIo, home: string): string | undefined {
+  try {
+    return resolveProject({ cwd: io.cwd, home, env: io.env }).dir;
+  } catch {
+    return undefined;
+  }
+}
+
+function describe({ ledger, ledgerAppended }: LinkResult): string {
+  const { ai, human } = ledger.metadata['dev.tracer'].lines;
+  const traces = ledger.trace_ids.length;
+  return `${ledger.commit.slice(0, 12)}: ${ai} line${ai === 1 ? '' : 's'} from ${traces} agent trace${traces === 1 ? '' : 's'}, ${human} by a person; ledger ${ledger.sha.slice(0, 12)}${ledgerAppended ? '' : ' (already recorded)'}`;
+}
+
+async function readAll(stdin: Readable & { isTTY?: boolean }): Promise<string> {
+  if (stdin.isTTY) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin as AsyncIterable<Buffer | string>) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function asTracerError(error: unknown): TracerError {
+  if (error instanceof TracerError) return error;
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+  return new TracerError('internal_error', `Unexpected failure: ${message}; run again with --verbose and report it.`, { cause: error });
+}
+
+function failureOf(error: unknown): HookFailure {
+  const failure = asTracerError(error);
+  return { code: failure.code, message: failure.message };
+}

@@ -1,0 +1,35 @@
+import { serializeRecord } from '../../store/jsonl.js';
+import { GitCommandError, runGit, type GitOptions } from './git-exec.js';
+import type { Ledger } from './ledger-record.js';
+
+/**
+ * Ledgers also travel with the repository as git notes under refs/notes/tracer
+ * (spec §2.6): a clone that fetches that ref reads each commit's attribution
+ * with `git notes --ref=tracer show <commit>`. The note is the ledger's JSONL
+ * line, so it is byte-identical to the row in ledgers.jsonl.
+ */
+export const NOTES_REF = 'tracer';
+
+/** A notes commit needs a committer; where none is configured, tracer signs its own notes. */
+const FALLBACK_IDENTITY = ['-c', 'user.name=tracer', '-c', 'user.email=tracer@localhost'];
+
+export async function writeLedgerNote(ledger: Ledger, git: GitOptions): Promise<void> {
+  const args = ['notes', `--ref=${NOTES_REF}`, 'add', '-f', '-F', '-', ledger.commit];
+  const input = `${serializeRecord(ledger)}\n`;
+  if ((await readLedgerNote(ledger.commit, git)) === input) return;
+  try {
+    await runGit(args, { ...git, input });
+  } catch (error) {
+    if (!(error instanceof GitCommandError) || !/tell me who you are|unable to auto-detect email|empty ident/i.test(error.stderr)) throw error;
+    await runGit([...FALLBACK_IDENTITY, ...args], { ...git, input });
+  }
+}
+
+export async function readLedgerNote(commit: string, git: GitOptions): Promise<string | undefined> {
+  try {
+    return await runGit(['notes', `--ref=${NOTES_REF}`, 'show', commit], git);
+  } catch (error) {
+    if (error instanceof GitCommandError) return undefined;
+    throw error;
+  }
+}

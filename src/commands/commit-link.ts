@@ -1,0 +1,31 @@
+import { Command, Option } from 'clipanion';
+import { TracerCommand } from '../cli/tracer-command.js';
+
+/** Run by the post-commit hook that `tracer init` installs; by hand to attribute an older commit. */
+export class CommitLinkCommand extends TracerCommand {
+  static override paths = [['commit-link']];
+  static override usage = Command.Usage({
+    category: 'Capture',
+    description: 'Attribute a commit to agent traces: write its ledger, commit link and git note',
+    details: `
+      Reads the lines the commit added (against its first parent; a root commit against nothing) with git plumbing, and attributes each non-blank line to the agent trace that wrote it - a trace in \`traces.jsonl\` that wrote the same repository path and whose \`line_hashes\` hold the line - or else to a person. A trace's line is never used twice in one branch history: the lines earlier commits claimed are kept in \`attribution-state.json\`.
+
+      Appends the ledger (an Agent Trace record plus \`sha\`, \`ts\`, \`commit\` and \`trace_ids\`) to \`ledgers.jsonl\`, a commit link (\`commit\`, \`session_ids\`, \`trace_ids\`) to \`commit-links.jsonl\`, and writes the ledger as a git note under \`refs/notes/tracer\`. The ledger is deterministic: the same commit and traces give the same bytes on every machine, and running the command again appends nothing.
+
+      As a git hook it prints nothing and always exits 0; failures go to \`hook-errors.log\` in the project folder. With \`--verbose\` it prints what it recorded and reports failures with their exit code.
+    `,
+    examples: [
+      ['Attribute HEAD (what the post-commit hook runs)', '$0 commit-link'],
+      ['Attribute an older commit and show the result', '$0 commit-link --commit HEAD~2 --verbose'],
+    ],
+  });
+
+  commit = Option.String('--commit', 'HEAD', { description: 'The commit to attribute (any revision git understands; default HEAD)' });
+  verbose = Option.Boolean('--verbose', false, { description: 'Print what was recorded, and report failures instead of only logging them' });
+
+  async run() {
+    const { runCommitLink } = await import('../capture/ledger/git-hook-entry.js');
+    const { env, cwd } = this.context.kernel.context;
+    return runCommitLink(this.commit, { cwd, env, stdout: this.context.stdout, stderr: this.context.stderr, verbose: this.verbose });
+  }
+}
