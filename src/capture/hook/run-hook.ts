@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { tracerHome } from '../../store/home.js';
+import { resolveProject } from '../../store/project.js';
 import { resolveDestination, type Destination } from './destination.js';
 import { logHookFailure, type HookFailure } from './error-log.js';
 import { AGENTS, isObject, PayloadError, type AgentName, type HookEvent, type Payload } from './hook-event.js';
@@ -30,7 +31,8 @@ const NORMALIZERS: Record<AgentName, (event: string, payload: Payload) => HookEv
 
 export async function runHook(agent: string, event: string, io: HookIo): Promise<0> {
   const home = tracerHome(io.env);
-  let logDir = home;
+  // Until the payload names the agent's folder, failures go to the project of the folder the hook runs in.
+  let logDir = existingProjectDir(io.cwd, home, io.env) ?? home;
   const fail = (failure: HookFailure) => logHookFailure(logDir, { agent, event }, failure);
   try {
     if (!isAgent(agent)) {
@@ -93,6 +95,14 @@ async function parsePayload(stdin: HookIo['stdin']): Promise<{ value: Payload } 
   }
   if (!isObject(value)) return { failure: { code: 'invalid_payload', message: 'The payload is not a JSON object; the event was skipped.' } };
   return { value };
+}
+
+function existingProjectDir(cwd: string, home: string, env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return resolveProject({ cwd, home, env }).dir;
+  } catch {
+    return undefined;
+  }
 }
 
 function isAgent(agent: string): agent is AgentName {

@@ -20,7 +20,11 @@ export function tracedFile(path: string, fileText: string | undefined, fragments
     if (!splitLines(fragment.text).some(isAttributableLine)) continue;
     const found = fileText === undefined ? [] : occurrences(fileText, starts, fragment);
     if (found.length === 0) unplaced.push(...splitLines(fragment.text));
-    for (const [start, end] of found) spans.push([lineAt(starts, start), lineAt(starts, end - 1)]);
+    for (const [start, end] of found) {
+      // Text that starts with the newline ending a line leaves that line's own content alone.
+      const first = fileText![start] === '\n' && end - start > 1 ? start + 1 : start;
+      spans.push([lineAt(starts, first), lineAt(starts, end - 1)]);
+    }
   }
   const ranges: TracedRange[] = merge(spans).map(([first, last]) => ({
     start_line: first + 1,
