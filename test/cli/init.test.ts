@@ -9,7 +9,7 @@ test.after(cleanup);
 
 const projectIdIn = (stdout: string) => /tracer project (\S+)/.exec(stdout)?.[1];
 
-test('init is idempotent, works from a subfolder and a linked worktree, and writes nothing in the working tree', async () => {
+test('init is idempotent, works from a subfolder and a linked worktree, and writes nothing in the working tree but the agent hook settings', async () => {
   const { home, repo, run } = sandbox();
   const before = readdirSync(repo).sort();
 
@@ -44,8 +44,13 @@ test('init is idempotent, works from a subfolder and a linked worktree, and writ
   assert.is(projectIdIn(fromWorktree.stdout), id);
   assert.not.ok(readdirSync(worktree).some((name) => name.includes('tracer')), 'the worktree holds no anchor');
 
-  assert.equal(readdirSync(repo).filter((name) => name !== 'src').sort(), before);
-  assert.is(git(repo, 'status', '--porcelain', '--untracked-files=all'), '', 'tracer wrote nothing git would see');
+  const agentFolders = ['.claude', '.codex', '.cursor'];
+  assert.equal(readdirSync(repo).filter((name) => name !== 'src' && !agentFolders.includes(name)).sort(), before);
+  assert.is(
+    git(repo, 'status', '--porcelain', '--untracked-files=all'),
+    '?? .claude/settings.json\n?? .codex/hooks.json\n?? .cursor/hooks.json',
+    'the anchor is not in the working tree; only the agent hook settings (spec §2.4) are',
+  );
 });
 
 test('init outside a git repository fails with one line and writes nothing', async () => {
