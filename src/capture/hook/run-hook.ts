@@ -85,7 +85,7 @@ async function parsePayload(stdin: HookIo['stdin']): Promise<{ value: Payload } 
   const read = await readPayload(stdin);
   if (read.kind === 'none') return { failure: { code: 'empty_payload', message: 'No payload arrived on stdin; agents pass their hook JSON there.' } };
   if (read.kind === 'too_large') {
-    return { failure: { code: 'payload_too_large', message: `The payload is over ${PAYLOAD_CAP_BYTES} bytes; reading stopped there and the event was skipped.` } };
+    return { failure: { code: 'payload_too_large', message: `The payload is over the ${PAYLOAD_CAP_BYTES}-byte cap (${read.bytes} bytes or more); nothing past the cap was kept and the event was skipped.` } };
   }
   let value: unknown;
   try {
