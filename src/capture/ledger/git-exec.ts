@@ -21,6 +21,8 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<st
       if (error) reject(gitFailed(args, stderr, error));
       else resolve(stdout);
     });
+    // git may exit before reading its input (a bad revision): that EPIPE is not the failure to report.
+    child.stdin?.on('error', () => {});
     child.stdin?.end(options.input ?? '');
   });
 }
