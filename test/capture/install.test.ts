@@ -195,4 +195,33 @@ test('--global writes the user settings under $HOME, not the repository, and wor
   assertOneLineError(await runTracer(['init'], { cwd: outside, home, env }), 'not_a_git_repository');
 });
 
+test('end to end: the installed agent hook records an edit and the installed git hook links the commit to it', async () => {
+  const { home, repo, run } = sandbox();
+  assertOk(await run(['init', '--agents', 'claude-code']));
+  const command: string = json(join(repo, '.claude/settings.json')).hooks.PostToolUse[0].hooks[0].command;
+  const env = { ...cleanEnv(), PATH: '/usr/bin:/bin', TRACER_HOME: home };
+  const file = join(repo, 'hello.ts');
+  const content = 'export const hello = "from the agent";\n';
+  writeFileSync(file, content);
+  const payload = {
+    session_id: 'e2e-session',
+    transcript_path: join(repo, 'no-transcript.jsonl'),
+    cwd: repo,
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Write',
+    tool_input: { file_path: file, content },
+    tool_response: { filePath: file, success: true },
+  };
+  assert.is(execFileSync('/bin/sh', ['-c', command], { cwd: repo, env, input: JSON.stringify(payload), encoding: 'utf8' }), '');
+
+  execFileSync('git', ['add', 'hello.ts'], { cwd: repo, env });
+  const gitEnv = { ...env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com' };
+  assert.is(execFileSync('git', ['commit', '-q', '-m', 'agent wrote hello'], { cwd: repo, env: gitEnv, encoding: 'utf8' }), '');
+  const dataDir = readdirSync(join(home, 'projects')).map((name) => join(home, 'projects', name))[0]!;
+  const links = read(join(dataDir, 'commit-links.jsonl')).trim().split('\n').map((line) => JSON.parse(line));
+  assert.is(links.length, 1);
+  assert.is(links[0].commit, git(repo, 'rev-parse', 'HEAD'));
+  assert.ok(JSON.stringify(links[0]).includes('e2e-session'), 'the link names the session the agent hook recorded');
+});
+
 test.run();
