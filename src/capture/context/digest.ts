@@ -13,6 +13,7 @@ import { TRACES_FILE } from '../hook/trace-row.js';
  * what it does not understand.
  */
 export const LEDGERS_FILE = 'ledgers.jsonl';
+export const COMMIT_LINKS_FILE = 'commit-links.jsonl';
 
 export interface SessionDigest {
   agent: string;
@@ -29,9 +30,16 @@ export interface SessionDigest {
 export interface CommitDigest {
   commit: string;
   ts?: string;
-  /** Added lines per contributor type. */
-  lines: { ai: number; human: number; mixed: number };
-  files: number;
+  /** Non-blank added lines per contributor type. */
+  lines: ContributorCounts;
+  /** Files of the commit per contributor type (`mixed`: agent and person lines in one file). */
+  files: ContributorCounts;
+}
+
+export interface ContributorCounts {
+  ai: number;
+  human: number;
+  mixed: number;
 }
 
 export interface ContextDigest {
@@ -48,7 +56,8 @@ export async function buildDigest(project: { id: string; dir: string }, limit: n
     const summary = session.conversation_url === undefined ? undefined : summaries.get(session.conversation_url);
     if (summary !== undefined) session.summary = summary;
   }
-  const commits = await recentCommits(join(project.dir, LEDGERS_FILE), limit, onCorrupt);
+  const replaced = await rewrittenCommits(join(project.dir, COMMIT_LINKS_FILE), onCorrupt);
+  const commits = await recentCommits(join(project.dir, LEDGERS_FILE), limit, replaced, onCorrupt);
   return { project_id: project.id, sessions, commits };
 }
 
@@ -94,8 +103,17 @@ async function latestSummaries(path: string, onCorrupt: OnCorrupt): Promise<Map<
   return new Map([...latest].map(([url, { summary }]) => [url, summary]));
 }
 
-/** The newest ledger of each commit (a rewrite may write another), newest commits first. */
-async function recentCommits(path: string, limit: number, onCorrupt: OnCorrupt): Promise<CommitDigest[]> {
+/** Commits an amend or a rebase replaced: their ledgers stay in the file but describe no current commit. */
+async function rewrittenCommits(path: string, onCorrupt: OnCorrupt): Promise<Set<string>> {
+  const replaced = new Set<string>();
+  for await (const row of readRecords<Record<string, unknown>>(path, { onCorrupt })) {
+    if (isObject(row) && typeof row.rewritten_from === 'string') replaced.add(row.rewritten_from);
+  }
+  return replaced;
+}
+
+/** The newest ledger of each commit still current, newest commits first. */
+async function recentCommits(path: string, limit: number, replaced: ReadonlySet<string>, onCorrupt: OnCorrupt): Promise<CommitDigest[]> {
   const byCommit = new Map<string, CommitDigest & { order: number }>();
   let order = 0;
   for await (const row of readRecords<Record<string, unknown>>(path, { onCorrupt })) {
@@ -103,10 +121,10 @@ async function recentCommits(path: string, limit: number, onCorrupt: OnCorrupt):
     if (!isObject(row)) continue;
     const vcs = isObject(row.vcs) ? row.vcs : {};
     const commit = typeof row.commit === 'string' ? row.commit : typeof vcs.revision === 'string' ? vcs.revision : undefined;
-    if (commit === undefined) continue;
+    if (commit === undefined || replaced.has(commit)) continue;
     const ts = typeof row.ts === 'string' ? row.ts : typeof row.timestamp === 'string' ? row.timestamp : undefined;
     const files = Array.isArray(row.files) ? row.files : [];
-    byCommit.set(commit, { commit, ts, lines: countLines(files), files: files.length, order });
+    byCommit.set(commit, { commit, ts, lines: lineCounts(row, files), files: fileCounts(files), order });
   }
   return [...byCommit.values()]
     .sort((a, b) => compareNewestFirst(a.ts, b.ts) || b.order - a.order)
@@ -114,22 +132,47 @@ async function recentCommits(path: string, limit: number, onCorrupt: OnCorrupt):
     .map(({ order: _order, ...commit }) => (commit.ts === undefined ? withoutTs(commit) : commit));
 }
 
-/** Lines of every range, per contributor type of the conversation that holds it. */
-function countLines(files: unknown[]): CommitDigest['lines'] {
-  const lines = { ai: 0, human: 0, mixed: 0 };
+/**
+ * The ledger writer's own totals (`metadata["dev.tracer"].lines`, blank lines not
+ * counted) when present; else the lines of every range, by its contributor type.
+ */
+function lineCounts(ledger: Record<string, unknown>, files: unknown[]): ContributorCounts {
+  const metadata = isObject(ledger.metadata) && isObject(ledger.metadata['dev.tracer']) ? ledger.metadata['dev.tracer'] : {};
+  const totals = isObject(metadata.lines) ? metadata.lines : undefined;
+  if (totals && Number.isInteger(totals.ai) && Number.isInteger(totals.human)) {
+    return { ai: totals.ai as number, human: totals.human as number, mixed: Number.isInteger(totals.mixed) ? (totals.mixed as number) : 0 };
+  }
+  const lines = zero();
   for (const file of files) {
     if (!isObject(file) || !Array.isArray(file.conversations)) continue;
     for (const conversation of file.conversations) {
       if (!isObject(conversation) || !Array.isArray(conversation.ranges)) continue;
-      const type = isObject(conversation.contributor) ? conversation.contributor.type : undefined;
-      if (type !== 'ai' && type !== 'human' && type !== 'mixed') continue;
       for (const range of conversation.ranges) {
-        if (!isObject(range) || !Number.isInteger(range.start_line) || !Number.isInteger(range.end_line)) continue;
+        const type = contributorType(isObject(range) && isObject(range.contributor) ? range.contributor : conversation.contributor);
+        if (!type || !isObject(range) || !Number.isInteger(range.start_line) || !Number.isInteger(range.end_line)) continue;
         lines[type] += Math.max(0, (range.end_line as number) - (range.start_line as number) + 1);
       }
     }
   }
   return lines;
+}
+
+function fileCounts(files: unknown[]): ContributorCounts {
+  const counts = zero();
+  for (const file of files) {
+    const type = isObject(file) ? contributorType(file.contributor) : undefined;
+    if (type) counts[type] += 1;
+  }
+  return counts;
+}
+
+function contributorType(contributor: unknown): keyof ContributorCounts | undefined {
+  const type = isObject(contributor) ? contributor.type : undefined;
+  return type === 'ai' || type === 'human' || type === 'mixed' ? type : undefined;
+}
+
+function zero(): ContributorCounts {
+  return { ai: 0, human: 0, mixed: 0 };
 }
 
 function compareNewestFirst(a: string | undefined, b: string | undefined): number {

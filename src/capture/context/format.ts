@@ -15,7 +15,10 @@ export function formatDigest(digest: ContextDigest): string {
   out.push('', digest.commits.length === 0 ? 'Recent commits: no attribution ledgers yet.' : `Recent commits (${digest.commits.length}, newest first; added lines by author):`);
   for (const commit of digest.commits) {
     const { ai, human, mixed } = commit.lines;
-    out.push(`- ${commit.commit.slice(0, 12)}${commit.ts ? ` ${commit.ts}` : ''}: ai ${ai}, human ${human}, mixed ${mixed} in ${commit.files} file${commit.files === 1 ? '' : 's'}`);
+    const files = commit.files.ai + commit.files.human + commit.files.mixed;
+    const mixedLines = mixed > 0 ? `, mixed ${mixed}` : '';
+    const mixedFiles = commit.files.mixed > 0 ? ` (${commit.files.mixed} mixed)` : '';
+    out.push(`- ${commit.commit.slice(0, 12)}${commit.ts ? ` ${commit.ts}` : ''}: ai ${ai}, human ${human}${mixedLines} lines in ${files} file${files === 1 ? '' : 's'}${mixedFiles}`);
   }
   return `${out.join('\n')}\n`;
 }
