@@ -58,14 +58,26 @@ export function tempDir(prefix = 'tracer-test-'): string {
 
 export function cleanup(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  throwawayHome = undefined;
 }
 
+/**
+ * Runs git as a test author. Once `tracer init` has installed its git hooks, a
+ * commit runs tracer: TRACER_HOME points at a throwaway home so that it can never
+ * write into the real ~/.tracer (tests that want the hooks' output pass their own
+ * home through their own git call).
+ */
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd,
-    env: { ...cleanEnv(), GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com' },
+    env: { ...cleanEnv(), TRACER_HOME: hookHome(), GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com' },
     encoding: 'utf8',
   }).trim();
+}
+
+let throwawayHome: string | undefined;
+function hookHome(): string {
+  return (throwawayHome ??= join(tempDir('tracer-hook-home-'), 'home'));
 }
 
 /** A real git repository with one commit, in a fresh temp folder. */
