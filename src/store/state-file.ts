@@ -1,6 +1,5 @@
 import { lstat, mkdir, readFile, rename } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PUBLIC_FILE_MODE } from './home.js';
 
@@ -40,6 +39,8 @@ export async function readStateFile<T>(path: string, options: StateFileOptions<T
 export async function writeStateFile(path: string, value: unknown, mode = PUBLIC_FILE_MODE): Promise<void> {
   try {
     await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
+    // Loaded on first write: agent hooks import this module on every tool use and rarely write state.
+    const { default: writeFileAtomic } = await import('write-file-atomic');
     await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, { mode });
   } catch (error) {
     throw unwritable(path, error);
