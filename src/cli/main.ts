@@ -20,6 +20,11 @@ export async function main(argv: string[]): Promise<number> {
     const { runHook } = await import('../capture/hook/run-hook.js');
     return runHook(argv[1]!, argv[2]!, { stdin: process.stdin, env, cwd: process.cwd() });
   }
+  // Git's post-commit and post-rewrite hooks run these exact command lines on every commit.
+  if (isGitHookInvocation(argv)) {
+    const { runGitHookCommand } = await import('../capture/ledger/git-hook-entry.js');
+    return runGitHookCommand(argv, { stdin: process.stdin, env, cwd: process.cwd(), stdout, stderr });
+  }
   // Loaded only past the fast paths above, so that they pay for none of it.
   const [{ Builtins, Cli }, { CORE_COMMANDS }] = await Promise.all([import('clipanion'), import('../commands/index.js')]);
   let context: TracerContext;
@@ -48,6 +53,11 @@ export async function main(argv: string[]): Promise<number> {
 /** `hook <agent> <event>` exactly; anything else (`hook --help`, a missing event) goes to clipanion. */
 function isHookInvocation(argv: readonly string[]): boolean {
   return argv.length === 3 && argv[0] === 'hook' && argv.slice(1).every((arg) => !arg.startsWith('-'));
+}
+
+/** `commit-link` and `rewrite-ledger <kind>` exactly, as the git hooks call them; flags and --help go to clipanion. */
+function isGitHookInvocation(argv: readonly string[]): boolean {
+  return (argv.length === 1 && argv[0] === 'commit-link') || (argv.length === 2 && argv[0] === 'rewrite-ledger' && !argv[1]!.startsWith('-'));
 }
 
 /** Commands that can mend a broken plugin list, so they must start without it. */

@@ -117,6 +117,16 @@ test('through the hooks tracer init installs: commit, amend and rebase keep ledg
   const links = rows(m, 'commit-links.jsonl').filter((link) => link.commit === amended);
   assert.ok(links.some((link) => link.rewritten_from === first), 'post-rewrite linked the amended commit to the old one');
   assert.ok(note(m.repo, amended));
+
+  gitIn(m.repo, ['checkout', '-q', '-b', 'moved', 'HEAD~1']);
+  writeFile(m.repo, 'elsewhere.txt', ['moved base']);
+  commitAll(m.repo, 'move the base', { home: m.home });
+  gitIn(m.repo, ['checkout', '-q', 'main']);
+  gitIn(m.repo, ['rebase', '-q', 'moved'], { home: m.home });
+  const rebased = gitIn(m.repo, ['rev-parse', 'HEAD']);
+  assert.equal(linesByType(ledgerOf(m, rebased).files[0]), { ai: [1], human: [2] }, 'the rebased commit keeps its attribution');
+  assert.ok(rows(m, 'commit-links.jsonl').some((link) => link.commit === rebased && link.rewritten_from === amended));
+  assert.ok(note(m.repo, rebased));
   const log = rawLines(m, 'hook-errors.log');
   assert.equal(log, [], 'no hook failures');
 });

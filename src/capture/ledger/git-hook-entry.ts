@@ -106,3 +106,13 @@ function failureOf(error: unknown): HookFailure {
   const failure = asTracerError(error);
   return { code: failure.code, message: failure.message };
 }
+
+/**
+ * The fast path of cli/main.ts: the exact command lines the git hooks run,
+ * answered without clipanion or the plugin kernel so a commit waits for as
+ * little as possible. Anything else (flags, --help) goes through the commands.
+ */
+export function runGitHookCommand(argv: readonly string[], io: Omit<GitHookIo, 'verbose'> & { stdin: Readable }): Promise<number> {
+  const hookIo = { ...io, verbose: false };
+  return argv[0] === 'rewrite-ledger' ? runRewriteLedger(argv[1]!, io.stdin, hookIo) : runCommitLink('HEAD', hookIo);
+}
