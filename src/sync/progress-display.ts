@@ -16,10 +16,11 @@ export interface ProgressDisplay {
   finish(error?: unknown): Promise<void>;
 }
 
-export function outputMode(flags: { json?: boolean; quiet?: boolean }, stdout: Writable & { isTTY?: boolean }): OutputMode {
+export function outputMode(flags: { json?: boolean; quiet?: boolean }, stdout: Writable & { isTTY?: boolean; columns?: number }): OutputMode {
   if (flags.json) return 'json';
   if (flags.quiet) return 'quiet';
-  return stdout.isTTY ? 'tty' : 'plain';
+  // A terminal too narrow to draw in (or reporting no width) gets plain lines.
+  return stdout.isTTY && (stdout.columns ?? 0) >= 40 ? 'tty' : 'plain';
 }
 
 export async function showProgress(kernel: Kernel, mode: OutputMode, steps: readonly string[], stdout: Writable, indent = '  '): Promise<ProgressDisplay> {
