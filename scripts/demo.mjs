@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The README's first command: the main job of tracer, end to end, on this machine.
-// Starts the embedded service, creates a project and a token, records sample agent
-// activity on "machine A", pushes it, pulls it on "machine B" (another TRACER_HOME
-// and another clone), and shows that both stores now hold the same data.
+// Starts the embedded service, creates a project and a token, records agent activity
+// on "machine A" through the hook commands, pushes it, pulls it on "machine B"
+// (another TRACER_HOME and another clone), and shows that both stores now hold the
+// same data.
 // Everything lives in a temporary folder that is removed at the end (--keep keeps it).
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes, createHash } from 'node:crypto';
@@ -17,8 +18,6 @@ if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) {
   console.error('demo: tracer is not built yet; run npm install (or npm run build) first.');
   process.exit(1);
 }
-const { withContentId, sha256Hex } = await import(join(root, 'dist', 'core', 'content-id.js'));
-const { appendRecords } = await import(join(root, 'dist', 'store', 'jsonl.js'));
 
 const keep = process.argv.includes('--keep');
 const work = mkdtempSync(join(tmpdir(), 'tracer-demo-'));
@@ -73,35 +72,44 @@ function startService() {
   });
 }
 
-/** Sample activity as the agent hooks would record it: two traces, a ledger that attributes them, a commit link, a summary, two transcripts. */
-function recordSampleActivity(projectDir, commit) {
-  const ts = new Date().toISOString();
-  const conversationId = 'demo-session-1';
-  const traces = [
-    withContentId({ id: '', ts, agent: 'claude-code', event: 'PostToolUse', tool: 'Edit', conversation_id: conversationId, files: [{ path: 'src/app.js', ranges: [[1, 3]] }] }, 'id'),
-    withContentId({ id: '', ts, agent: 'claude-code', event: 'PostToolUse', tool: 'Write', conversation_id: conversationId, files: [{ path: 'README.md', ranges: [[1, 2]] }] }, 'id'),
-  ];
-  appendRecords(join(projectDir, 'traces.jsonl'), traces);
-  appendRecords(join(projectDir, 'ledgers.jsonl'), [withContentId({ sha: '', ts, commit, trace_ids: traces.map((trace) => trace.id) }, 'sha')]);
-  appendRecords(join(projectDir, 'commit-links.jsonl'), [withContentId({ id: '', ts, commit, session_ids: [conversationId], trace_ids: traces.map((trace) => trace.id) }, 'id')]);
-  appendRecords(join(projectDir, 'session-summaries.jsonl'), [withContentId({ id: '', ts, conversation_url: `claude-code://${conversationId}`, summary: 'Added the app entry point and a README.' }, 'id')]);
+/**
+ * An agent session as the installed hooks report it: each step pipes the agent's
+ * payload to `tracer hook`, exactly what Claude Code and Codex run; git's
+ * post-commit step (`tracer commit-link`) then attributes the commit.
+ */
+function recordAgentSessions(home, repo) {
+  const claude = { session_id: 'demo-claude-session', transcript_path: join(work, 'claude-session.jsonl'), cwd: repo };
+  const send = (agent, event, payload) => hook(home, repo, agent, event, { ...payload, hook_event_name: event });
+  send('claude-code', 'SessionStart', { ...claude, source: 'startup' });
+  send('claude-code', 'UserPromptSubmit', { ...claude, prompt: 'Add an entry point and describe it in the README' });
+  const app = "export function main() {\n  console.log('hello from the demo');\n}\n\nmain();\n";
+  mkdirSync(join(repo, 'src'), { recursive: true });
+  writeFileSync(join(repo, 'src', 'app.js'), app);
+  send('claude-code', 'PostToolUse', { ...claude, tool_name: 'Write', tool_input: { file_path: join(repo, 'src', 'app.js'), content: app } });
+  writeFileSync(join(repo, 'README.md'), '# demo\n\nRun `node src/app.js`.\n');
+  send('claude-code', 'PostToolUse', { ...claude, tool_name: 'Edit', tool_input: { file_path: join(repo, 'README.md'), old_string: '# demo\n', new_string: '# demo\n\nRun `node src/app.js`.\n' } });
+  writeFileSync(claude.transcript_path, [
+    { type: 'user', message: { role: 'user', content: 'Add an entry point and describe it in the README' } },
+    { type: 'assistant', message: { id: 'msg_1', role: 'assistant', content: [{ type: 'text', text: 'Added src/app.js and a README line on how to run it.' }] } },
+  ].map((line) => `${JSON.stringify(line)}\n`).join(''));
+  send('claude-code', 'Stop', { ...claude, stop_hook_active: false });
 
-  const transcripts = {
-    [conversationId]: Buffer.from(`{"role":"user","content":"Add an entry point"}\n{"role":"assistant","content":"Done."}\n`),
-    'demo-session-2': Buffer.from(Array.from({ length: 3000 }, (_, i) => `{"turn":${i},"content":"${'x'.repeat(100)}"}\n`).join('')),
-  };
-  const index = {};
-  const rows = [];
-  for (const [id, bytes] of Object.entries(transcripts)) {
-    const sha = sha256Hex(bytes);
-    mkdirSync(join(projectDir, 'conversations', sha.slice(0, 2)), { recursive: true });
-    writeFileSync(join(projectDir, 'conversations', sha.slice(0, 2), sha), bytes);
-    index[id] = sha;
-    rows.push({ conversation_id: id, content_sha256: sha, size: bytes.length, ts });
-  }
-  writeFileSync(join(projectDir, 'conversations', '_index.json'), `${JSON.stringify(index, null, 2)}\n`);
-  appendRecords(join(projectDir, 'conversations.jsonl'), rows);
-  return Object.keys(transcripts);
+  // A long Codex session: its transcript is over 256 KiB, so push sends it through the blob routes.
+  const codex = { session_id: 'demo-codex-session', turn_id: '1', transcript_path: join(work, 'codex-rollout.jsonl'), cwd: repo, model: 'gpt-5-codex' };
+  writeFileSync(codex.transcript_path, Array.from({ length: 3000 }, (_, i) => `{"turn":${i},"content":"${'x'.repeat(100)}"}\n`).join(''));
+  send('codex', 'Stop', { ...codex, last_assistant_message: 'Reviewed the entry point; nothing to change.' });
+
+  writeFileSync(join(repo, 'src', 'app.js'), `${app}// reviewed by a person\n`);
+  git(repo, 'add', 'src', 'README.md');
+  // The post-commit hook tracer init installed has attributed it already; --verbose shows the result.
+  git(repo, 'commit', '-q', '-m', 'Add the entry point');
+  tracer(home, repo, ['commit-link', '--verbose']);
+  return [claude.session_id, codex.session_id];
+}
+
+function hook(home, cwd, agent, event, payload) {
+  console.log(`  $ tracer hook ${agent} ${event} < payload`);
+  execFileSync(process.execPath, [bin, 'hook', agent, event], { cwd, env: { ...baseEnv, TRACER_HOME: home }, input: JSON.stringify(payload), stdio: ['pipe', 'ignore', 'inherit'] });
 }
 
 function projectDirOf(initOutput) {
@@ -145,13 +153,14 @@ try {
   git(repoA, 'commit', '-q', '-m', 'Add README');
   const dirA = projectDirOf(tracer(homeA, repoA, ['init']));
   tracer(homeA, repoA, ['remote', 'add', 'origin', remoteUrl, '--token', token]);
-  const conversations = recordSampleActivity(dirA, git(repoA, 'rev-parse', 'HEAD'));
-  console.log(`  recorded 2 traces, 1 ledger, 1 commit link, 1 summary and ${conversations.length} transcripts`);
+  recordAgentSessions(homeA, repoA);
+  tracer(homeA, repoA, ['context']);
   tracer(homeA, repoA, ['status']);
 
   step('Machine A: push');
   tracer(homeA, repoA, ['push']);
-  tracer(homeA, repoA, ['push']);
+  // Session events that wrote no committed line wait for attribution; --full sends them too.
+  tracer(homeA, repoA, ['push', '--full']);
 
   step('Machine B: another clone, another home, pull');
   const homeB = join(work, 'machine-b', 'tracer-home');
