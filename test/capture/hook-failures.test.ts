@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, sandbox, tempDir } from '../helpers/cli.js';
+import { cleanup, runTracer, sandbox, tempDir } from '../helpers/cli.js';
 import { hook, payload, projectDir, readJsonl } from './hook-fixtures.js';
 
 test.after(cleanup);
@@ -75,8 +75,8 @@ test('Outside any git repository nothing is recorded unless capture_detached_edi
   await hook('claude-code', 'PostToolUse', input, { cwd: outside, home });
   assert.not.ok(existsSync(home), 'nothing written at all');
 
-  mkdirSync(home, { recursive: true });
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ capture_detached_edits: true }));
+  const set = await runTracer(['set', 'global', 'capture_detached_edits', 'true'], { cwd: outside, home });
+  assert.is(set.code, 0, set.stderr);
   await hook('claude-code', 'PostToolUse', input, { cwd: outside, home });
   const [row] = readJsonl(join(home, 'detached', 'traces.jsonl'));
   assert.is(row!.files[0].path, join(outside, 'notes.md'));
