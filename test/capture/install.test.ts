@@ -43,6 +43,9 @@ test('a fresh init hooks the three agents in the repository, each event once, an
 
   const codex = json(join(repo, '.codex/hooks.json'));
   assert.ok(codex.hooks.Stop[0].hooks[0].command.endsWith(' hook codex Stop'));
+  assert.equal(Object.keys(codex.hooks), ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop']);
+  assert.is(codex.hooks.PostToolUse[0].matcher, 'apply_patch', 'Codex edits are attributed, shell commands are not traced');
+  assert.ok(codex.hooks.PostToolUse[0].hooks[0].command.endsWith(' hook codex PostToolUse'));
   for (const file of AGENT_FILES) assert.is(statSync(join(repo, file)).mode & 0o777, 0o644);
 
   const before = snapshot(repo);

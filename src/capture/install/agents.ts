@@ -64,9 +64,10 @@ export const AGENTS: Record<AgentName, AgentSpec> = {
     // Codex CLI keeps its user configuration in CODEX_HOME (default ~/.codex).
     globalFile: (env) => join(env.CODEX_HOME?.trim() ? resolve(env.CODEX_HOME) : join(userHome(env), '.codex'), 'hooks.json'),
     skeleton: {},
-    // Codex edits files through its shell and apply_patch tools; the turn-level
-    // events carry the session, the transcript and the final message.
-    events: [{ event: 'SessionStart' }, { event: 'UserPromptSubmit' }, { event: 'Stop' }],
+    // Codex edits files through apply_patch: hooking it (and only it, not every
+    // shell command) is what lets its lines be attributed. The turn-level events
+    // carry the session, the transcript and the final message.
+    events: [{ event: 'SessionStart' }, { event: 'UserPromptSubmit' }, { event: 'PostToolUse', matcher: 'apply_patch' }, { event: 'Stop' }],
     rulesDir: '.codex/rules',
     ruleExtension: '.md',
   },
