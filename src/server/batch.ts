@@ -6,6 +6,12 @@ import type { StoredItem } from './storage/types.js';
 
 /** Wire contract "Upload, per family": at most this many items per request. */
 export const MAX_ITEMS_PER_REQUEST = 500;
+/**
+ * Deepest nesting an item may have. Canonical JSON (the content id) is computed
+ * recursively, so a hostile item nested thousands deep would exhaust the stack and
+ * answer 500; no real trace comes anywhere near this.
+ */
+export const MAX_ITEM_DEPTH = 256;
 
 /** One upload, checked in full before anything is written: one bad item rejects the batch. */
 export interface PreparedBatch {
@@ -35,6 +41,8 @@ export function prepareBatch(body: unknown, family: FamilyDefinition): PreparedB
     const problems = itemProblems(item, index, family);
     if (problems.length) return invalid.push(...problems);
     const record = item as Record<string, unknown>;
+    const unencodable = jsonValueProblem(record);
+    if (unencodable) return invalid.push({ index, field: unencodable.field, message: unencodable.message });
     if (family.idMember !== null && contentId(record, family.idMember) !== record[family.idMember]) {
       return mismatched.push({
         index,
@@ -93,6 +101,23 @@ function itemProblems(item: unknown, index: number, family: FamilyDefinition): V
     problems.push({ index, field: family.idMember, message: 'must be a string' });
   }
   return problems;
+}
+
+/**
+ * What canonical JSON cannot carry: nesting deeper than MAX_ITEM_DEPTH, or a number
+ * JSON.parse made infinite (1e400). Walked without recursion, so the check itself
+ * cannot exhaust the stack. `field` is the top-level member holding the problem.
+ */
+export function jsonValueProblem(record: Record<string, unknown>): { field: string; message: string } | undefined {
+  const pending: Array<{ value: unknown; depth: number; field: string }> = Object.entries(record).map(([field, value]) => ({ value, depth: 1, field }));
+  while (pending.length) {
+    const { value, depth, field } = pending.pop()!;
+    if (typeof value === 'number' && !Number.isFinite(value)) return { field, message: 'holds a number too large for JSON (it parses as infinity)' };
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_ITEM_DEPTH) return { field, message: `nests deeper than ${MAX_ITEM_DEPTH} levels` };
+    for (const child of Object.values(value)) pending.push({ value: child, depth: depth + 1, field });
+  }
+  return undefined;
 }
 
 function countItems(errors: readonly ValidationError[]): number {
