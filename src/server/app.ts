@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { clientErrorHandler, frameworkErrorHandler } from './client-errors.js';
 import type { ServiceContext } from './context.js';
 import { ProblemError, problemFromError, sendProblem } from './problem.js';
 import { adminRoutes } from './routes/admin.js';
@@ -18,7 +19,8 @@ export const GATEWAY_PREFIX = '/gw/:gatewayOrg/:gatewayProject';
  * switched-off routes never registered); every error leaves as problem+json.
  */
 export function buildApp(context: ServiceContext): FastifyInstance {
-  const app = Fastify({
+  let app: FastifyInstance;
+  app = Fastify({
     logger: {
       level: context.options.logLevel,
       // Tokens and the admin secret travel in Authorization: never in a log line.
@@ -36,6 +38,11 @@ export function buildApp(context: ServiceContext): FastifyInstance {
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     return503OnClosing: false,
+    // Path parameters of any length reach the routes, which answer invalid_sha / invalid_target
+    // (the URL as a whole is still bounded by Node's header size limit).
+    routerOptions: { maxParamLength: 16 * 1024 },
+    clientErrorHandler: clientErrorHandler(() => app.log),
+    frameworkErrors: frameworkErrorHandler,
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -56,6 +63,14 @@ export function buildApp(context: ServiceContext): FastifyInstance {
   const api = async (scope: FastifyInstance) => {
     // JSON only: text/plain (which Fastify accepts by default) gets 415 like any other type.
     scope.removeContentTypeParser('text/plain');
+    // JSON is UTF-8 (RFC 8259) and is read as such: a body declared in another charset would be misread.
+    scope.addHook('preParsing', async (request) => {
+      const type = request.headers['content-type'];
+      const charset = typeof type === 'string' && /^application\/json\b/i.test(type) ? /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1] : undefined;
+      if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+        throw new ProblemError(415, 'unsupported_media_type', `JSON bodies must be UTF-8, not ${charset.slice(0, 40)}; send Content-Type: application/json.`);
+      }
+    });
     if (context.routeEnabled('whoami')) await scope.register(whoamiRoutes(context));
     await scope.register(syncRoutes(context));
     if (context.routeEnabled('blobs')) await scope.register(blobRoutes(context));

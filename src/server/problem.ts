@@ -46,6 +46,9 @@ const TITLES: Record<string, string> = {
   sha_mismatch: 'SHA-256 mismatch',
   blob_too_large: 'Blob too large',
   admin_disabled: 'Administration is off',
+  invalid_request: 'Malformed request',
+  headers_too_large: 'Request headers too large',
+  request_timeout: 'Request timed out',
   internal_error: 'Internal error',
   service_unavailable: 'Service unavailable',
 };
@@ -86,8 +89,9 @@ export function problemFromError(error: unknown): ProblemError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ProblemError(413, 'body_too_large', 'The request body is larger than this service accepts; send fewer or smaller items per request.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ProblemError(415, 'unsupported_media_type', 'This route does not accept that Content-Type; send application/json (blob bytes: application/octet-stream).');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ProblemError(400, 'invalid_request', 'The body is not as long as its Content-Length says; send the whole body with its true length.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ProblemError(400, 'invalid_json', 'The body is empty; send a JSON object.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
