@@ -1,28 +1,33 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE } from '../store/home.js';
+import { errnoCode, unwritable } from '../store/state-file.js';
 
 /**
  * Content-addressed blob files: written through a temp file in the same folder,
  * hashed while written, and renamed into place only when the SHA-256 matches, so
- * the cache never holds bytes under the wrong name.
+ * the cache never holds bytes under the wrong name. A local write failure (disk
+ * full, read-only home) is a state_unwritable error, never mistaken for a network
+ * failure by the download that feeds it; errors of the source pass through as
+ * they are, so the HTTP client still retries a connection cut mid-body.
  */
 export async function writeVerifiedBlob(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sha256: string, destination: string): Promise<number> {
-  await mkdir(dirname(destination), { recursive: true, mode: PRIVATE_DIR_MODE });
-  const temporary = `${destination}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  await locally(destination, () => mkdir(dirname(destination), { recursive: true, mode: PRIVATE_DIR_MODE }));
+  await removeAbandonedTemporaries(destination);
+  const temporary = `${destination}${TEMPORARY_MARK}${process.pid}-${randomBytes(4).toString('hex')}`;
   const hash = createHash('sha256');
   let size = 0;
-  const file = await open(temporary, 'w', 0o644);
+  const file = await locally(temporary, () => open(temporary, 'w', 0o644));
   try {
     for await (const chunk of source) {
       hash.update(chunk);
       size += chunk.length;
-      await file.write(chunk);
+      await locally(temporary, () => file.write(chunk));
     }
-    await file.sync();
+    await locally(temporary, () => file.sync());
     await file.close();
     const actual = hash.digest('hex');
     if (actual !== sha256) {
@@ -30,12 +35,54 @@ export async function writeVerifiedBlob(source: AsyncIterable<Uint8Array> | Iter
         exitCode: ExitCode.validation,
       });
     }
-    await rename(temporary, destination);
+    await locally(destination, () => rename(temporary, destination));
     return size;
   } catch (error) {
     await file.close().catch(() => undefined);
-    await rm(temporary, { force: true });
+    await rm(temporary, { force: true }).catch(() => undefined);
     throw error;
+  }
+}
+
+const TEMPORARY_MARK = '.tmp-';
+
+/**
+ * A pull killed mid-download leaves `<sha>.tmp-<pid>-<rand>` behind. The next
+ * pull fetches the same sha again (its row was never stored), so that is when
+ * the leftovers of processes no longer running are removed; a temp file of a
+ * live process (another pull in the same home) is left alone.
+ */
+async function removeAbandonedTemporaries(destination: string): Promise<void> {
+  const dir = dirname(destination);
+  const prefix = `${basename(destination)}${TEMPORARY_MARK}`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (Number.isInteger(pid) && pid > 0 && processRuns(pid)) continue;
+    await rm(join(dir, name), { force: true }).catch(() => undefined);
+  }
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errnoCode(error) === 'EPERM';
+  }
+}
+
+async function locally<T>(path: string, operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw unwritable(path, error);
   }
 }
 
