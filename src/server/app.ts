@@ -11,6 +11,23 @@ import { whoamiRoutes } from './routes/whoami.js';
 
 /** A client's own X-Request-Id is reused when it is harmless; otherwise the service makes one. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+/**
+ * Fields that name one thing. Node keeps the first of two Authorization or
+ * Content-Type headers and drops the other, so a request carrying two tokens
+ * would be judged on whichever came first: refuse it instead.
+ */
+const SINGLE_VALUE_HEADERS = new Set(['authorization', 'content-type', 'x-tracer-org', 'x-tracer-project', 'x-content-sha256']);
+
+function refuseRepeatedHeaders(rawHeaders: readonly string[]): void {
+  const seen = new Set<string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (!SINGLE_VALUE_HEADERS.has(name)) continue;
+    if (seen.has(name)) throw new ProblemError(400, 'invalid_request', `The request carries ${name} more than once; send it once.`);
+    seen.add(name);
+  }
+}
+
 /** The gateway mount (spec §1): the same API under `/gw/<org>/<project>`. */
 export const GATEWAY_PREFIX = '/gw/:gatewayOrg/:gatewayProject';
 
@@ -19,8 +36,7 @@ export const GATEWAY_PREFIX = '/gw/:gatewayOrg/:gatewayProject';
  * switched-off routes never registered); every error leaves as problem+json.
  */
 export function buildApp(context: ServiceContext): FastifyInstance {
-  let app: FastifyInstance;
-  app = Fastify({
+  const app: FastifyInstance = Fastify({
     logger: {
       level: context.options.logLevel,
       // Tokens and the admin secret travel in Authorization: never in a log line.
@@ -47,6 +63,7 @@ export function buildApp(context: ServiceContext): FastifyInstance {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    refuseRepeatedHeaders(request.raw.rawHeaders);
   });
   app.setErrorHandler((error, request, reply) => {
     const problem = problemFromError(error);
