@@ -2,7 +2,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, clearRuns, stopAllServices } from './environment.js';
 import { markdownTable, runInfo, saveResults, type Result } from './report.js';
-import { syncWorkloads } from './workloads/sync.js';
+import { conversationWorkload } from './workloads/conversations.js';
+import { hookWorkload } from './workloads/hook.js';
+import { largeFileWorkload } from './workloads/large.js';
+import { loadWorkload } from './workloads/load.js';
+import { syncDataset, syncWorkloads } from './workloads/sync.js';
+import { postgresAvailable } from '../test/helpers/service.js';
 
 /**
  * `npm run bench [-- --quick] [-- --only 1,2,3]`: builds the data sets once
@@ -15,13 +20,34 @@ const only = values.only ? new Set(values.only.split(',').map((part) => part.tri
 const wanted = (n: string) => !only || only.has(n);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+const syncSize = quick ? { traces: 10_000, ledgers: 200, commitLinks: 200 } : { traces: 100_000, ledgers: 2_000, commitLinks: 2_000 };
 const info = runInfo(quick ? 'quick' : 'full');
 log(`tracer bench (${info.mode}), ${info.cores} cores, load ${info.loadBefore.join(' ')}`);
 const results: Result[] = [];
 try {
   if (wanted('1') || wanted('2') || wanted('3')) {
     log('workloads 1-3: push, no-op push, pull');
-    results.push(...(await syncWorkloads(quick ? { size: { traces: 10_000, ledgers: 200, commitLinks: 200 }, runs: 2, noopRuns: 3 } : { size: { traces: 100_000, ledgers: 2_000, commitLinks: 2_000 }, runs: 3, noopRuns: 5 }, log)));
+    results.push(...(await syncWorkloads({ size: syncSize, runs: quick ? 2 : 3, noopRuns: quick ? 3 : 5 }, log)));
+  }
+  if (wanted('4')) {
+    log('workload 4: conversations');
+    const size = quick ? { count: 20, minBytes: 10_000, maxBytes: 2_000_000, totalBytes: 20_000_000 } : { count: 200, minBytes: 10_000, maxBytes: 8_000_000, totalBytes: 300_000_000 };
+    results.push(...(await conversationWorkload({ size, runs: quick ? 1 : 3 }, log)));
+  }
+  if (wanted('5')) {
+    log('workload 5: hook latency');
+    results.push(...(await hookWorkload({ runs: quick ? 9 : 21 }, log)));
+  }
+  if (wanted('6')) {
+    log('workload 6: large traces.jsonl');
+    results.push(...(await largeFileWorkload({ bytes: quick ? 100 * 2 ** 20 : 2 ** 30, runs: quick ? 1 : 2 }, log)));
+  }
+  if (wanted('7')) {
+    log('workload 7: service under load');
+    const backends: Array<'sqlite' | 'postgres'> = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+    if (backends.length === 1) log('  PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): SQLite only');
+    const tracesFile = join((await syncDataset(syncSize)).dir, 'traces.jsonl');
+    results.push(...(await loadWorkload(quick ? { tracesFile, pool: 4_000, clients: 20, window: 1_000 } : { tracesFile, pool: 20_000, clients: 20, window: 5_000 }, backends, log)));
   }
 } finally {
   await stopAllServices();

@@ -15,9 +15,14 @@ export interface SyncWorkloadOptions {
   noopRuns: number;
 }
 
+/** The generated folder for `size`, built on first use. */
+export async function syncDataset(size: SyncDatasetSize) {
+  const dir = join(DATA_DIR, `sync-${size.traces}`);
+  return { dir, summary: await cachedDataset(dir, size, (target) => writeSyncDataset(target, size)) };
+}
+
 export async function syncWorkloads(options: SyncWorkloadOptions, log: (line: string) => void): Promise<Result[]> {
-  const datasetDir = join(DATA_DIR, `sync-${options.size.traces}`);
-  const dataset = await cachedDataset(datasetDir, options.size, (dir) => writeSyncDataset(dir, options.size));
+  const { dir: datasetDir, summary: dataset } = await syncDataset(options.size);
   log(`data set: ${dataset.traces} traces, ${dataset.ledgers} ledgers, ${dataset.commitLinks} commit links, ${round(dataset.bytes / 2 ** 20, 1)} MiB`);
   const samples = { push: [] as number[], pushBase: [] as number[], pushRss: [] as number[], noop: [] as number[], version: [] as number[], pull: [] as number[], pullBase: [] as number[], pullRss: [] as number[] };
   for (let run = 0; run < options.runs; run += 1) {
