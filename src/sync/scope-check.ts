@@ -21,8 +21,8 @@ export async function checkTokenScope(kernel: Kernel, project: Project, name: st
     return (await preflightRemote(kernel, project, remote, { quick: true })).warnings;
   } catch (error) {
     if (error instanceof TracerError && REFUSALS.has(error.code)) throw error;
-    const why = error instanceof TracerError ? `${error.message} (${error.code})` : String(error);
-    return [{ code: 'scope_unchecked', message: `The token's scope could not be checked against ${target.base_url}: ${why.replace(/\.?\s*$/, '')}; run tracer doctor once it answers.` }];
+    const why = error instanceof TracerError ? error.code : error instanceof Error ? error.message : String(error);
+    return [{ code: 'scope_unchecked', message: `Could not check the token's scope with ${target.base_url} (${why}); run tracer doctor once the server answers.` }];
   }
 }
 

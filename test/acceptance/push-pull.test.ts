@@ -106,7 +106,8 @@ test('without --full unattributed traces wait (status counts them); --full sends
   const full = json(await a.run(['push', '--full', '--json'])).push;
   assert.is(full.totals.sent, 1);
   assert.ok(syncState(a).remotes.origin.synced.trace_ids.includes(lonely.id));
-  assert.match((await a.run(['status'])).stdout, 'everything pushed');
+  const after = await a.run(['status']);
+  assert.match(after.stdout, 'everything pushed', after.stdout + after.stderr);
 });
 
 test('--dry-run sends no mutating request and writes nothing', async () => {
@@ -170,6 +171,17 @@ test('--since bounds item timestamps, independent of the manifest; a bad value i
   const pulled = json(await b.run(['pull', '--since', '2029-12-31', '--json'])).pull;
   assert.is(pulled.families.find((f: any) => f.family === 'traces').inserted, 1);
   assert.ok(readRows(join(b.dir, 'traces.jsonl')).some((row) => row.id === recent.id));
+});
+
+test('--quiet prints nothing on success and only the error line on failure', async () => {
+  const quiet = await a.run(['push', '--quiet']);
+  assert.is(quiet.code, 0, quiet.stderr);
+  assert.is(quiet.stdout, '');
+  assert.is(quiet.stderr, '');
+  const failing = await a.run(['pull', '--quiet', '--remote', 'nowhere']);
+  assert.is(failing.code, 2);
+  assert.is(failing.stdout, '');
+  assert.is(failing.stderr.trim().split('\n').length, 1);
 });
 
 test('sync accepts only --remote', async () => {

@@ -1,6 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../../cli/tracer-command.js';
-import { ExitCode, TracerError } from '../../core/errors.js';
+import { ExitCode, TracerError, type TracerWarning } from '../../core/errors.js';
 import { updateProjectConfig } from '../../store/config-files.js';
 import { globalTokenKey } from '../../store/credentials.js';
 import type { Project } from '../../store/project.js';
@@ -43,8 +43,9 @@ export class RemoteAddCommand extends TracerCommand {
 
   async run() {
     const plan = await this.plan();
-    await this.checkScope(plan);
+    const warnings = await this.checkScope(plan);
     await this.write(plan);
+    for (const warning of warnings) this.context.kernel.warn(warning);
     this.print(`Added remote ${plan.name}: ${plan.record.url}`);
     this.print(`  org_slug: ${plan.record.org_slug}, project_slug: ${plan.record.project_slug}`);
     this.print(`  token: ${describeChoice(plan.token, plan.record.auth)}`);
@@ -65,13 +66,13 @@ export class RemoteAddCommand extends TracerCommand {
    * The whoami scope pre-flight (spec §4.4), after every local check and before
    * anything is written: a token for another org or project refuses the remote.
    */
-  protected async checkScope(plan: RemoteAddPlan): Promise<void> {
+  protected async checkScope(plan: RemoteAddPlan): Promise<TracerWarning[]> {
     const { kernel } = this.context;
     const token = plan.token?.kind === 'global' ? plan.token.token : plan.token ? kernel.context.env[plan.token.variable] : undefined;
-    if (!token) return;
+    if (!token) return [];
     const { checkTokenScope } = await import('../../sync/scope-check.js');
     const source = plan.token?.kind === 'env' ? `env:${plan.token.variable}` : '--token';
-    for (const warning of await checkTokenScope(kernel, plan.project, plan.name, plan.record, token, source)) kernel.warn(warning);
+    return checkTokenScope(kernel, plan.project, plan.name, plan.record, token, source);
   }
 
   /**
