@@ -26,14 +26,14 @@ export async function main(argv: string[]): Promise<number> {
     return runGitHookCommand(argv, { stdin: process.stdin, env, cwd: process.cwd(), stdout, stderr });
   }
   // Loaded only past the fast paths above, so that they pay for none of it.
-  const [{ Builtins, Cli }, { CORE_COMMANDS }] = await Promise.all([import('clipanion'), import('../commands/index.js')]);
+  const [{ Builtins, Cli }, coreCommands] = await Promise.all([import('clipanion'), import('./solo-commands.js').then(({ coreCommandsFor }) => coreCommandsFor(argv))]);
   let context: TracerContext;
   let cli: Cli<TracerContext>;
   try {
     const kernel = await bootWithRepair(argv, { home: tracerHome(env), cwd: process.cwd(), env });
     const colored = wantsColor(env, stdout);
     cli = new Cli<TracerContext>({ binaryLabel: 'tracer', binaryName: 'tracer', binaryVersion: VERSION, enableCapture: false, enableColors: colored });
-    for (const command of CORE_COMMANDS) cli.register(command);
+    for (const command of coreCommands) cli.register(command);
     for (const plugin of kernel.plugins) for (const command of plugin.commands ?? []) cli.register(command);
     cli.register(Builtins.HelpCommand);
     cli.register(Builtins.VersionCommand);

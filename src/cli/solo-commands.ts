@@ -1,0 +1,22 @@
+import type { CommandClass } from 'clipanion';
+import type { TracerContext } from './context.js';
+
+/**
+ * Commands that scripts run often and that must start fast (a no-op push is
+ * measured against `tracer --version`, see BENCHMARKS.md): each loads only its
+ * own module instead of commands/index.js and every command behind it (about
+ * 100 ms of imports on a 2-core machine). Any other first word loads them all.
+ */
+export const SOLO_COMMANDS: Readonly<Record<string, () => Promise<CommandClass<TracerContext>>>> = {
+  push: async () => (await import('../commands/push.js')).PushCommand,
+  pull: async () => (await import('../commands/pull.js')).PullCommand,
+  sync: async () => (await import('../commands/sync.js')).SyncCommand,
+  status: async () => (await import('../commands/status.js')).StatusCommand,
+};
+
+/** The core command classes to register for this command line. */
+export async function coreCommandsFor(argv: readonly string[]): Promise<CommandClass<TracerContext>[]> {
+  const solo = Object.hasOwn(SOLO_COMMANDS, argv[0] ?? '') ? SOLO_COMMANDS[argv[0]!] : undefined;
+  if (solo) return [await solo()];
+  return (await import('../commands/index.js')).CORE_COMMANDS;
+}
