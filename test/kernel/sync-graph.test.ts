@@ -20,7 +20,7 @@ test.after(() => {
   cleanup();
 });
 
-const trace = (n: number, extra: Record<string, unknown> = {}) => withContentId({ ts: '2024-05-01T00:00:00.000Z', n, ...extra }, 'id') as Record<string, unknown> & { id: string };
+const trace = (n: number, extra: Record<string, unknown> = {}) => withContentId({ ts: '2024-05-01T00:00:00.000Z', n, ...extra }, 'id') as unknown as Record<string, unknown> & { id: string };
 
 test('1200 traces go in requests of at most 500 items; the manifest records them all', async () => {
   const { kernel, project } = await kernelWith(traces);
