@@ -1,12 +1,15 @@
-import { lstat, mkdir, readFile, rename } from 'node:fs/promises';
+import fs from 'node:fs';
+import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PUBLIC_FILE_MODE } from './home.js';
+import { removeAbandonedTemporaries, temporaryPath } from './temp-files.js';
 
 /**
  * JSON state files (config.json, projects.json, remotes.json, sync-state.json, ...).
- * Written atomically (temp file in the same folder, then rename) so a crash leaves
- * either the old or the new content. A file that does not parse, or has the wrong
+ * Written atomically (temp file in the same folder, synced, then renamed) so a
+ * crash leaves either the old or the new content, and the temp file of a writer
+ * killed mid-write is removed by the next write. A file that does not parse, or has the wrong
  * shape, is never silently overwritten: it is moved aside with a timestamp and the
  * error says where.
  */
@@ -37,12 +40,25 @@ export async function readStateFile<T>(path: string, options: StateFileOptions<T
 }
 
 export async function writeStateFile(path: string, value: unknown, mode = PUBLIC_FILE_MODE): Promise<void> {
+  const text = `${JSON.stringify(value, null, 2)}\n`;
+  let temporary: string | undefined;
   try {
     await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
-    // Loaded on first write: agent hooks import this module on every tool use and rarely write state.
-    const { default: writeFileAtomic } = await import('write-file-atomic');
-    await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, { mode });
+    // A process killed mid-write leaves its temp file; the next writer of this file removes it.
+    await removeAbandonedTemporaries(path);
+    temporary = temporaryPath(path);
+    const file = await open(temporary, 'wx', mode);
+    try {
+      // The umask may have narrowed the mode on creation; 0600 files must be exactly 0600.
+      await file.chmod(mode);
+      await file.writeFile(text, 'utf8');
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await renameFile(temporary, path);
   } catch (error) {
+    if (temporary) await rm(temporary, { force: true }).catch(() => undefined);
     throw unwritable(path, error);
   }
 }
@@ -57,6 +73,11 @@ export async function updateStateFile<T>(
   const next = (await change(current)) ?? current;
   await writeStateFile(path, next, options.mode);
   return next;
+}
+
+/** Through the fs object at call time, so tests can watch the rename that makes a write visible. */
+function renameFile(from: string, to: string): Promise<void> {
+  return new Promise((resolve, reject) => fs.rename(from, to, (error) => (error ? reject(error) : resolve())));
 }
 
 export function isPlainObject(value: unknown): value is Record<string, any> {

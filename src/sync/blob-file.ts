@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE } from '../store/home.js';
-import { errnoCode, unwritable } from '../store/state-file.js';
+import { unwritable } from '../store/state-file.js';
+import { removeAbandonedTemporaries, temporaryPath } from '../store/temp-files.js';
 
 /**
  * Content-addressed blob files: written through a temp file in the same folder,
@@ -12,12 +13,14 @@ import { errnoCode, unwritable } from '../store/state-file.js';
  * the cache never holds bytes under the wrong name. A local write failure (disk
  * full, read-only home) is a state_unwritable error, never mistaken for a network
  * failure by the download that feeds it; errors of the source pass through as
- * they are, so the HTTP client still retries a connection cut mid-body.
+ * they are, so the HTTP client still retries a connection cut mid-body. A pull
+ * killed mid-download leaves its temp file behind; the next pull fetches the
+ * same sha again (its row was never stored) and removes it then.
  */
 export async function writeVerifiedBlob(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sha256: string, destination: string): Promise<number> {
   await locally(destination, () => mkdir(dirname(destination), { recursive: true, mode: PRIVATE_DIR_MODE }));
   await removeAbandonedTemporaries(destination);
-  const temporary = `${destination}${TEMPORARY_MARK}${process.pid}-${randomBytes(4).toString('hex')}`;
+  const temporary = temporaryPath(destination);
   const hash = createHash('sha256');
   let size = 0;
   const file = await locally(temporary, () => open(temporary, 'w', 0o644));
@@ -41,40 +44,6 @@ export async function writeVerifiedBlob(source: AsyncIterable<Uint8Array> | Iter
     await file.close().catch(() => undefined);
     await rm(temporary, { force: true }).catch(() => undefined);
     throw error;
-  }
-}
-
-const TEMPORARY_MARK = '.tmp-';
-
-/**
- * A pull killed mid-download leaves `<sha>.tmp-<pid>-<rand>` behind. The next
- * pull fetches the same sha again (its row was never stored), so that is when
- * the leftovers of processes no longer running are removed; a temp file of a
- * live process (another pull in the same home) is left alone.
- */
-async function removeAbandonedTemporaries(destination: string): Promise<void> {
-  const dir = dirname(destination);
-  const prefix = `${basename(destination)}${TEMPORARY_MARK}`;
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number(name.slice(prefix.length).split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && processRuns(pid)) continue;
-    await rm(join(dir, name), { force: true }).catch(() => undefined);
-  }
-}
-
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errnoCode(error) === 'EPERM';
   }
 }
 
