@@ -79,6 +79,7 @@ export async function runPull(kernel: Kernel, session: SyncSession, since?: stri
 async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyncState, family: FamilyDefinition, sync: FamilySync, since: string | undefined): Promise<FamilyPullReport> {
   const report: FamilyPullReport = { family: family.name, status: 'done', pages: 0, received: 0, inserted: 0, duplicates: 0, invalid: 0, failed: 0, blobs_fetched: 0 };
   const store = sync.store(session.project.dir);
+  if (!session.dryRun) await store.recover?.((warning) => session.warn(warning));
   const local = new Set<string>();
   for await (const record of store.records((warning) => session.warn(warning))) {
     const key = store.keyOf(record);

@@ -150,4 +150,9 @@ export interface FamilyStore {
   append(records: readonly Record<string, unknown>[]): Promise<void>;
   /** Blob families: the cache file for a sha. */
   blobPath?(sha256: string): string;
+  /**
+   * Brings what the store derives from its records (an index) back in line after
+   * a process was killed mid-append. Pull calls it before reading the store.
+   */
+  recover?(warn: (warning: TracerWarning) => void): Promise<void>;
 }

@@ -103,21 +103,54 @@ export function blobFamilyStore(projectDir: string, definition: FamilyDefinition
       appendRecords(rowsPath, pointers);
       const index = await readStateFile(indexPath, indexOptions);
       const times = await snapshotTimes(index, () => undefined);
-      let changed = false;
-      for (const record of pointers) {
-        const id = record[layout.idMember] as string;
-        const sha = record[blob.shaMember] as string;
-        const current = index[id];
-        const currentTs = current === undefined ? undefined : times.get(`${id}:${current}`);
-        if (current === undefined || currentTs === undefined || isNewer(record.ts, currentTs)) {
-          index[id] = sha;
-          times.set(`${id}:${sha}`, String(record.ts));
-          changed = true;
-        }
+      if (pointAtFreshest(index, times, pointers)) await writeStateFile(indexPath, index);
+    },
+    /**
+     * The rows are appended before the index is rewritten: a process killed
+     * between the two leaves rows the index does not point at, and a later pull
+     * sees them as duplicates and appends nothing. This points every id at its
+     * freshest snapshot whose bytes are in the cache again.
+     */
+    async recover(warn) {
+      const index = await readStateFile(indexPath, indexOptions);
+      const times = await snapshotTimes(index, warn);
+      const freshest = new Map<string, Record<string, unknown>>();
+      for await (const row of rows(() => undefined)) {
+        const key = keyOf(row);
+        if (!key || typeof row.ts !== 'string') continue;
+        const id = row[layout.idMember] as string;
+        const best = freshest.get(id);
+        if (!best || isNewer(row.ts, String(best.ts))) freshest.set(id, row);
       }
-      if (changed) await writeStateFile(indexPath, index);
+      const candidates: Record<string, unknown>[] = [];
+      for (const [id, row] of freshest) {
+        const current = index[id];
+        if (current === row[blob.shaMember]) continue;
+        const currentTs = current === undefined ? undefined : times.get(`${id}:${current}`);
+        if (currentTs !== undefined && !isNewer(row.ts, currentTs)) continue;
+        // Never point the index at bytes that are not there.
+        if (await stat(blobPath(String(row[blob.shaMember]))).then(() => true, () => false)) candidates.push(row);
+      }
+      if (pointAtFreshest(index, times, candidates)) await writeStateFile(indexPath, index);
     },
   };
+
+  /** Moves each id of `pointers` to its snapshot when that is newer than the one indexed; true when the index changed. */
+  function pointAtFreshest(index: Index, times: Map<string, string>, pointers: readonly Record<string, unknown>[]): boolean {
+    let changed = false;
+    for (const record of pointers) {
+      const id = record[layout.idMember] as string;
+      const sha = record[blob!.shaMember] as string;
+      const current = index[id];
+      const currentTs = current === undefined ? undefined : times.get(`${id}:${current}`);
+      if (current === undefined || currentTs === undefined || isNewer(record.ts, currentTs)) {
+        index[id] = sha;
+        times.set(`${id}:${sha}`, String(record.ts));
+        changed = true;
+      }
+    }
+    return changed;
+  }
 }
 
 function isNewer(candidate: unknown, current: string): boolean {
