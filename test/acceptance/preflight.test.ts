@@ -62,4 +62,37 @@ test('project create runs the pre-flight with the token of the remote for that U
   assert.is(elsewhere.code, 0, elsewhere.stderr);
 });
 
+test('remote add --create registers the project with TRACER_ADMIN_SECRET, after the pre-flight, and adds nothing when that fails', async () => {
+  const service = await startService();
+  const m = await machine();
+  await service.createProject('acme', 'web');
+  const token = await service.createToken({ org: 'acme' }); // org-wide: the new project has no token of its own yet
+  const url = `${service.url}/acme/fresh`;
+
+  const noSecret = await m.run(['remote', 'add', 'origin', url, '--token', token, '--create']);
+  assert.is.not(noSecret.code, 0);
+  assert.match(noSecret.stderr, '(admin_secret_missing)');
+  assert.equal(remotes(m.dir), {}, 'nothing is written when the project cannot be registered');
+
+  const created = await m.run(['remote', 'add', 'origin', url, '--token', token, '--create'], { env: { TRACER_ADMIN_SECRET: service.adminSecret! } });
+  assert.is(created.code, 0, created.stderr);
+  assert.match(created.stdout, 'project: created');
+  assert.ok(remotes(m.dir).origin);
+  assert.not.ok(created.stdout.includes(service.adminSecret!) || created.stderr.includes(service.adminSecret!), 'the admin secret is never printed');
+
+  const again = await m.run(['remote', 'add', 'second', url, '--token', token, '--create'], { env: { TRACER_ADMIN_SECRET: service.adminSecret! } });
+  assert.is(again.code, 0, again.stderr);
+  assert.match(again.stdout, 'project: already registered');
+
+  const foreign = await m.run(['remote', 'add', 'third', `${service.url}/other/fresh`, '--token', token, '--create'], { env: { TRACER_ADMIN_SECRET: service.adminSecret! } });
+  assert.is(foreign.code, 6, 'the pre-flight refuses before the project is created');
+  assert.match(foreign.stderr, '(org_slug_mismatch)');
+  const register = await fetch(`${service.url}/api/v1/admin/projects`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${service.adminSecret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ org_slug: 'other', project_slug: 'fresh' }),
+  });
+  assert.is(register.status, 201, 'other/fresh did not exist yet: the refused command created nothing');
+});
+
 test.run();

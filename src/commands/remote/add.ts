@@ -1,6 +1,7 @@
 import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../../cli/tracer-command.js';
 import { ExitCode, TracerError, type TracerWarning } from '../../core/errors.js';
+import { parseRemoteUrl } from '../../core/remote-url.js';
 import { updateProjectConfig } from '../../store/config-files.js';
 import { globalTokenKey } from '../../store/credentials.js';
 import type { Project } from '../../store/project.js';
@@ -27,29 +28,41 @@ export class RemoteAddCommand extends TracerCommand {
       The remote is written to the project's \`remotes.json\` (mode 0600) with the org and project slugs and base URL derived from the URL. \`--token\` stores the secret in \`$TRACER_HOME/config.json\` (mode 0600) and binds it with \`token_ref: global:<project_id>::<name>\`; \`--token-env\` records only the variable's name (\`env:<VAR>\`). No other token (\`TRACER_TOKEN\`, the legacy global slot) is ever used for this remote.
 
       With \`--default\`, the remote becomes \`remote.default\`; a project's sole remote is its default anyway.
+
+      Before anything is written, the token's scope is checked with the service (\`GET /api/v1/auth/whoami\`): a token of another org or project is refused. With \`--create\`, the project is then registered on the service through its admin route, with the secret in \`TRACER_ADMIN_SECRET\` (the only command besides \`project create\` that reads it); if that fails, no remote is added.
     `,
     examples: [
       ['Add a remote with a stored token', '$0 remote add origin https://traces.example.com/acme/web --token <TOKEN>'],
       ['Add a remote behind a gateway that reads its token from $TRACES_TOKEN', '$0 remote add work https://gw.example.com/gw/acme/web --token-env TRACES_TOKEN'],
       ['Add a second remote and make it the default', '$0 remote add backup http://localhost:8080/acme/web --token-env BACKUP_TOKEN --default'],
+      ['Add a remote and register its project on the service', 'TRACER_ADMIN_SECRET=<SECRET> $0 remote add origin http://localhost:8787/acme/web --token <TOKEN> --create'],
     ],
   });
 
   token = Option.String('--token', { description: TOKEN_OPTION_DESCRIPTION });
   tokenEnv = Option.String('--token-env', { description: TOKEN_ENV_OPTION_DESCRIPTION });
   makeDefault = Option.Boolean('--default', false, { description: 'Make this remote the default one (remote.default)' });
+  create = Option.Boolean('--create', false, { description: 'Also register the project on the service (reads TRACER_ADMIN_SECRET)' });
   name = Option.String({ name: 'name' });
   url = Option.String({ name: 'url' });
 
   async run() {
     const plan = await this.plan();
     const warnings = await this.checkScope(plan);
+    const registered = this.create ? await this.registerProject(plan) : undefined;
     await this.write(plan);
     for (const warning of warnings) this.context.kernel.warn(warning);
     this.print(`Added remote ${plan.name}: ${plan.record.url}`);
     this.print(`  org_slug: ${plan.record.org_slug}, project_slug: ${plan.record.project_slug}`);
     this.print(`  token: ${describeChoice(plan.token, plan.record.auth)}`);
     if (plan.makeDefault) this.print(`  default: yes (remote.default = ${plan.name})`);
+    if (registered) this.print(`  project: ${registered.created ? 'created' : 'already registered'} on ${plan.record.base_url}`);
+  }
+
+  /** `--create` (spec §5.2 rule 3): the admin secret comes from TRACER_ADMIN_SECRET only, after the pre-flight. */
+  protected async registerProject(plan: RemoteAddPlan) {
+    const { adminSecretFrom, registerProjectOnService } = await import('../../server/admin-client.js');
+    return registerProjectOnService(parseRemoteUrl(plan.record.url), adminSecretFrom(this.context.kernel.context.env));
   }
 
   /** Validates the name, the URL grammar and the token flags, and that the name is free. */
