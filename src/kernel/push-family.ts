@@ -165,7 +165,7 @@ export class FamilyPush {
       throw error;
     }
     if (!result) {
-      throw new TracerError('blobs_unsupported', `Remote "${this.session.remote.name}" cannot take the ${size}-byte blob of ${key}: its server has no blob route and no enabled plugin falls back (see tracer plugins, e.g. "blobs-missing").`, {
+      throw new TracerError('blobs_unsupported', `Remote "${this.session.remote.name}" cannot take the ${size}-byte blob of ${key}: no enabled plugin could upload it or send it another way; check the server's blob route and the enabled plugins (tracer plugins).`, {
         exitCode: ExitCode.failure,
       });
     }
