@@ -43,10 +43,13 @@ export function prepareBatch(body: unknown, family: FamilyDefinition): PreparedB
     const record = item as Record<string, unknown>;
     const unencodable = jsonValueProblem(record);
     if (unencodable) return invalid.push({ index, field: unencodable.field, message: unencodable.message });
-    if (family.idMember !== null && contentId(record, family.idMember) !== record[family.idMember]) {
+    const idMember = family.idMember;
+    const id = idMember === null ? undefined : canonicalId(record, idMember);
+    if (id instanceof Error) return invalid.push({ index, field: idMember!, message: `cannot be checked: the item has no RFC 8785 canonical form (${id.message})` });
+    if (id !== undefined && id !== record[idMember!]) {
       return mismatched.push({
         index,
-        field: family.idMember,
+        field: idMember!,
         message: `is not the content id of the record (SHA-256 of its RFC 8785 canonical JSON without "${family.idMember}")`,
       });
     }
@@ -74,6 +77,15 @@ export function prepareBatch(body: unknown, family: FamilyDefinition): PreparedB
     throw new ProblemError(422, 'content_id_mismatch', `${countItems(mismatched)} of ${items.length} items carry a wrong content id; nothing was stored. Recompute the ids and send the batch again.`, mismatched);
   }
   return batch;
+}
+
+/** The content id, or the reason canonical JSON refuses the item (RFC 8785 has no form for a lone surrogate). */
+function canonicalId(record: Record<string, unknown>, idMember: string): string | Error {
+  try {
+    return contentId(record, idMember);
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
 }
 
 /** A row's identity within its family: its content id, or its identity members. */
