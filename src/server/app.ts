@@ -16,16 +16,18 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
  * Content-Type headers and drops the other, so a request carrying two tokens
  * would be judged on whichever came first: refuse it instead.
  */
-const SINGLE_VALUE_HEADERS = new Set(['authorization', 'content-type', 'x-tracer-org', 'x-tracer-project', 'x-content-sha256']);
+const SINGLE_VALUE_HEADERS = new Set(['host', 'authorization', 'content-type', 'x-tracer-org', 'x-tracer-project', 'x-content-sha256']);
 
-function refuseRepeatedHeaders(rawHeaders: readonly string[]): void {
+function checkHeaders(raw: { rawHeaders: readonly string[]; httpVersion: string }): void {
   const seen = new Set<string>();
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!.toLowerCase();
+  for (let i = 0; i < raw.rawHeaders.length; i += 2) {
+    const name = raw.rawHeaders[i]!.toLowerCase();
     if (!SINGLE_VALUE_HEADERS.has(name)) continue;
     if (seen.has(name)) throw new ProblemError(400, 'invalid_request', `The request carries ${name} more than once; send it once.`);
     seen.add(name);
   }
+  // Node would refuse this itself, with an empty 400; checked here so the answer is a problem like every other.
+  if (raw.httpVersion === '1.1' && !seen.has('host')) throw new ProblemError(400, 'invalid_request', 'An HTTP/1.1 request must carry a Host header; send one.');
 }
 
 /** The gateway mount (spec §1): the same API under `/gw/<org>/<project>`. */
@@ -57,13 +59,14 @@ export function buildApp(context: ServiceContext): FastifyInstance {
     // Path parameters of any length reach the routes, which answer invalid_sha / invalid_target
     // (the URL as a whole is still bounded by Node's header size limit).
     routerOptions: { maxParamLength: 16 * 1024 },
+    http: { requireHostHeader: false },
     clientErrorHandler: clientErrorHandler(() => app.log),
     frameworkErrors: frameworkErrorHandler,
   });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    refuseRepeatedHeaders(request.raw.rawHeaders);
+    checkHeaders(request.raw);
   });
   app.setErrorHandler((error, request, reply) => {
     const problem = problemFromError(error);
