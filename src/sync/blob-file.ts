@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE } from '../store/home.js';
@@ -28,7 +28,7 @@ export async function writeVerifiedBlob(source: AsyncIterable<Uint8Array> | Iter
     for await (const chunk of source) {
       hash.update(chunk);
       size += chunk.length;
-      await locally(temporary, () => file.write(chunk));
+      await locally(temporary, () => writeWhole(file, chunk));
     }
     await locally(temporary, () => file.sync());
     await file.close();
@@ -44,6 +44,19 @@ export async function writeVerifiedBlob(source: AsyncIterable<Uint8Array> | Iter
     await file.close().catch(() => undefined);
     await rm(temporary, { force: true }).catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * write(2) may take fewer bytes than asked (a disk filling up does that before it
+ * fails with ENOSPC), and FileHandle.write reports it without failing: the rest
+ * is written until it is all down or the system says why not.
+ */
+async function writeWhole(file: FileHandle, chunk: Uint8Array): Promise<void> {
+  for (let offset = 0; offset < chunk.length; ) {
+    const { bytesWritten } = await file.write(chunk, offset, chunk.length - offset);
+    if (bytesWritten === 0) throw Object.assign(new Error('no bytes written'), { code: 'ENOSPC' });
+    offset += bytesWritten;
   }
 }
 
