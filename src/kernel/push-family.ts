@@ -47,6 +47,9 @@ interface Outgoing {
   pointerSha?: string;
 }
 
+/** consider()'s answer for a record the manifest already lists. */
+const SYNCED = Symbol('synced');
+
 /** Ends a family early when its route is absent and a fallback says to skip it. */
 class FamilySkipped extends Error {
   constructor(readonly reason: string) {
@@ -66,6 +69,9 @@ export class FamilyPush {
   #batch: Outgoing[] = [];
   #batchBytes = 0;
   #firstInvalid?: { key?: string; problem: string };
+  #filtersReady = false;
+  /** Where this run's wholly synced prefix of an append-only store ends. */
+  #frontier?: { end: number; line: number; records: number };
 
   constructor(
     readonly kernel: Kernel,
@@ -81,13 +87,17 @@ export class FamilyPush {
 
   async run(): Promise<FamilyPushReport> {
     try {
-      for await (const record of this.#store.records((warning) => this.session.warn(warning))) {
-        this.report.local += 1;
-        const outgoing = await this.consider(record);
-        if (outgoing) await this.enqueue(outgoing);
-        this.progress();
+      if (this.#store.scan) await this.scanStore();
+      else {
+        for await (const record of this.#store.records((warning) => this.session.warn(warning))) {
+          this.report.local += 1;
+          const outcome = await this.consider(record);
+          if (outcome !== undefined && outcome !== SYNCED) await this.enqueue(outcome);
+          this.progress();
+        }
       }
       await this.sendBatch();
+      this.saveScanMark();
       await this.state.flush(true);
       if (this.#firstInvalid) {
         const { key, problem } = this.#firstInvalid;
@@ -108,7 +118,46 @@ export class FamilyPush {
     return this.report;
   }
 
-  private async consider(record: Record<string, unknown>): Promise<Outgoing | undefined> {
+  /**
+   * Reads an append-only store from where the last push left it wholly synced,
+   * and notes how far, this time, every record is synced or on its way: the
+   * next push starts there (sync-state.json `scanned`; the manifest stays the
+   * truth for every record read).
+   */
+  private async scanStore(): Promise<void> {
+    const family = this.#family.name;
+    const scan = await this.#store.scan!(this.state.scanned(family, this.sync.manifestKey), (warning) => this.session.warn(warning));
+    const resumed = scan.resumedFrom;
+    if (resumed) {
+      this.report.local += resumed.records;
+      this.report.already_synced += resumed.records;
+    }
+    const frontier = { end: resumed?.offset ?? 0, line: resumed?.line ?? 0, records: resumed?.records ?? 0, moved: false, held: false };
+    for await (const { record, end, line } of scan.lines) {
+      let outcome: Outgoing | typeof SYNCED | undefined;
+      if (record) {
+        this.report.local += 1;
+        outcome = await this.consider(record);
+        if (outcome !== undefined && outcome !== SYNCED) await this.enqueue(outcome);
+        this.progress();
+      }
+      // Anything not synced (held back, invalid, unreadable, a dry run) ends the prefix for good.
+      if (outcome === undefined) frontier.held = true;
+      if (frontier.held) continue;
+      Object.assign(frontier, { end, line, records: frontier.records + 1, moved: true });
+    }
+    this.#frontier = frontier.moved ? frontier : undefined;
+  }
+
+  /** Only after a run that left nothing behind: a refused item must be read again next time. */
+  private saveScanMark(): void {
+    const frontier = this.#frontier;
+    if (!frontier || this.session.dryRun || this.report.failed > 0 || !this.#store.markAt) return;
+    const mark = this.#store.markAt(frontier.end, frontier.line, frontier.records);
+    if (mark) this.state.setScanned(this.#family.name, mark);
+  }
+
+  private async consider(record: Record<string, unknown>): Promise<Outgoing | typeof SYNCED | undefined> {
     const key = this.#store.keyOf(record);
     const problem = key === undefined ? `it has no ${this.#family.idMember ?? (this.#family.identity ?? []).join(' + ')}` : recordProblem(this.#family, record);
     if (problem) {
@@ -118,11 +167,15 @@ export class FamilyPush {
     }
     if (this.state.has(this.sync.manifestKey, key!)) {
       this.report.already_synced += 1;
-      return undefined;
+      return SYNCED;
     }
     if (this.plan.since !== undefined && !(Date.parse(String(record.ts)) >= Date.parse(this.plan.since))) {
       this.report.before_since += 1;
       return undefined;
+    }
+    if (!this.#filtersReady) {
+      for (const filter of this.plan.filters) await filter.prepare?.();
+      this.#filtersReady = true;
     }
     const rejectedBy = this.plan.filters.find((filter) => !filter.accept(record));
     if (rejectedBy) {

@@ -67,6 +67,8 @@ export interface SyncSession {
 /** A filter a beforeFamily tap adds; `reason` names why records it rejects are held back. */
 export interface RecordFilter {
   reason: string;
+  /** Runs once, before the first `accept`: costly set-up is paid only when some record is not synced yet. */
+  prepare?(): Promise<void>;
   accept(record: Record<string, unknown>): boolean;
 }
 
@@ -151,8 +153,40 @@ export interface FamilyStore {
   /** Blob families: the cache file for a sha. */
   blobPath?(sha256: string): string;
   /**
+   * Append-only stores: the records from `mark` on (from the start when the mark
+   * no longer fits the file), each with where its line ends, so that a push can
+   * skip next time the prefix it has wholly synced.
+   */
+  scan?(mark: ScanMark | undefined, warn: (warning: TracerWarning) => void): Promise<Scan>;
+  /** The mark of the position `end` (a line end `scan` gave), to resume from later. */
+  markAt?(end: number, line: number, records: number): ScanMark | undefined;
+  /**
    * Brings what the store derives from its records (an index) back in line after
    * a process was killed mid-append. Pull calls it before reading the store.
    */
   recover?(warn: (warning: TracerWarning) => void): Promise<void>;
+}
+
+/** A position in an append-only store, and the bytes just before it, so a replaced or truncated file is noticed. */
+export interface ScanMark {
+  offset: number;
+  /** Lines before `offset`, so later line numbers in messages stay right. */
+  line: number;
+  /** Records before `offset`. */
+  records: number;
+  /** base64 of the bytes just before `offset`. */
+  tail: string;
+}
+
+export interface Scan {
+  /** The mark reading resumed from, or undefined when it started at the beginning. */
+  resumedFrom?: ScanMark;
+  lines: AsyncIterable<ScannedLine>;
+}
+
+/** A line of the store: its record, or none when it does not parse or is not an object (already warned about). */
+export interface ScannedLine {
+  record?: Record<string, unknown>;
+  end: number;
+  line: number;
 }

@@ -15,8 +15,16 @@ const tracesFamily: TracerPlugin = {
     kernel.registerFamily({ name: 'traces', route: defaultRoute('traces'), idMember: 'id', required: ['id', 'ts'], members: { id: 'sha256', ts: 'timestamp' }, file: 'traces.jsonl', storage: ['traces.jsonl'] }, { manifestKey: 'trace_ids' });
     kernel.hooks.beforeFamily.tapPromise('traces', async (plan, session) => {
       if (plan.family.name !== 'traces' || session.push?.full) return plan;
-      const attributed = await attributedTraceIds(kernel, session.project.dir, (warning) => session.warn(warning));
-      return { ...plan, filters: [...plan.filters, { reason: WAITING_FOR_ATTRIBUTION, accept: (record) => attributed.has(String(record.id)) }] };
+      // Read the ledgers only once some trace is not synced yet: a push with nothing new never opens them.
+      let attributed = new Set<string>();
+      const filter = {
+        reason: WAITING_FOR_ATTRIBUTION,
+        prepare: async () => {
+          attributed = await attributedTraceIds(kernel, session.project.dir, (warning) => session.warn(warning));
+        },
+        accept: (record: Record<string, unknown>) => attributed.has(String(record.id)),
+      };
+      return { ...plan, filters: [...plan.filters, filter] };
     });
   },
 };

@@ -68,30 +68,89 @@ export function serializeRecord(record: unknown): string {
 }
 
 export async function* readRecords<T = unknown>(path: string, options: ReadOptions = {}): AsyncGenerator<T> {
-  for await (const line of readLines(path, options.chunkSize)) {
+  for await (const entry of readRecordsFrom<T>(path, { offset: 0, line: 0 }, options)) if (entry.ok) yield entry.value;
+}
+
+/** Where reading starts: a byte offset at the start of a line, and how many lines lie before it. */
+export interface LinePosition {
+  offset: number;
+  line: number;
+}
+
+/** A line read by `readRecordsFrom`: its record when it parsed, and where the line ends. */
+export type PositionedLine<T> = ({ ok: true; value: T } | { ok: false }) & {
+  /** Offset just past the line's newline (or its last byte, for a torn last line). */
+  end: number;
+  /** 1-based line number. */
+  line: number;
+};
+
+/**
+ * Like readRecords, from a position on, telling where each line ends, so that a
+ * caller can come back later to just past what it has fully handled. Blank
+ * lines are skipped; a line that does not parse comes as `ok: false` (and
+ * through `onCorrupt`).
+ */
+export async function* readRecordsFrom<T = unknown>(path: string, from: LinePosition, options: ReadOptions = {}): AsyncGenerator<PositionedLine<T>> {
+  for await (const line of readLines(path, options.chunkSize, from)) {
+    const end = line.offset + line.length + (line.terminated ? 1 : 0);
     if (line.text.trim() === '') continue;
+    let value: T;
     try {
-      yield JSON.parse(line.text) as T;
+      value = JSON.parse(line.text) as T;
     } catch {
       options.onCorrupt?.({ path, line: line.number, offset: line.offset, torn: line.last && !line.terminated, preview: line.text.slice(0, 80) });
+      yield { ok: false, end, line: line.number };
+      continue;
     }
+    yield { ok: true, value, end, line: line.number };
+  }
+}
+
+/** Up to this many bytes before a position identify it: an append-only file keeps them, a replaced file hardly ever does. */
+const TAIL_BYTES = 64;
+
+/** The bytes just before `offset` (base64), or undefined when the file is shorter than that. */
+export function tailBefore(path: string, offset: number): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    if (fstatSync(fd).size < offset) return undefined;
+    const length = Math.min(TAIL_BYTES, offset);
+    const tail = Buffer.alloc(length);
+    let read = 0;
+    while (read < length) {
+      const got = readSync(fd, tail, read, length - read, offset - length + read);
+      if (got === 0) return undefined;
+      read += got;
+    }
+    return tail.toString('base64');
+  } finally {
+    closeSync(fd);
   }
 }
 
 interface Line {
   text: string;
+  /** Bytes of the line, newline excluded. */
+  length: number;
   number: number;
   offset: number;
   terminated: boolean;
   last: boolean;
 }
 
-async function* readLines(path: string, chunkSize = 1 << 20): AsyncGenerator<Line> {
-  const stream = createReadStream(path, { highWaterMark: chunkSize });
+async function* readLines(path: string, chunkSize = 1 << 20, from: LinePosition = { offset: 0, line: 0 }): AsyncGenerator<Line> {
+  const stream = createReadStream(path, { highWaterMark: chunkSize, start: from.offset });
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  let number = 0;
-  let offset = 0;
+  let number = from.line;
+  let offset = from.offset;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       let start = 0;
@@ -100,7 +159,7 @@ async function* readLines(path: string, chunkSize = 1 << 20): AsyncGenerator<Lin
         const piece = chunk.subarray(start, newline);
         const bytes = pendingBytes === 0 ? piece : Buffer.concat([...pending, piece], pendingBytes + piece.length);
         number += 1;
-        yield { text: bytes.toString('utf8'), number, offset, terminated: true, last: false };
+        yield { text: bytes.toString('utf8'), length: bytes.length, number, offset, terminated: true, last: false };
         offset += bytes.length + 1;
         pending = [];
         pendingBytes = 0;
@@ -118,7 +177,7 @@ async function* readLines(path: string, chunkSize = 1 << 20): AsyncGenerator<Lin
   }
   if (pendingBytes > 0) {
     number += 1;
-    yield { text: Buffer.concat(pending, pendingBytes).toString('utf8'), number, offset, terminated: false, last: true };
+    yield { text: Buffer.concat(pending, pendingBytes).toString('utf8'), length: pendingBytes, number, offset, terminated: false, last: true };
   }
 }
 

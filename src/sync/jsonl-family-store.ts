@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { FamilyDefinition } from '../kernel/families.js';
 import type { FamilyStore } from '../kernel/types.js';
-import { appendRecords, readRecords } from '../store/jsonl.js';
+import { appendRecords, readRecords, readRecordsFrom, tailBefore } from '../store/jsonl.js';
 
 /** The store of a family kept in one append-only JSONL file (traces, ledgers, ...). */
 export function jsonlFamilyStore(projectDir: string, definition: FamilyDefinition): FamilyStore {
@@ -14,6 +14,25 @@ export function jsonlFamilyStore(projectDir: string, definition: FamilyDefinitio
         if (typeof record === 'object' && record !== null && !Array.isArray(record)) yield record as Record<string, unknown>;
         else warn({ code: 'invalid_local_record', message: `${path} holds a line that is not a JSON object; it is skipped.` });
       }
+    },
+    async scan(mark, warn) {
+      const usable = mark !== undefined && tailBefore(path, mark.offset) === mark.tail;
+      const from = usable ? { offset: mark.offset, line: mark.line } : { offset: 0, line: 0 };
+      async function* lines() {
+        for await (const entry of readRecordsFrom<unknown>(path, from, { onCorrupt: (line) => warn(unreadableLine(line.path, line.line, line.torn)) })) {
+          if (entry.ok && typeof entry.value === 'object' && entry.value !== null && !Array.isArray(entry.value)) {
+            yield { record: entry.value as Record<string, unknown>, end: entry.end, line: entry.line };
+            continue;
+          }
+          if (entry.ok) warn({ code: 'invalid_local_record', message: `${path} holds a line that is not a JSON object; it is skipped.` });
+          yield { end: entry.end, line: entry.line };
+        }
+      }
+      return { resumedFrom: usable ? mark : undefined, lines: lines() };
+    },
+    markAt(end, line, records) {
+      const tail = tailBefore(path, end);
+      return tail === undefined ? undefined : { offset: end, line, records, tail };
     },
     keyOf: (record) => recordKey(definition, record),
     async append(records) {

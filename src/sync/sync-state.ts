@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { PROJECT_STATE_FILES } from '../store/home.js';
+import type { ScanMark } from '../kernel/types.js';
 import { isPlainObject, readStateFile, writeStateFile, type StateFileOptions } from '../store/state-file.js';
 
 /**
@@ -10,6 +11,12 @@ import { isPlainObject, readStateFile, writeStateFile, type StateFileOptions } f
 export interface RemoteSyncRecord {
   synced: Record<string, string[]>;
   cursors: Record<string, string>;
+  /**
+   * Per family, how far its append-only file is known to be wholly in `synced`:
+   * a push reads on from there. Only a shortcut: without it (or when the file no
+   * longer matches it) the whole file is read and checked against `synced`.
+   */
+  scanned?: Record<string, ScanMark>;
 }
 
 export interface SyncStateFile {
@@ -40,6 +47,7 @@ export const FLUSH_INTERVAL_MS = 2_000;
 export class RemoteSyncState {
   readonly #synced = new Map<string, Set<string>>();
   readonly #cursors = new Map<string, string | undefined>();
+  readonly #scanned = new Map<string, ScanMark | undefined>();
   #dirty = false;
   #lastFlush = Date.now();
 
@@ -50,6 +58,8 @@ export class RemoteSyncState {
   ) {
     for (const [key, ids] of Object.entries(record?.synced ?? {})) this.#synced.set(key, new Set(ids));
     for (const [family, cursor] of Object.entries(record?.cursors ?? {})) this.#cursors.set(family, cursor);
+    // A malformed mark is only a lost shortcut: ignore it rather than refuse the file.
+    for (const [family, mark] of Object.entries(isPlainObject(record?.scanned) ? record.scanned : {})) if (isScanMark(mark)) this.#scanned.set(family, mark);
   }
 
   static async load(projectDir: string, remote: string): Promise<RemoteSyncState> {
@@ -88,6 +98,18 @@ export class RemoteSyncState {
     this.#dirty = true;
   }
 
+  /** Where the family's file is known to be wholly synced up to; dropped when its manifest is empty (e.g. after a reset). */
+  scanned(family: string, manifestKey: string): ScanMark | undefined {
+    return this.count(manifestKey) > 0 ? this.#scanned.get(family) : undefined;
+  }
+
+  setScanned(family: string, mark: ScanMark | undefined): void {
+    const current = this.#scanned.get(family);
+    if (current?.offset === mark?.offset && current?.tail === mark?.tail) return;
+    this.#scanned.set(family, mark);
+    this.#dirty = true;
+  }
+
   /** Saves when something changed and the interval passed (or `force`). */
   async flush(force = false): Promise<void> {
     if (!this.#dirty || (!force && Date.now() - this.#lastFlush < FLUSH_INTERVAL_MS)) return;
@@ -105,9 +127,20 @@ export class RemoteSyncState {
       if (cursor === undefined) delete cursors[family];
       else cursors[family] = cursor;
     }
-    file.remotes[this.remote] = { ...previous, synced, cursors };
+    const scanned: Record<string, ScanMark> = { ...(isPlainObject(previous?.scanned) ? previous.scanned : {}) };
+    for (const [family, mark] of this.#scanned) {
+      if (mark === undefined) delete scanned[family];
+      else scanned[family] = mark;
+    }
+    file.remotes[this.remote] = { ...previous, synced, cursors, scanned };
     await writeStateFile(syncStatePath(this.projectDir), file);
     this.#dirty = false;
     this.#lastFlush = Date.now();
   }
+}
+
+function isScanMark(value: unknown): value is ScanMark {
+  if (!isPlainObject(value)) return false;
+  const { offset, line, records, tail } = value;
+  return [offset, line, records].every((n) => Number.isSafeInteger(n) && (n as number) >= 0) && typeof tail === 'string';
 }
