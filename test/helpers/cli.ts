@@ -48,7 +48,12 @@ export function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** A fresh folder under the system temp dir; `cleanup()` removes every one made. */
+/**
+ * A fresh folder under the system temp dir; `cleanup()` removes every one made.
+ * Call it inside a test or `test.before`, never at a module's top level: uvu
+ * imports every test file before running any, and another suite's cleanup()
+ * would remove it.
+ */
 const made: string[] = [];
 export function tempDir(prefix = 'tracer-test-'): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));

@@ -10,7 +10,12 @@ test.after(async () => {
   cleanup();
 });
 
-const home = tempDir('tracer-admin-cmd-');
+// Made when the suite starts, not at import: uvu imports every test file first, and
+// an earlier suite's cleanup() would remove a folder made at import time.
+let home: string;
+test.before(() => {
+  home = tempDir('tracer-admin-cmd-');
+});
 const tracer = (args: string[], env: Record<string, string> = {}) => runTracer(args, { cwd: home, home, env });
 
 test('project create registers the URL’s project once, standalone or behind the gateway form', async () => {
