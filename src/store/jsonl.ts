@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { errnoCode, unwritable } from './state-file.js';
@@ -10,7 +10,8 @@ import { PRIVATE_DIR_MODE, PUBLIC_FILE_MODE } from './home.js';
  * Writing: every call is one write(2) on an O_APPEND descriptor, so appends from
  * several processes never interleave. If the file does not end in a newline (a
  * torn line left by a crash), the append starts with one, so the new record still
- * starts on a fresh line and the torn bytes stay where they are.
+ * starts on a fresh line and the torn bytes stay where they are. An append that
+ * fails part-way (disk full) takes its partial bytes back.
  *
  * Reading: streamed chunk by chunk; a multi-GB file is never held whole. A line
  * that does not parse is reported through `onCorrupt` and skipped, never deleted.
@@ -46,13 +47,34 @@ export function appendRecords(path: string, records: readonly unknown[]): void {
   } catch (error) {
     throw unwritable(path, error);
   }
+  let buffer: Buffer | undefined;
+  let written = 0;
   try {
-    const buffer = Buffer.from(endsWithNewline(fd) ? body : `\n${body}`, 'utf8');
-    writeFully(fd, buffer);
+    buffer = Buffer.from(endsWithNewline(fd) ? body : `\n${body}`, 'utf8');
+    while (written < buffer.length) written += writeSync(fd, buffer, written, buffer.length - written);
   } catch (error) {
+    if (buffer && written > 0) takeBack(fd, buffer.subarray(0, written));
     throw unwritable(path, error);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * A disk that fills up mid-append takes part of the bytes, then fails: without
+ * this the file would end in a torn record. The part is cut off again, but only
+ * when it is still the file's tail (nobody appended after it), so another
+ * process's record is never touched.
+ */
+function takeBack(fd: number, part: Buffer): void {
+  try {
+    const { size } = fstatSync(fd);
+    if (size < part.length) return;
+    const tail = Buffer.alloc(part.length);
+    readSync(fd, tail, 0, part.length, size - part.length);
+    if (tail.equals(part)) ftruncateSync(fd, size - part.length);
+  } catch {
+    // Left as a torn last line, which readers skip and the next append ends.
   }
 }
 
@@ -78,7 +100,7 @@ export interface LinePosition {
 }
 
 /** A line read by `readRecordsFrom`: its record when it parsed, and where the line ends. */
-export type PositionedLine<T> = ({ ok: true; value: T } | { ok: false }) & {
+export type PositionedLine<T> = ({ ok: true; value: T; text: string } | { ok: false }) & {
   /** Offset just past the line's newline (or its last byte, for a torn last line). */
   end: number;
   /** 1-based line number. */
@@ -103,7 +125,7 @@ export async function* readRecordsFrom<T = unknown>(path: string, from: LinePosi
       yield { ok: false, end, line: line.number };
       continue;
     }
-    yield { ok: true, value, end, line: line.number };
+    yield { ok: true, value, text: line.text, end, line: line.number };
   }
 }
 
@@ -189,7 +211,3 @@ function endsWithNewline(fd: number): boolean {
   return last[0] === NEWLINE;
 }
 
-function writeFully(fd: number, buffer: Buffer): void {
-  let written = 0;
-  while (written < buffer.length) written += writeSync(fd, buffer, written, buffer.length - written);
-}
