@@ -16,6 +16,11 @@ import { assertIntact, assertManifestAgrees, assertSameStores, assertServerHolds
  * their names promise) and the next run converges. A torn JSONL line, what a
  * crash mid-append leaves, is skipped with a warning and never spreads.
  */
+async function pushAll(m: Machine): Promise<void> {
+  const result = await m.run(['push']);
+  assert.is(result.code, 0, result.stderr);
+}
+
 test.after(async () => {
   await stopAllServices();
   cleanup();
@@ -86,7 +91,7 @@ test('a torn last JSONL line is skipped with a warning, left in place, and never
 
   const trace = addTrace(a, { tool: 'after-the-tear' });
   addLedger(a, [trace.id]);
-  assert.is((await a.run(['push'])).code, 0);
+  await pushAll(a);
 
   const pulled = await b.run(['pull']);
   assert.is(pulled.code, 0, pulled.stderr);
@@ -108,8 +113,8 @@ test('the states a kill between two writes leaves are repaired by the next run (
   const older = addConversation(a, 'repaired', transcript(1_000, 'repaired-v1'), { ts: '2030-01-01T00:00:00.000Z' });
   const newer = addConversation(a, 'repaired', transcript(1_000, 'repaired-v2'), { ts: '2030-01-02T00:00:00.000Z' });
   const refetched = addConversation(a, 'refetched', transcript(1_000, 'refetched'), { ts: '2030-01-03T00:00:00.000Z' });
-  assert.is((await a.run(['push'])).code, 0);
-  assert.is((await b.run(['pull'])).code, 0);
+  await pushAll(a);
+  assert.is((await b.run(['pull'])).code, 0, 'pull');
   // Killed after the rows were appended, before _index.json was rewritten: the index still names the older snapshot.
   const indexPath = join(b.dir, 'conversations', '_index.json');
   const index = JSON.parse(readFileSync(indexPath, 'utf8'));
