@@ -12,6 +12,8 @@ import type { FamilyPlan, FamilyStore, SyncSession } from './types.js';
 /** Wire contract: at most 500 items per request, and a body far below the service's 32 MiB cap. */
 export const MAX_ITEMS_PER_REQUEST = 500;
 export const MAX_BYTES_PER_REQUEST = 8 * 1024 * 1024;
+/** Two: the service works on one batch while the next travels; more only queues on a 2-core machine. */
+export const MAX_REQUESTS_IN_FLIGHT = 2;
 /** Where a blob family's uploaded shas are listed in sync-state.json. */
 export const BLOB_MANIFEST_KEY = 'blob_shas';
 
@@ -42,6 +44,8 @@ export interface FamilyPushReport {
 interface Outgoing {
   key: string;
   item: Record<string, unknown>;
+  /** `item` as JSON: the stored line when the item is the record unchanged. */
+  json: string;
   bytes: number;
   /** The blob sha a pointer row needs on the server. */
   pointerSha?: string;
@@ -70,6 +74,8 @@ export class FamilyPush {
   #batchBytes = 0;
   #firstInvalid?: { key?: string; problem: string };
   #filtersReady = false;
+  readonly #inFlight = new Set<Promise<void>>();
+  #skipped?: FamilySkipped;
   /** Where this run's wholly synced prefix of an append-only store ends. */
   #frontier?: { end: number; line: number; records: number };
 
@@ -97,6 +103,7 @@ export class FamilyPush {
         }
       }
       await this.sendBatch();
+      await this.drain();
       this.saveScanMark();
       await this.state.flush(true);
       if (this.#firstInvalid) {
@@ -110,6 +117,8 @@ export class FamilyPush {
         });
       }
     } catch (error) {
+      // Requests still on the wire may yet add to the manifest: let them land before saving it.
+      await Promise.allSettled(this.#inFlight);
       await this.state.flush(true);
       if (!(error instanceof FamilySkipped)) throw error;
       this.report.status = 'skipped';
@@ -133,11 +142,11 @@ export class FamilyPush {
       this.report.already_synced += resumed.records;
     }
     const frontier = { end: resumed?.offset ?? 0, line: resumed?.line ?? 0, records: resumed?.records ?? 0, moved: false, held: false };
-    for await (const { record, end, line } of scan.lines) {
+    for await (const { record, text, end, line } of scan.lines) {
       let outcome: Outgoing | typeof SYNCED | undefined;
       if (record) {
         this.report.local += 1;
-        outcome = await this.consider(record);
+        outcome = await this.consider(record, text);
         if (outcome !== undefined && outcome !== SYNCED) await this.enqueue(outcome);
         this.progress();
       }
@@ -157,7 +166,7 @@ export class FamilyPush {
     if (mark) this.state.setScanned(this.#family.name, mark);
   }
 
-  private async consider(record: Record<string, unknown>): Promise<Outgoing | typeof SYNCED | undefined> {
+  private async consider(record: Record<string, unknown>, text?: string): Promise<Outgoing | typeof SYNCED | undefined> {
     const key = this.#store.keyOf(record);
     const problem = key === undefined ? `it has no ${this.#family.idMember ?? (this.#family.identity ?? []).join(' + ')}` : recordProblem(this.#family, record);
     if (problem) {
@@ -186,9 +195,9 @@ export class FamilyPush {
     if (this.session.dryRun) return undefined;
     const item = this.#family.blob ? await this.blobItem(key!, record) : record;
     if (!item) return undefined;
-    const bytes = Buffer.byteLength(JSON.stringify(item));
+    const json = item === record && text !== undefined ? text : JSON.stringify(item);
     const pointerSha = this.#family.blob && item[this.#family.blob.inlineMember] === undefined ? String(item[this.#family.blob.shaMember]) : undefined;
-    return { key: key!, item, bytes, pointerSha };
+    return { key: key!, item, json, bytes: Buffer.byteLength(json), pointerSha };
   }
 
   /** A blob family's row: bytes inline below the threshold (or on fallback), else a pointer to an uploaded blob. */
@@ -238,18 +247,34 @@ export class FamilyPush {
     this.#batchBytes += outgoing.bytes;
   }
 
+  /**
+   * Sends the batch while the next one is read and checked: up to
+   * MAX_REQUESTS_IN_FLIGHT requests overlap, so the service is never idle
+   * waiting for the client (every route is idempotent, so order does not matter).
+   */
   private async sendBatch(): Promise<void> {
     const batch = this.#batch;
     this.#batch = [];
     this.#batchBytes = 0;
-    if (batch.length > 0) await this.send(batch, true);
+    if (batch.length === 0) return;
+    const sending: Promise<void> = this.send(batch, true).finally(() => this.#inFlight.delete(sending));
+    sending.catch(() => {}); // observed through race() and drain(), not left unhandled
+    this.#inFlight.add(sending);
+    if (this.#inFlight.size >= MAX_REQUESTS_IN_FLIGHT) await Promise.race(this.#inFlight);
+  }
+
+  /** Waits for every request on the wire; the first failure is thrown once all have settled. */
+  private async drain(): Promise<void> {
+    const failure = (await Promise.allSettled(this.#inFlight)).find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
   }
 
   /** Sends items; a refusal that names items (or a single item) leaves those unsynced and sends the rest. */
   private async send(items: Outgoing[], mayReupload: boolean): Promise<void> {
     let answer: { received?: number; inserted?: number; duplicates?: number };
     try {
-      answer = await this.session.http.postJson(this.#family.route, { items: items.map((outgoing) => outgoing.item) });
+      // Built from each item's JSON text: a batch of stored lines is never parsed and serialized again.
+      answer = await this.session.http.postJsonText(this.#family.route, `{"items":[${items.map((outgoing) => outgoing.json).join(',')}]}`);
     } catch (error) {
       return this.refused(error, items, mayReupload);
     }
@@ -263,6 +288,8 @@ export class FamilyPush {
 
   private async refused(error: unknown, items: Outgoing[], mayReupload: boolean): Promise<void> {
     if (isRouteMissing(error)) {
+      // The other request in flight met the same absent route: its fallback already answered.
+      if (this.#skipped) throw this.#skipped;
       const fallback = await this.kernel.hooks.routeMissing.promise({ family: this.#family, feature: this.#family.name, route: this.#family.route, status: error.status }, this.session);
       if (!fallback) {
         throw new TracerError('route_unsupported', `The server of remote "${this.session.remote.name}" has no ${this.#family.route} route (${error.status}) and no enabled plugin falls back; upgrade the service or run with --only for other families.`, {
@@ -270,7 +297,7 @@ export class FamilyPush {
         });
       }
       if (fallback.warning) this.session.warn(fallback.warning);
-      throw new FamilySkipped(`the server has no ${this.#family.route} route`);
+      throw (this.#skipped = new FamilySkipped(`the server has no ${this.#family.route} route`));
     }
     if (!isItemRefusal(error)) throw error;
     if (error.code === 'blob_missing' && mayReupload && items.some((outgoing) => outgoing.pointerSha)) {
@@ -279,7 +306,7 @@ export class FamilyPush {
       const again: Outgoing[] = [];
       for (const outgoing of items) {
         const item = outgoing.pointerSha ? await this.blobItem(outgoing.key, outgoing.item) : outgoing.item;
-        if (item) again.push({ ...outgoing, item });
+        if (item) again.push({ ...outgoing, item, json: JSON.stringify(item) });
       }
       return again.length > 0 ? this.send(again, false) : undefined;
     }

@@ -187,6 +187,8 @@ export interface Scan {
 /** A line of the store: its record, or none when it does not parse or is not an object (already warned about). */
 export interface ScannedLine {
   record?: Record<string, unknown>;
+  /** The record's JSON as stored: sent as it is when the record goes out unchanged, saving a serialization. */
+  text?: string;
   end: number;
   line: number;
 }

@@ -61,6 +61,8 @@ export interface RequestSpec {
   route: string;
   query?: Record<string, string | number | undefined>;
   json?: unknown;
+  /** A JSON body as text, sent as it is. */
+  jsonText?: string;
   /** A fresh body stream per attempt, so a retry can send it again. */
   stream?: () => Readable;
   headers?: Record<string, string>;
@@ -86,6 +88,11 @@ export class RemoteClient {
 
   async postJson<T>(route: string, json: unknown): Promise<T> {
     return this.request({ method: 'POST', route, json }, (response) => readJson<T>(response, this.target, route));
+  }
+
+  /** POST of a body already serialized as JSON (e.g. stored JSONL lines joined), so it is not parsed and serialized again. */
+  async postJsonText<T>(route: string, jsonText: string): Promise<T> {
+    return this.request({ method: 'POST', route, jsonText }, (response) => readJson<T>(response, this.target, route));
   }
 
   /** HEAD: the status when it is one of `accept`, else a TracerError. */
@@ -162,9 +169,9 @@ export class RemoteClient {
     };
     if (this.target.token) headers.authorization = `Bearer ${this.target.token}`;
     let body: RequestInit['body'];
-    if (spec.json !== undefined) {
+    if (spec.json !== undefined || spec.jsonText !== undefined) {
       headers['content-type'] = 'application/json';
-      body = JSON.stringify(spec.json);
+      body = spec.jsonText ?? JSON.stringify(spec.json);
     } else if (spec.stream) {
       body = spec.stream();
     }

@@ -21,7 +21,7 @@ export function jsonlFamilyStore(projectDir: string, definition: FamilyDefinitio
       async function* lines() {
         for await (const entry of readRecordsFrom<unknown>(path, from, { onCorrupt: (line) => warn(unreadableLine(line.path, line.line, line.torn)) })) {
           if (entry.ok && typeof entry.value === 'object' && entry.value !== null && !Array.isArray(entry.value)) {
-            yield { record: entry.value as Record<string, unknown>, end: entry.end, line: entry.line };
+            yield { record: entry.value as Record<string, unknown>, text: entry.text, end: entry.end, line: entry.line };
             continue;
           }
           if (entry.ok) warn({ code: 'invalid_local_record', message: `${path} holds a line that is not a JSON object; it is skipped.` });
