@@ -128,7 +128,8 @@ export function unwritable(path: string, error: unknown): TracerError {
   if (error instanceof TracerError) return error;
   const code = errnoCode(error);
   const why = code === 'ENOSPC' ? 'the disk is full' : code === 'EROFS' ? 'the file system is read-only' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? (error as Error).message);
-  return new TracerError('state_unwritable', `Cannot write ${path}: ${why}. Make its folder writable (or set TRACER_HOME to one that is) and run the command again.`, {
+  const fix = code === 'ENOSPC' ? 'Free some space on that disk' : 'Make its folder writable';
+  return new TracerError('state_unwritable', `Cannot write ${path}: ${why}. ${fix} (or set TRACER_HOME to a folder that can take it) and run the command again.`, {
     exitCode: ExitCode.localState,
     cause: error,
   });

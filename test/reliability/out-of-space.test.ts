@@ -133,6 +133,19 @@ if (probe === undefined && process.env.TRACER_TEST_REQUIRE_MOUNT !== '1') {
     });
   });
 
+  test('an append the disk cannot take whole fails and leaves the file as it was (no torn row)', async () => {
+    const { appendRecords } = await import('../../src/store/jsonl.js');
+    const mount = tmpfs('1m')!;
+    const path = join(mount, 'traces.jsonl');
+    appendRecords(path, [{ id: 'first', ts: '2024-05-01T00:00:00Z' }]);
+    const before = readFileSync(path);
+    const available = statfsSync(mount).bavail * statfsSync(mount).bsize;
+    writeFileSync(join(mount, 'filler'), Buffer.alloc(available - 8192));
+    // Several pages of one row: the first pages fit, the rest does not.
+    assert.throws(() => appendRecords(path, [{ id: 'big', ts: '2024-05-01T00:00:00Z', pad: 'x'.repeat(64 * 1024) }]), (error: Error & { code?: string }) => error.code === 'state_unwritable' && /the disk is full/.test(error.message));
+    assert.ok(readFileSync(path).equals(before), 'the partial row was taken back');
+  });
+
   test('a read-only home while pulling: state_unwritable, not one byte changed, the next pull once writable converges', async () => {
     seed(a, dice('read-only', 0x5eed_0606), 'ro', { traces: 50, transcripts: [300 * 1024, 2_000] });
     await pushAll(a);
