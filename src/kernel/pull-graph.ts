@@ -201,7 +201,13 @@ function idProblem(family: FamilyDefinition, record: Record<string, unknown>): s
     return family.blob && !(typeof sha === 'string' && SHA256_HEX.test(sha)) ? `${family.blob.shaMember} is not a SHA-256` : undefined;
   }
   const claimed = record[family.idMember];
-  const actual = contentId(record, family.idMember);
+  let actual: string;
+  try {
+    actual = contentId(record, family.idMember);
+  } catch (error) {
+    // A row with no canonical form (a lone surrogate, nesting past the stack) is one bad row, not a failed pull.
+    return `it has no RFC 8785 canonical form, so its ${family.idMember} cannot be checked (${(error as Error).message.replace(/\.$/, '')})`;
+  }
   return claimed === actual ? undefined : `its ${family.idMember} ${String(claimed).slice(0, 16)}… is not its content id ${actual.slice(0, 16)}… (content_id_mismatch)`;
 }
 
