@@ -1,9 +1,14 @@
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { withContentId } from '../../src/core/content-id.js';
 import { cleanup } from '../helpers/cli.js';
 import { stopAllServices } from '../helpers/service.js';
+import { machine, readRows } from '../helpers/sync-fixtures.js';
 import { headerValue, hostileAdminBody, hostileSha, hostileSyncBody, oddString, percentEncode, slugLike, validItem } from './arbitraries.js';
 import { assertAlive, assertRefusal, backends, FAMILIES, parseResponses, rawRequest, rawSocket, runs, snapshot, tenants, type Tenants } from './hostile-support.js';
 
@@ -279,6 +284,36 @@ test('malformed HTTP and duplicate headers over a raw socket get problem+json re
     ];
     for (const [what, bytes] of cases) await assertRawRefusals(t, bytes, what);
   });
+});
+
+test("a hostile server's rows with no canonical form are dropped one by one; the pull goes on", async () => {
+  const good = withContentId({ ts: '2024-05-01T12:00:00.000Z', ok: true }, 'id');
+  const rows = [
+    JSON.stringify(good),
+    `{"id": "${'a'.repeat(64)}", "ts": "2024-05-01T12:00:00.000Z", "x": "\\ud800"}`,
+    `{"id": "${'b'.repeat(64)}", "ts": "2024-05-01T12:00:00.000Z", "d": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`,
+    `{"id": "${'c'.repeat(64)}", "ts": "2024-05-01T12:00:00.000Z", "n": 1e400}`,
+  ];
+  const server = createServer((request, response) => {
+    response.setHeader('content-type', 'application/json');
+    const path = request.url ?? '';
+    if (path.startsWith('/api/v1/auth/whoami')) return response.end('{"org_slug": "acme", "project_slug": "web", "scope": "project", "token_name": "x"}');
+    if (path.startsWith('/api/v1/sync/traces')) return response.end(`{"items": [${rows.join(', ')}], "next_cursor": "c1", "has_more": false}`);
+    if (path.startsWith('/api/v1/sync/')) return response.end('{"items": [], "next_cursor": "c1", "has_more": false}');
+    response.statusCode = 404;
+    response.end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (server.address() as AddressInfo).port;
+    const client = await machine({ remoteUrl: `http://127.0.0.1:${port}/acme/web`, token: 'trc_hostile-server' });
+    const pulled = await client.run(['pull']);
+    assert.is(pulled.code, 0, pulled.stderr);
+    assert.match(pulled.stderr, 'invalid_pulled_record');
+    assert.equal(readRows(join(client.dir, 'traces.jsonl')), [good]);
+  } finally {
+    server.close();
+  }
 });
 
 function deepBody(): string {
