@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -20,34 +21,42 @@ import { assertIntact, assertSameStores, seed } from './support/stores.js';
  * here); without it the file is skipped loudly, or fails with
  * TRACER_TEST_REQUIRE_MOUNT=1.
  */
+/**
+ * Mount points are made outside cli.ts's tempDir(): uvu runs every test file in
+ * one process, and another file's cleanup() must never rmdir a live mount.
+ */
 const mounts: string[] = [];
+
 async function pushAll(m: Machine): Promise<void> {
   const result = await m.run(['push']);
   assert.is(result.code, 0, result.stderr);
 }
 
 test.after(async () => {
-  for (const mount of mounts.splice(0)) {
-    try {
-      execFileSync('umount', [mount], { stdio: 'ignore' });
-    } catch {
-      // already gone
-    }
-  }
+  for (const mount of mounts.splice(0)) unmount(mount);
   await stopAllServices();
   cleanup();
 });
 
 function tmpfs(size: string): string | undefined {
-  const point = join(tempDir('tracer-tmpfs-'), 'mnt');
-  mkdirSync(point);
+  const point = mkdtempSync(join(tmpdir(), 'tracer-tmpfs-'));
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755`, 'tmpfs', point], { stdio: 'ignore' });
   } catch {
+    rmSync(point, { recursive: true, force: true });
     return undefined;
   }
   mounts.push(point);
   return point;
+}
+
+function unmount(point: string): void {
+  try {
+    execFileSync('umount', [point], { stdio: 'ignore' });
+  } catch {
+    // already gone
+  }
+  rmSync(point, { recursive: true, force: true });
 }
 
 /** Like sync-fixtures machine(), with the home at a path of our choosing (on the tmpfs). */
@@ -84,6 +93,7 @@ function assertNothingHalfWritten(m: Machine, context: string): void {
 }
 
 const probe = tmpfs('64k');
+if (probe) unmount(mounts.pop()!);
 if (probe === undefined && process.env.TRACER_TEST_REQUIRE_MOUNT !== '1') {
   console.log('\n  SKIPPED: out-of-space / read-only tests: cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN; TRACER_TEST_REQUIRE_MOUNT=1 fails instead)\n');
 } else {
