@@ -96,7 +96,11 @@ function withFakeId(family: string, item: Record<string, unknown>): Record<strin
 function isStillValid(family: string, item: Record<string, unknown>): boolean {
   if (family === 'conversations') return false;
   const id = idMember(family);
-  return typeof item[id] === 'string' && withContentId({ ...item }, id)[id] === item[id] && typeof item.ts === 'string';
+  try {
+    return typeof item[id] === 'string' && withContentId({ ...item }, id)[id] === item[id] && typeof item.ts === 'string';
+  } catch {
+    return false; // no canonical form (a lone surrogate): certainly not valid
+  }
 }
 
 /** A JSON body text for POST /api/v1/sync/<family> that must be refused. */
