@@ -42,6 +42,18 @@ test('Missing fields are logged and skipped: no session id, an Edit without file
   assert.equal(errorLog(dir).map((entry) => entry.code), ['missing_field', 'missing_field', 'missing_field', 'invalid_payload']);
 });
 
+test('A lone surrogate in a payload is recorded as U+FFFD, with a valid content id, not lost', async () => {
+  const { repo, home, dir } = await recordedProject();
+  const raw = `{"session_id": "s\\ud800", "cwd": ${JSON.stringify(repo)}, "hook_event_name": "UserPromptSubmit", "prompt": "hi"}`;
+  const result = await hook('claude-code', 'UserPromptSubmit', raw, { cwd: repo, home });
+  assert.is(result.stdout, '');
+  assert.not.ok(existsSync(join(dir, 'hook-errors.log')), 'nothing failed');
+  const row = readJsonl(join(dir, 'traces.jsonl')).at(-1)!;
+  assert.is(row.conversation_id, 's\ufffd');
+  const { contentId } = await import('../../src/core/content-id.js');
+  assert.is(row.id, contentId(row as Record<string, unknown>, 'id'));
+});
+
 test('A payload over 8 MiB is not read past the cap, logged and skipped', async () => {
   const { repo, home, dir, unchanged } = await recordedProject();
   const huge = Buffer.from(JSON.stringify({ session_id: 's', cwd: repo, prompt: 'y'.repeat(9 * 1024 * 1024) }));

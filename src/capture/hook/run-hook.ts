@@ -9,6 +9,7 @@ import { normalizeClaudeCode } from './claude-code.js';
 import { normalizeCodex } from './codex.js';
 import { normalizeCursor } from './cursor.js';
 import { appendTrace } from './trace-row.js';
+import { parseWellFormedJson } from './well-formed.js';
 
 /**
  * `tracer hook <agent> <event>`: the agent's payload on stdin becomes one trace
@@ -89,7 +90,7 @@ async function parsePayload(stdin: HookIo['stdin']): Promise<{ value: Payload } 
   }
   let value: unknown;
   try {
-    value = JSON.parse(read.text);
+    value = parseWellFormedJson(read.text);
   } catch {
     return { failure: { code: 'invalid_payload', message: `The payload (${Buffer.byteLength(read.text)} bytes) is not valid JSON; the event was skipped.` } };
   }

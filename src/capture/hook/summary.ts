@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { withContentId } from '../../core/content-id.js';
 import { appendRecord, readRecords } from '../../store/jsonl.js';
 import type { AgentName } from './hook-event.js';
+import { parseWellFormedJson } from './well-formed.js';
 
 /**
  * Session summaries (spec §2.2 `session-summaries.jsonl`, latest per
@@ -88,7 +89,7 @@ function textBlocks(content: unknown): string[] {
 
 function parseLine(line: string): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(line);
+    const value: unknown = parseWellFormedJson(line);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
