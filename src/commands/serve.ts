@@ -18,7 +18,7 @@ export class ServeCommand extends TracerCommand {
 
       With no \`--database\` it keeps rows in an embedded SQLite database and blobs in a content-addressed folder, both under \`--data-dir\` (default \`$TRACER_HOME/server\`). With \`--database postgres://...\` rows and blobs live in PostgreSQL, so several services behind a load balancer share that database and nothing else.
 
-      Every flag can also come from the environment: TRACER_SERVE_HOST, TRACER_SERVE_PORT, TRACER_SERVE_DATA_DIR, TRACER_DATABASE_URL, BLOB_MAX_BYTES, TRACER_SERVE_BODY_MAX_BYTES, TRACER_SERVE_DISABLE_ROUTES (comma-separated), TRACER_SERVE_LOG_LEVEL, TRACER_SERVE_PLUGINS (comma-separated). TRACER_ADMIN_SECRET enables the admin routes; without it they are off.
+      Every flag can also come from the environment: TRACER_SERVE_HOST, TRACER_SERVE_PORT, TRACER_SERVE_DATA_DIR, TRACER_DATABASE_URL, BLOB_MAX_BYTES, TRACER_SERVE_BODY_MAX_BYTES, TRACER_SERVE_IDLE_TIMEOUT_MS, TRACER_SERVE_DISABLE_ROUTES (comma-separated), TRACER_SERVE_LOG_LEVEL, TRACER_SERVE_PLUGINS (comma-separated). TRACER_ADMIN_SECRET enables the admin routes; without it they are off.
 
       The first line printed says where it listens, which backend and where the data lives; request logs (JSON, with request ids, never the Authorization header) follow. SIGTERM or SIGINT stops accepting connections, lets in-flight requests finish and closes the database.
     `,
@@ -35,6 +35,7 @@ export class ServeCommand extends TracerCommand {
   database = Option.String('--database', { description: 'postgres:// URL: keep rows and blobs in PostgreSQL (env TRACER_DATABASE_URL)' });
   blobMaxBytes = Option.String('--blob-max-bytes', { description: 'Largest blob accepted, in bytes (default 10485760; env BLOB_MAX_BYTES)' });
   bodyMaxBytes = Option.String('--body-max-bytes', { description: 'Largest JSON request body, in bytes (default 33554432; env TRACER_SERVE_BODY_MAX_BYTES)' });
+  idleTimeoutMs = Option.String('--idle-timeout-ms', { description: 'Close a connection idle this long, e.g. a stalled upload (default 120000; env TRACER_SERVE_IDLE_TIMEOUT_MS)' });
   disableRoute = Option.Array('--disable-route', { description: 'Answer 404 on this route as if absent: a family (e.g. summaries), blobs or whoami; repeatable' });
   logLevel = Option.String('--log-level', { description: 'fatal, error, warn, info, debug, trace or silent (default info; env TRACER_SERVE_LOG_LEVEL)' });
   plugins = Option.Array('--plugins', { description: 'Extra plugin module enabling a custom family on the service; repeatable (env TRACER_SERVE_PLUGINS)' });
@@ -53,6 +54,7 @@ export class ServeCommand extends TracerCommand {
         database: this.database,
         blobMaxBytes: this.blobMaxBytes,
         bodyMaxBytes: this.bodyMaxBytes,
+        idleTimeoutMs: this.idleTimeoutMs,
         disableRoute: this.disableRoute,
         logLevel: this.logLevel,
         plugins: this.plugins,

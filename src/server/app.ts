@@ -45,6 +45,8 @@ export function buildApp(context: ServiceContext): FastifyInstance {
       redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
     },
     bodyLimit: context.options.bodyMaxBytes,
+    // Socket inactivity, not request duration: a slow upload that keeps sending is never cut.
+    connectionTimeout: context.options.idleTimeoutMs,
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];

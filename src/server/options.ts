@@ -11,6 +11,8 @@ export interface ServeOptions {
   databaseUrl?: string;
   blobMaxBytes: number;
   bodyMaxBytes: number;
+  /** A connection with no bytes either way for this long is closed: a stalled body cannot hold it forever. */
+  idleTimeoutMs: number;
   /** Route names that answer 404 as if this service did not have them: a family name, `blobs` or `whoami`. */
   disabledRoutes: string[];
   logLevel: LogLevel;
@@ -28,6 +30,8 @@ export const DEFAULTS = {
   port: 8787,
   blobMaxBytes: 10 * 1024 * 1024,
   bodyMaxBytes: 32 * 1024 * 1024,
+  // Long enough for a slow link and a busy database; a stalled client is cut after it.
+  idleTimeoutMs: 120_000,
   logLevel: 'info' as LogLevel,
 };
 
@@ -42,6 +46,7 @@ export const ENV = {
   databaseUrl: 'TRACER_DATABASE_URL',
   blobMaxBytes: 'BLOB_MAX_BYTES',
   bodyMaxBytes: 'TRACER_SERVE_BODY_MAX_BYTES',
+  idleTimeoutMs: 'TRACER_SERVE_IDLE_TIMEOUT_MS',
   disabledRoutes: 'TRACER_SERVE_DISABLE_ROUTES',
   logLevel: 'TRACER_SERVE_LOG_LEVEL',
   adminSecret: 'TRACER_ADMIN_SECRET',
@@ -55,6 +60,7 @@ export interface ServeFlags {
   database?: string;
   blobMaxBytes?: string;
   bodyMaxBytes?: string;
+  idleTimeoutMs?: string;
   disableRoute?: string[];
   logLevel?: string;
   plugins?: string[];
@@ -80,6 +86,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, h
     databaseUrl,
     blobMaxBytes: integer(pick(flags.blobMaxBytes, ENV.blobMaxBytes), DEFAULTS.blobMaxBytes, '--blob-max-bytes', ENV.blobMaxBytes, { min: 1 }),
     bodyMaxBytes: integer(pick(flags.bodyMaxBytes, ENV.bodyMaxBytes), DEFAULTS.bodyMaxBytes, '--body-max-bytes', ENV.bodyMaxBytes, { min: 1024 }),
+    idleTimeoutMs: integer(pick(flags.idleTimeoutMs, ENV.idleTimeoutMs), DEFAULTS.idleTimeoutMs, '--idle-timeout-ms', ENV.idleTimeoutMs, { min: 100 }),
     disabledRoutes: [...new Set(list(flags.disableRoute, ENV.disabledRoutes))],
     logLevel: logLevel as LogLevel,
     adminSecret: env[ENV.adminSecret] || undefined,

@@ -15,6 +15,7 @@ export interface ServiceOptions {
   disableRoutes?: string[];
   blobMaxBytes?: number;
   bodyMaxBytes?: number;
+  idleTimeoutMs?: number;
   /** SQLite data folder; default a fresh temp folder. Reuse one to see earlier data. */
   dataDir?: string;
   /** PostgreSQL URL (search_path included); default a fresh schema on TRACER_TEST_POSTGRES_URL. */
@@ -70,6 +71,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         database: setup.databaseUrl,
         blobMaxBytes: options.blobMaxBytes === undefined ? undefined : String(options.blobMaxBytes),
         bodyMaxBytes: options.bodyMaxBytes === undefined ? undefined : String(options.bodyMaxBytes),
+        idleTimeoutMs: options.idleTimeoutMs === undefined ? undefined : String(options.idleTimeoutMs),
         disableRoute: options.disableRoutes ?? [],
         logLevel: options.logLevel ?? 'silent',
       },
