@@ -42,6 +42,12 @@ export const readSyncStateFile = (projectDir: string) => readStateFile(syncState
 
 /** How often, at most, a long run rewrites the file: a large manifest is not rewritten per batch. */
 export const FLUSH_INTERVAL_MS = 2_000;
+/**
+ * A save re-reads, merges and rewrites the whole manifest, so its cost grows
+ * with it (~0.3 s at 100k ids): between saves a run spends at least this many
+ * times the last save's duration, keeping saving under ~10% of a long run.
+ */
+const FLUSH_COST_FACTOR = 10;
 
 /** One remote's manifest and cursors, in memory, saved atomically at most every FLUSH_INTERVAL_MS. */
 export class RemoteSyncState {
@@ -50,6 +56,8 @@ export class RemoteSyncState {
   readonly #scanned = new Map<string, ScanMark | undefined>();
   #dirty = false;
   #lastFlush = Date.now();
+  #lastFlushCost = 0;
+  #flushing?: Promise<void>;
 
   private constructor(
     readonly projectDir: string,
@@ -112,7 +120,31 @@ export class RemoteSyncState {
 
   /** Saves when something changed and the interval passed (or `force`). */
   async flush(force = false): Promise<void> {
-    if (!this.#dirty || (!force && Date.now() - this.#lastFlush < FLUSH_INTERVAL_MS)) return;
+    if (this.#flushing) {
+      // Requests overlap: one save at a time; a forced save waits and then saves what came since.
+      if (!force) return;
+      await this.#flushing;
+    }
+    if (!this.#dirty || (!force && Date.now() - this.#lastFlush < Math.max(FLUSH_INTERVAL_MS, this.#lastFlushCost * FLUSH_COST_FACTOR))) return;
+    const started = Date.now();
+    this.#flushing = this.save().finally(() => (this.#flushing = undefined));
+    await this.#flushing;
+    this.#lastFlushCost = Date.now() - started;
+  }
+
+  private async save(): Promise<void> {
+    // Cleared first: ids added while this save is under way make the state dirty again.
+    this.#dirty = false;
+    try {
+      await this.write();
+    } catch (error) {
+      this.#dirty = true;
+      throw error;
+    }
+    this.#lastFlush = Date.now();
+  }
+
+  private async write(): Promise<void> {
     // Re-read so another remote's record, or ids another process added meanwhile, are kept.
     const file = await readSyncStateFile(this.projectDir);
     const previous = file.remotes[this.remote];
@@ -134,8 +166,6 @@ export class RemoteSyncState {
     }
     file.remotes[this.remote] = { ...previous, synced, cursors, scanned };
     await writeStateFile(syncStatePath(this.projectDir), file);
-    this.#dirty = false;
-    this.#lastFlush = Date.now();
   }
 }
 
