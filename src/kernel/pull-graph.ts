@@ -88,10 +88,16 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
   // --since reads a filtered stream: its position must not become the stored cursor.
   let cursor = since === undefined ? state.cursor(family.name) : undefined;
   let keepCursor = since === undefined && !session.dryRun;
+  const fetchPage = (after: string | undefined) => {
+    const request = session.http.getJson<unknown>(family.route, { after, limit: PAGE_SIZE, since });
+    request.catch(() => {}); // a prefetched page left unread when the pull stops early
+    return request;
+  };
+  let request = fetchPage(cursor);
   for (;;) {
     let page: Page;
     try {
-      page = checkPage(await session.http.getJson<unknown>(family.route, { after: cursor, limit: PAGE_SIZE, since }), session, family);
+      page = checkPage(await request, session, family);
     } catch (error) {
       if (!isRouteMissing(error)) throw error;
       const fallback = await kernel.hooks.routeMissing.promise({ family, feature: family.name, route: family.route, status: error.status }, session);
@@ -102,6 +108,9 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
       return { ...report, status: 'skipped', reason: `the server has no ${family.route} route` };
     }
     report.pages += 1;
+    const next = page.has_more && page.next_cursor && page.next_cursor !== cursor ? page.next_cursor : undefined;
+    // The service reads the next page while this one is checked and written.
+    if (next) request = fetchPage(next);
     const fresh: Record<string, unknown>[] = [];
     for (const item of page.items) {
       report.received += 1;
@@ -121,8 +130,8 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
       await state.flush();
     }
     kernel.hooks.progress.call({ type: 'step-progress', step: family.name, done: report.received, detail: `${report.inserted} new` });
-    if (!page.has_more || !page.next_cursor || page.next_cursor === cursor) break;
-    cursor = page.next_cursor;
+    if (!next) break;
+    cursor = next;
   }
   return report;
 }
