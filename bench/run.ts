@@ -14,7 +14,9 @@ import { postgresAvailable } from '../test/helpers/service.js';
  * (under .tracer-bench/data), runs each workload against its baseline, prints
  * the table for BENCHMARKS.md and keeps the raw figures in .tracer-bench/results/.
  */
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, keep: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, keep: { type: 'boolean', default: false }, runs: { type: 'string' } } });
+/** `--runs N` overrides how many times each workload runs (medians are taken over them). */
+const runs = (quickRuns: number, fullRuns: number) => (values.runs ? Number(values.runs) : quick ? quickRuns : fullRuns);
 const quick = values.quick!;
 const only = values.only ? new Set(values.only.split(',').map((part) => part.trim())) : undefined;
 const wanted = (n: string) => !only || only.has(n);
@@ -27,20 +29,20 @@ const results: Result[] = [];
 try {
   if (wanted('1') || wanted('2') || wanted('3')) {
     log('workloads 1-3: push, no-op push, pull');
-    results.push(...(await syncWorkloads({ size: syncSize, runs: quick ? 2 : 3, noopRuns: quick ? 3 : 5 }, log)));
+    results.push(...(await syncWorkloads({ size: syncSize, runs: runs(2, 3), noopRuns: quick ? 3 : 5 }, log)));
   }
   if (wanted('4')) {
     log('workload 4: conversations');
     const size = quick ? { count: 20, minBytes: 10_000, maxBytes: 2_000_000, totalBytes: 20_000_000 } : { count: 200, minBytes: 10_000, maxBytes: 8_000_000, totalBytes: 300_000_000 };
-    results.push(...(await conversationWorkload({ size, runs: quick ? 1 : 3 }, log)));
+    results.push(...(await conversationWorkload({ size, runs: runs(1, 3) }, log)));
   }
   if (wanted('5')) {
     log('workload 5: hook latency');
-    results.push(...(await hookWorkload({ runs: quick ? 9 : 21 }, log)));
+    results.push(...(await hookWorkload({ runs: runs(9, 21) }, log)));
   }
   if (wanted('6')) {
     log('workload 6: large traces.jsonl');
-    results.push(...(await largeFileWorkload({ bytes: quick ? 100 * 2 ** 20 : 2 ** 30, runs: quick ? 1 : 2 }, log)));
+    results.push(...(await largeFileWorkload({ bytes: quick ? 100 * 2 ** 20 : 2 ** 30, runs: runs(1, 2) }, log)));
   }
   if (wanted('7')) {
     log('workload 7: service under load');
