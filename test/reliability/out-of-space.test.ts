@@ -86,6 +86,12 @@ function fileHashes(dir: string): Record<string, string> {
   return out;
 }
 
+/** A tmpfs size that holds a full copy of `m`'s project with room to spare, whatever the rounds have grown it to. */
+function roomFor(m: Machine): string {
+  const bytes = Object.keys(fileHashes(m.dir)).reduce((sum, path) => sum + statSync(join(m.dir, path)).size, 0);
+  return `${Math.ceil((bytes * 2 + 4 * 1024 * 1024) / 1024)}k`;
+}
+
 function assertNothingHalfWritten(m: Machine, context: string): void {
   const { torn, leftovers } = assertIntact(m, context);
   assert.equal(torn, [], `${context}: a torn row was left in place`);
@@ -115,7 +121,7 @@ if (probe === undefined && process.env.TRACER_TEST_REQUIRE_MOUNT !== '1') {
       for (let round = 1; round <= rounds(3, 12); round++) {
         seed(a, d, `full-r${round}`, { traces: SOAK ? 1_200 : 500, transcripts: [300 * 1024, 4_000, 600 * 1024, 9_000] });
         await pushAll(a);
-        const mount = tmpfs('8m')!;
+        const mount = tmpfs(roomFor(a))!;
         const b = await machineAt(join(mount, 'home'), a.repo, `${service.url}/acme/web`, token);
         // Fill the disk to leave a seeded amount free, so the pull runs out at a different point each round.
         const free = d.int(4, 1_400) * 1024;
@@ -159,7 +165,7 @@ if (probe === undefined && process.env.TRACER_TEST_REQUIRE_MOUNT !== '1') {
   test('a read-only home while pulling: state_unwritable, not one byte changed, the next pull once writable converges', async () => {
     seed(a, dice('read-only', 0x5eed_0606), 'ro', { traces: 50, transcripts: [300 * 1024, 2_000] });
     await pushAll(a);
-    const mount = tmpfs('8m')!;
+    const mount = tmpfs(roomFor(a))!;
     const b = await machineAt(join(mount, 'home'), a.repo, `${service.url}/acme/web`, token);
     const before = fileHashes(mount);
     execFileSync('mount', ['-o', 'remount,ro', mount]);
