@@ -190,7 +190,7 @@ async function placeBytes(kernel: Kernel, session: SyncSession, family: FamilyDe
     if (await exists(path)) return true;
     const fetched = await kernel.hooks.fetchBlob.promise({ sha256: sha, size: Number(record[blob.sizeMember]), path, family }, session);
     if (!fetched) {
-      session.warn({ code: 'blob_fetch_unsupported', message: `No enabled plugin fetches blobs, so ${sha} of ${family.name} stays unpulled; enable "blobs" (tracer plugins).` });
+      session.warn({ code: 'blob_fetch_unsupported', message: `No enabled plugin fetches blobs, so ${sha} of ${family.name} stays unpulled; enable a plugin that does (see tracer plugins).` });
       return false;
     }
     report.blobs_fetched += 1;
