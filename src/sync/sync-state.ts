@@ -52,6 +52,8 @@ const FLUSH_COST_FACTOR = 10;
 /** One remote's manifest and cursors, in memory, saved atomically at most every FLUSH_INTERVAL_MS. */
 export class RemoteSyncState {
   readonly #synced = new Map<string, Set<string>>();
+  /** Manifests as read, turned into sets on first use: a push that skips a family never pays for its 100k ids. */
+  readonly #unread = new Map<string, string[]>();
   readonly #cursors = new Map<string, string | undefined>();
   readonly #scanned = new Map<string, ScanMark | undefined>();
   #dirty = false;
@@ -64,7 +66,7 @@ export class RemoteSyncState {
     readonly remote: string,
     record: Partial<RemoteSyncRecord> | undefined,
   ) {
-    for (const [key, ids] of Object.entries(record?.synced ?? {})) this.#synced.set(key, new Set(ids));
+    for (const [key, ids] of Object.entries(record?.synced ?? {})) this.#unread.set(key, ids);
     for (const [family, cursor] of Object.entries(record?.cursors ?? {})) this.#cursors.set(family, cursor);
     // A malformed mark is only a lost shortcut: ignore it rather than refuse the file.
     for (const [family, mark] of Object.entries(isPlainObject(record?.scanned) ? record.scanned : {})) if (isScanMark(mark)) this.#scanned.set(family, mark);
@@ -75,12 +77,21 @@ export class RemoteSyncState {
     return new RemoteSyncState(projectDir, remote, file.remotes[remote]);
   }
 
+  #ids(manifestKey: string): Set<string> | undefined {
+    const unread = this.#unread.get(manifestKey);
+    if (unread) {
+      this.#unread.delete(manifestKey);
+      this.#synced.set(manifestKey, new Set(unread));
+    }
+    return this.#synced.get(manifestKey);
+  }
+
   has(manifestKey: string, id: string): boolean {
-    return this.#synced.get(manifestKey)?.has(id) ?? false;
+    return this.#ids(manifestKey)?.has(id) ?? false;
   }
 
   add(manifestKey: string, id: string): void {
-    let ids = this.#synced.get(manifestKey);
+    let ids = this.#ids(manifestKey);
     if (!ids) this.#synced.set(manifestKey, (ids = new Set()));
     if (!ids.has(id)) {
       ids.add(id);
@@ -89,11 +100,16 @@ export class RemoteSyncState {
   }
 
   delete(manifestKey: string, id: string): void {
-    if (this.#synced.get(manifestKey)?.delete(id)) this.#dirty = true;
+    if (this.#ids(manifestKey)?.delete(id)) this.#dirty = true;
   }
 
   count(manifestKey: string): number {
-    return this.#synced.get(manifestKey)?.size ?? 0;
+    return this.#ids(manifestKey)?.size ?? 0;
+  }
+
+  /** Whether the manifest lists anything, without building its set. */
+  #listsAny(manifestKey: string): boolean {
+    return (this.#unread.get(manifestKey)?.length ?? 0) > 0 || (this.#synced.get(manifestKey)?.size ?? 0) > 0;
   }
 
   cursor(family: string): string | undefined {
@@ -108,7 +124,7 @@ export class RemoteSyncState {
 
   /** Where the family's file is known to be wholly synced up to; dropped when its manifest is empty (e.g. after a reset). */
   scanned(family: string, manifestKey: string): ScanMark | undefined {
-    return this.count(manifestKey) > 0 ? this.#scanned.get(family) : undefined;
+    return this.#listsAny(manifestKey) ? this.#scanned.get(family) : undefined;
   }
 
   setScanned(family: string, mark: ScanMark | undefined): void {
@@ -150,8 +166,13 @@ export class RemoteSyncState {
     const previous = file.remotes[this.remote];
     const synced: Record<string, string[]> = {};
     for (const key of new Set([...Object.keys(previous?.synced ?? {}), ...this.#synced.keys()])) {
+      const mine = this.#synced.get(key);
+      if (!mine) {
+        synced[key] = previous!.synced[key]!; // untouched by this run: kept as the file has it
+        continue;
+      }
       const ids = new Set(previous?.synced?.[key] ?? []);
-      for (const id of this.#synced.get(key) ?? []) ids.add(id);
+      for (const id of mine) ids.add(id);
       synced[key] = [...ids];
     }
     const cursors: Record<string, string> = { ...(previous?.cursors ?? {}) };
