@@ -1,7 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
-import fetch, { type RequestInit, type Response } from 'node-fetch';
+import { exchange, type Answer, type ExchangeInit } from './http-exchange.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { parseProblem, remoteErrorFrom, type RemoteIdentity } from './remote-error.js';
 import { backoffDelay, DEFAULT_RETRY, isTransientNetworkError, isTransientStatus, sleep, type RetryPolicy } from './retry.js';
@@ -112,17 +112,15 @@ export class RemoteClient {
   }
 
   /** GET whose body `consume` streams somewhere; a failure mid-body retries the whole download. */
-  async download<T>(route: string, consume: (body: Readable, response: Response) => Promise<T>): Promise<T> {
-    return this.request({ method: 'GET', route, transfer: true, headers: { accept: 'application/octet-stream' } }, (response) =>
-      consume(response.body as unknown as Readable, response),
-    );
+  async download<T>(route: string, consume: (body: Readable, response: Answer) => Promise<T>): Promise<T> {
+    return this.request({ method: 'GET', route, transfer: true, headers: { accept: 'application/octet-stream' } }, (response) => consume(response.body, response));
   }
 
   close(): void {
     this.#agent.destroy();
   }
 
-  async request<T>(spec: RequestSpec, handle: (response: Response) => Promise<T>): Promise<T> {
+  async request<T>(spec: RequestSpec, handle: (response: Answer) => Promise<T>): Promise<T> {
     const { retry } = this.settings;
     const url = this.url(spec.route, spec.query);
     for (let attempt = 0; ; attempt += 1) {
@@ -130,8 +128,9 @@ export class RemoteClient {
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), spec.transfer ? this.settings.transferTimeoutMs : this.settings.timeoutMs);
       let retryAfter: string | null = null;
+      let response: Answer | undefined;
       try {
-        const response = await fetch(url, this.init(spec, controller.signal));
+        response = await exchange(url, this.init(spec, controller.signal));
         const accepted = response.ok || spec.accept?.includes(response.status);
         if (!accepted) {
           const text = spec.method === 'HEAD' ? '' : await response.text();
@@ -149,6 +148,8 @@ export class RemoteClient {
         await sleep(backoffDelay(retry, attempt, retryAfter));
       } finally {
         clearTimeout(timer);
+        // A body nobody read (HEAD, an accepted 404) must still be drained, or its kept-alive socket stays taken.
+        response?.body.resume();
       }
     }
   }
@@ -159,7 +160,7 @@ export class RemoteClient {
     return url.href;
   }
 
-  private init(spec: RequestSpec, signal: AbortSignal): RequestInit {
+  private init(spec: RequestSpec, signal: AbortSignal): ExchangeInit {
     const headers: Record<string, string> = {
       accept: 'application/json, application/problem+json',
       'x-tracer-org': this.target.org,
@@ -168,14 +169,14 @@ export class RemoteClient {
       ...spec.headers,
     };
     if (this.target.token) headers.authorization = `Bearer ${this.target.token}`;
-    let body: RequestInit['body'];
+    let body: ExchangeInit['body'];
     if (spec.json !== undefined || spec.jsonText !== undefined) {
       headers['content-type'] = 'application/json';
       body = spec.jsonText ?? JSON.stringify(spec.json);
     } else if (spec.stream) {
       body = spec.stream();
     }
-    return { method: spec.method, headers, body, agent: this.#agent, signal: signal as RequestInit['signal'], compress: spec.transfer !== true };
+    return { method: spec.method, headers, body, agent: this.#agent, signal };
   }
 }
 
@@ -185,7 +186,7 @@ class TransientStatus extends Error {
   }
 }
 
-async function readJson<T>(response: Response, target: RemoteTarget, route: string): Promise<T> {
+async function readJson<T>(response: Answer, target: RemoteTarget, route: string): Promise<T> {
   const text = await response.text();
   try {
     return JSON.parse(text) as T;
