@@ -29,7 +29,7 @@ const results: Result[] = [];
 try {
   if (wanted('1') || wanted('2') || wanted('3')) {
     log('workloads 1-3: push, no-op push, pull');
-    results.push(...(await syncWorkloads({ size: syncSize, runs: runs(2, 3), noopRuns: quick ? 3 : 5 }, log)));
+    results.push(...(await syncWorkloads({ size: syncSize, runs: runs(2, 5), noopRuns: quick ? 3 : 5 }, log)));
   }
   if (wanted('4')) {
     log('workload 4: conversations');
