@@ -5,9 +5,6 @@ import { resolveDestination, type Destination } from './destination.js';
 import { logHookFailure, type HookFailure } from './error-log.js';
 import { AGENTS, isObject, PayloadError, type AgentName, type HookEvent, type Payload } from './hook-event.js';
 import { PAYLOAD_CAP_BYTES, readPayload } from './payload.js';
-import { normalizeClaudeCode } from './claude-code.js';
-import { normalizeCodex } from './codex.js';
-import { normalizeCursor } from './cursor.js';
 import { appendTrace } from './trace-row.js';
 import { parseWellFormedJson } from './well-formed.js';
 
@@ -24,10 +21,13 @@ export interface HookIo {
   cwd: string;
 }
 
-const NORMALIZERS: Record<AgentName, (event: string, payload: Payload) => HookEvent> = {
-  'claude-code': normalizeClaudeCode,
-  cursor: normalizeCursor,
-  codex: normalizeCodex,
+type Normalizer = (event: string, payload: Payload) => HookEvent;
+
+/** Only the calling agent's adapter is loaded: every module costs the agent's tool call start-up time. */
+const NORMALIZERS: Record<AgentName, () => Promise<Normalizer>> = {
+  'claude-code': async () => (await import('./claude-code.js')).normalizeClaudeCode,
+  cursor: async () => (await import('./cursor.js')).normalizeCursor,
+  codex: async () => (await import('./codex.js')).normalizeCodex,
 };
 
 export async function runHook(agent: string, event: string, io: HookIo): Promise<0> {
@@ -45,7 +45,7 @@ export async function runHook(agent: string, event: string, io: HookIo): Promise
       fail(payload.failure);
       return 0;
     }
-    const normalized = NORMALIZERS[agent](event, payload.value);
+    const normalized = (await NORMALIZERS[agent]())(event, payload.value);
     const destination = await resolveDestination(normalized.cwd ?? io.cwd, home, io.env);
     if (!destination) return 0;
     logDir = destination.dir;
