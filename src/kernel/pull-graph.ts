@@ -51,20 +51,25 @@ interface Page {
 export async function runPull(kernel: Kernel, session: SyncSession, since?: string): Promise<PullReport> {
   const state = await RemoteSyncState.load(session.project.dir, session.remote.name);
   const report: PullReport = { remote: session.remote.name, url: session.remote.target.url, dry_run: session.dryRun, since, families: [], totals: { received: 0, inserted: 0, duplicates: 0, invalid: 0, failed: 0 } };
-  for (const family of kernel.families) {
-    kernel.hooks.progress.call({ type: 'step-start', step: family.name });
-    let familyReport: FamilyPullReport;
-    try {
-      familyReport = await pullFamily(kernel, session, state, family, kernel.familySync(family.name)!, since);
-    } catch (error) {
-      kernel.hooks.progress.call({ type: 'step-end', step: family.name, status: 'failed', summary: error instanceof Error ? error.message : String(error) });
-      throw error;
-    } finally {
-      if (!session.dryRun) await state.flush(true);
+  try {
+    for (const family of kernel.families) {
+      kernel.hooks.progress.call({ type: 'step-start', step: family.name });
+      let familyReport: FamilyPullReport;
+      try {
+        familyReport = await pullFamily(kernel, session, state, family, kernel.familySync(family.name)!, since);
+      } catch (error) {
+        kernel.hooks.progress.call({ type: 'step-end', step: family.name, status: 'failed', summary: error instanceof Error ? error.message : String(error) });
+        throw error;
+      } finally {
+        // Not forced: one forced save after the last family (each save rewrites the whole manifest).
+        if (!session.dryRun) await state.flush();
+      }
+      report.families.push(familyReport);
+      kernel.hooks.progress.call({ type: 'step-end', step: family.name, status: familyReport.status, summary: describeFamilyPull(familyReport, session.dryRun) });
+      if (familyReport.status === 'done') await kernel.hooks.afterPull.promise({ family, received: familyReport.received, inserted: familyReport.inserted }, session);
     }
-    report.families.push(familyReport);
-    kernel.hooks.progress.call({ type: 'step-end', step: family.name, status: familyReport.status, summary: describeFamilyPull(familyReport, session.dryRun) });
-    if (familyReport.status === 'done') await kernel.hooks.afterPull.promise({ family, received: familyReport.received, inserted: familyReport.inserted }, session);
+  } finally {
+    if (!session.dryRun) await state.flush(true);
   }
   for (const family of report.families) {
     report.totals.received += family.received;

@@ -105,7 +105,8 @@ export class FamilyPush {
       await this.sendBatch();
       await this.drain();
       this.saveScanMark();
-      await this.state.flush(true);
+      // Not forced: the push graph saves once after the last family, rather than the whole manifest after each.
+      await this.state.flush();
       if (this.#firstInvalid) {
         const { key, problem } = this.#firstInvalid;
         const count = this.report.invalid;

@@ -57,30 +57,35 @@ export async function runPush(kernel: Kernel, session: SyncSession): Promise<Pus
     families: [],
     totals: { pending: 0, sent: 0, inserted: 0, duplicates: 0, failed: 0, held: 0 },
   };
-  for (const family of kernel.families) {
-    const sync = kernel.familySync(family.name)!;
-    hooks.progress.call({ type: 'step-start', step: family.name });
-    if (!selected(kernel, family, options.only)) {
-      report.families.push({ ...emptyReport(family.name), status: 'skipped', reason: `not selected by --only ${options.only}` });
-      hooks.progress.call({ type: 'step-end', step: family.name, status: 'skipped', summary: 'not selected' });
-      continue;
+  try {
+    for (const family of kernel.families) {
+      const sync = kernel.familySync(family.name)!;
+      hooks.progress.call({ type: 'step-start', step: family.name });
+      if (!selected(kernel, family, options.only)) {
+        report.families.push({ ...emptyReport(family.name), status: 'skipped', reason: `not selected by --only ${options.only}` });
+        hooks.progress.call({ type: 'step-end', step: family.name, status: 'skipped', summary: 'not selected' });
+        continue;
+      }
+      let plan: FamilyPlan = { family, since: options.since, filters: [] };
+      plan = await hooks.beforeFamily.promise(plan, session);
+      if (plan.skip) {
+        report.families.push({ ...emptyReport(family.name), status: 'skipped', reason: plan.skip });
+        hooks.progress.call({ type: 'step-end', step: family.name, status: 'skipped', summary: plan.skip });
+        continue;
+      }
+      let familyReport: FamilyPushReport;
+      try {
+        familyReport = await new FamilyPush(kernel, session, state, sync, plan).run();
+      } catch (error) {
+        hooks.progress.call({ type: 'step-end', step: family.name, status: 'failed', summary: error instanceof Error ? error.message : String(error) });
+        throw error;
+      }
+      report.families.push(familyReport);
+      hooks.progress.call({ type: 'step-end', step: family.name, status: familyReport.status, summary: describeFamilyPush(familyReport, session.dryRun) });
     }
-    let plan: FamilyPlan = { family, since: options.since, filters: [] };
-    plan = await hooks.beforeFamily.promise(plan, session);
-    if (plan.skip) {
-      report.families.push({ ...emptyReport(family.name), status: 'skipped', reason: plan.skip });
-      hooks.progress.call({ type: 'step-end', step: family.name, status: 'skipped', summary: plan.skip });
-      continue;
-    }
-    let familyReport: FamilyPushReport;
-    try {
-      familyReport = await new FamilyPush(kernel, session, state, sync, plan).run();
-    } catch (error) {
-      hooks.progress.call({ type: 'step-end', step: family.name, status: 'failed', summary: error instanceof Error ? error.message : String(error) });
-      throw error;
-    }
-    report.families.push(familyReport);
-    hooks.progress.call({ type: 'step-end', step: family.name, status: familyReport.status, summary: describeFamilyPush(familyReport, session.dryRun) });
+  } finally {
+    // One forced save for the whole push: each save rewrites the whole manifest.
+    await state.flush(true);
   }
   for (const family of report.families) {
     report.totals.pending += family.pending;
