@@ -83,33 +83,31 @@ async function transfer(io: TransferIO, command: 'push' | 'pull' | 'sync', remot
 }
 
 async function pushLeg(io: TransferIO, mode: OutputMode, flags: PushFlags, warnings: TracerWarning[]): Promise<PushReport> {
-  const { session, close } = await openSession(io.kernel, {
+  const opened = await openSession(io.kernel, {
     direction: 'push',
     remote: flags.remote,
     dryRun: flags.dryRun,
     push: { full: flags.full, only: flags.only, since: flags.since, dryRun: flags.dryRun },
     onWarning: (warning) => warnings.push(warning),
   });
-  if (mode === 'plain' || mode === 'tty') io.stdout.write(`${flags.dryRun ? 'Dry run: planning a push' : 'Pushing'} to ${session.remote.name} (${session.remote.target.url})\n`);
-  const display = await showProgress(io.kernel, mode, [PREFLIGHT_STEP, ...io.kernel.families.map((family) => family.name)], io.stdout);
-  try {
-    const report = await runPush(io.kernel, session);
-    await display.finish();
-    return report;
-  } catch (error) {
-    await display.finish(error);
-    throw error;
-  } finally {
-    close();
-  }
+  const heading = `${flags.dryRun ? 'Dry run: planning a push' : 'Pushing'} to`;
+  const steps = [PREFLIGHT_STEP, ...io.kernel.families.map((family) => family.name)];
+  return runLeg(io, mode, opened, heading, steps, () => runPush(io.kernel, opened.session));
 }
 
 async function pullLeg(io: TransferIO, mode: OutputMode, flags: PullFlags, warnings: TracerWarning[]): Promise<PullReport> {
-  const { session, close } = await openSession(io.kernel, { direction: 'pull', remote: flags.remote, dryRun: flags.dryRun, onWarning: (warning) => warnings.push(warning) });
-  if (mode === 'plain' || mode === 'tty') io.stdout.write(`${flags.dryRun ? 'Dry run: reading' : 'Pulling'} from ${session.remote.name} (${session.remote.target.url})\n`);
-  const display = await showProgress(io.kernel, mode, io.kernel.families.map((family) => family.name), io.stdout);
+  const opened = await openSession(io.kernel, { direction: 'pull', remote: flags.remote, dryRun: flags.dryRun, onWarning: (warning) => warnings.push(warning) });
+  const heading = `${flags.dryRun ? 'Dry run: reading' : 'Pulling'} from`;
+  return runLeg(io, mode, opened, heading, io.kernel.families.map((family) => family.name), () => runPull(io.kernel, opened.session, flags.since));
+}
+
+/** One leg under its progress display: the heading, the live steps, and the session closed whatever happens. */
+async function runLeg<T>(io: TransferIO, mode: OutputMode, opened: Awaited<ReturnType<typeof openSession>>, heading: string, steps: string[], run: () => Promise<T>): Promise<T> {
+  const { session, close } = opened;
+  if (mode === 'plain' || mode === 'tty') io.stdout.write(`${heading} ${session.remote.name} (${session.remote.target.url})\n`);
+  const display = await showProgress(io.kernel, mode, steps, io.stdout);
   try {
-    const report = await runPull(io.kernel, session, flags.since);
+    const report = await run();
     await display.finish();
     return report;
   } catch (error) {
