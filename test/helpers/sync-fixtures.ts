@@ -107,18 +107,23 @@ export function readRows(path: string): Record<string, unknown>[] {
   return readFileSync(path, 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line));
 }
 
+/** The transcript cache as file name → SHA-256 of its bytes (a name that lies shows up as a mismatch). */
+export function cacheDigest(m: Machine): Record<string, string> {
+  const blobs: Record<string, string> = {};
+  const cacheDir = join(m.dir, 'conversations');
+  if (!existsSync(cacheDir)) return blobs;
+  for (const prefix of readdirSync(cacheDir)) {
+    if (prefix.length !== 2) continue;
+    for (const name of readdirSync(join(cacheDir, prefix))) blobs[name] = createHash('sha256').update(readFileSync(join(cacheDir, prefix, name))).digest('hex');
+  }
+  return blobs;
+}
+
 /** Everything a machine holds, order-free: canonical rows per family file, cache bytes by sha, the index. */
 export function storeSnapshot(m: Machine) {
   const rows = (file: string) => readRows(join(m.dir, file)).map((row) => canonicalJson(row)).sort();
-  const blobs: Record<string, string> = {};
-  const cacheDir = join(m.dir, 'conversations');
-  if (existsSync(cacheDir)) {
-    for (const prefix of readdirSync(cacheDir)) {
-      if (prefix.length !== 2) continue;
-      for (const name of readdirSync(join(cacheDir, prefix))) blobs[name] = createHash('sha256').update(readFileSync(join(cacheDir, prefix, name))).digest('hex');
-    }
-  }
-  const indexPath = join(cacheDir, '_index.json');
+  const blobs = cacheDigest(m);
+  const indexPath = join(m.dir, 'conversations', '_index.json');
   return {
     traces: rows('traces.jsonl'),
     ledgers: rows('ledgers.jsonl'),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import type { ServiceHandle } from '../../helpers/service.js';
 import { canonicalJson } from '../../../src/core/content-id.js';
-import { addCommitLink, addConversation, addLedger, addSummary, addTrace, readConversation, syncState, transcript, type Machine } from '../../helpers/sync-fixtures.js';
+import { addCommitLink, addConversation, cacheDigest, addLedger, addSummary, addTrace, readConversation, syncState, transcript, type Machine } from '../../helpers/sync-fixtures.js';
 import type { Dice } from './faults.js';
 
 /**
@@ -110,15 +110,8 @@ export function assertManifestAgrees(m: Machine, remote: string, context: string
 export function snapshot(m: Machine) {
   const rows: Record<string, string[]> = {};
   for (const family of FAMILIES) rows[family] = parseableRows(join(m.dir, FAMILY_FILES[family].file)).map((row) => canonicalJson(row)).sort();
-  const blobs: Record<string, string> = {};
-  const cacheDir = join(m.dir, 'conversations');
-  if (existsSync(cacheDir)) {
-    for (const prefix of readdirSync(cacheDir)) {
-      if (prefix.length !== 2) continue;
-      for (const name of readdirSync(join(cacheDir, prefix))) blobs[name] = createHash('sha256').update(readFileSync(join(cacheDir, prefix, name))).digest('hex');
-    }
-  }
-  const indexPath = join(cacheDir, '_index.json');
+  const blobs = cacheDigest(m);
+  const indexPath = join(m.dir, 'conversations', '_index.json');
   return { rows, blobs, index: existsSync(indexPath) ? (JSON.parse(readFileSync(indexPath, 'utf8')) as Record<string, string>) : {} };
 }
 
