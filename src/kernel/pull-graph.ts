@@ -49,7 +49,7 @@ interface Page {
 }
 
 export async function runPull(kernel: Kernel, session: SyncSession, since?: string): Promise<PullReport> {
-  const state = await RemoteSyncState.load(session.project.dir, session.remote.name);
+  const state = await RemoteSyncState.load(session.project.dir, session.remote.name, session.remote.record.url);
   const report: PullReport = { remote: session.remote.name, url: session.remote.target.url, dry_run: session.dryRun, since, families: [], totals: { received: 0, inserted: 0, duplicates: 0, invalid: 0, failed: 0 } };
   try {
     for (const family of kernel.families) {

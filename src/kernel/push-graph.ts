@@ -49,7 +49,7 @@ export async function runPush(kernel: Kernel, session: SyncSession): Promise<Pus
   }
   hooks.progress.call({ type: 'step-end', step: PREFLIGHT_STEP, status: 'done', summary: `${session.remote.target.org_slug}/${session.remote.target.project_slug}` });
 
-  const state = await RemoteSyncState.load(session.project.dir, session.remote.name);
+  const state = await RemoteSyncState.load(session.project.dir, session.remote.name, session.remote.record.url);
   const report: PushReport = {
     remote: session.remote.name,
     url: session.remote.target.url,

@@ -60,7 +60,7 @@ export async function statusCommand(io: { kernel: Kernel; stdout: Writable; json
 
 async function remoteStatus(kernel: Kernel, name: string, url: string, warn: (warning: TracerWarning) => void): Promise<RemoteStatus> {
   const project = requireProject(kernel);
-  const state = await RemoteSyncState.load(project.dir, name);
+  const state = await RemoteSyncState.load(project.dir, name, url);
   const session = offlineSession(kernel, name, url, warn);
   const status: RemoteStatus = { name, url, unpushed: 0, families: {} };
   try {

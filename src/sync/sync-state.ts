@@ -9,6 +9,13 @@ import { isPlainObject, readStateFile, writeStateFile, type StateFileOptions } f
  * truth for "pushed"; losing it only forces a re-scan (the service dedups).
  */
 export interface RemoteSyncRecord {
+  /**
+   * The remote URL this record describes. A record kept under the same name for
+   * another URL (after `remote set-url`, or a remove and re-add) says nothing
+   * about what the new server holds, so it is not used: trusting it would leave
+   * data unpushed for good.
+   */
+  url?: string;
   synced: Record<string, string[]>;
   cursors: Record<string, string>;
   /**
@@ -64,6 +71,7 @@ export class RemoteSyncState {
   private constructor(
     readonly projectDir: string,
     readonly remote: string,
+    readonly url: string,
     record: Partial<RemoteSyncRecord> | undefined,
   ) {
     for (const [key, ids] of Object.entries(record?.synced ?? {})) this.#unread.set(key, ids);
@@ -72,9 +80,9 @@ export class RemoteSyncState {
     for (const [family, mark] of Object.entries(isPlainObject(record?.scanned) ? record.scanned : {})) if (isScanMark(mark)) this.#scanned.set(family, mark);
   }
 
-  static async load(projectDir: string, remote: string): Promise<RemoteSyncState> {
+  static async load(projectDir: string, remote: string, url: string): Promise<RemoteSyncState> {
     const file = await readSyncStateFile(projectDir);
-    return new RemoteSyncState(projectDir, remote, file.remotes[remote]);
+    return new RemoteSyncState(projectDir, remote, url, recordFor(file, remote, url));
   }
 
   #ids(manifestKey: string): Set<string> | undefined {
@@ -163,7 +171,7 @@ export class RemoteSyncState {
   private async write(): Promise<void> {
     // Re-read so another remote's record, or ids another process added meanwhile, are kept.
     const file = await readSyncStateFile(this.projectDir);
-    const previous = file.remotes[this.remote];
+    const previous = recordFor(file, this.remote, this.url);
     const synced: Record<string, string[]> = {};
     for (const key of new Set([...Object.keys(previous?.synced ?? {}), ...this.#synced.keys()])) {
       const mine = this.#synced.get(key);
@@ -185,9 +193,33 @@ export class RemoteSyncState {
       if (mark === undefined) delete scanned[family];
       else scanned[family] = mark;
     }
-    file.remotes[this.remote] = { ...previous, synced, cursors, scanned };
+    file.remotes[this.remote] = { ...previous, url: this.url, synced, cursors, scanned };
     await writeStateFile(syncStatePath(this.projectDir), file);
   }
+}
+
+/** The remote's record when it describes this URL; a record from before URLs were kept is taken as it is. */
+function recordFor(file: SyncStateFile, remote: string, url: string): RemoteSyncRecord | undefined {
+  const record = file.remotes[remote];
+  return record && (record.url === undefined || record.url === url) ? record : undefined;
+}
+
+/** `remote rename`: the record follows the remote, so the next push does not re-send everything. */
+export async function renameSyncRecord(projectDir: string, from: string, to: string): Promise<void> {
+  const file = await readSyncStateFile(projectDir);
+  const record = file.remotes[from];
+  if (!record) return;
+  delete file.remotes[from];
+  file.remotes[to] = record;
+  await writeStateFile(syncStatePath(projectDir), file);
+}
+
+/** `remote remove`: a record for a remote that no longer exists could only mislead a later one of the same name. */
+export async function forgetSyncRecord(projectDir: string, remote: string): Promise<void> {
+  const file = await readSyncStateFile(projectDir);
+  if (!file.remotes[remote]) return;
+  delete file.remotes[remote];
+  await writeStateFile(syncStatePath(projectDir), file);
 }
 
 function isScanMark(value: unknown): value is ScanMark {

@@ -154,8 +154,9 @@ test('an interrupted push resumes: what was sent stays in the manifest, the next
   assert.is(failed.code, 1);
   assert.match(failed.stderr, '(route_unsupported)');
   assert.is(syncState(a).remotes.origin.synced.trace_ids.length, 2, 'the traces sent before the failure are recorded');
-  const healthy = await startService({ dataDir: broken.dataDir });
-  assert.is((await a.run(['remote', 'set-url', 'origin', `${healthy.url}/acme/web`])).code, 0);
+  // The same server, upgraded in place: same URL, same data, the ledgers route now there.
+  await broken.stop();
+  await startService({ dataDir: broken.dataDir, port: Number(new URL(broken.url).port) });
   const resumed = JSON.parse((await a.run(['push', '--json'])).stdout).push;
   assert.is(resumed.families.find((f: any) => f.family === 'traces').sent, 0);
   assert.is(resumed.families.find((f: any) => f.family === 'ledgers').sent, 1);

@@ -16,6 +16,8 @@ export interface ServiceOptions {
   blobMaxBytes?: number;
   bodyMaxBytes?: number;
   idleTimeoutMs?: number;
+  /** In-process only: listen on this port (default any free one), e.g. to come back where a stopped service was. */
+  port?: number;
   /** SQLite data folder; default a fresh temp folder. Reuse one to see earlier data. */
   dataDir?: string;
   /** PostgreSQL URL (search_path included); default a fresh schema on TRACER_TEST_POSTGRES_URL. */
@@ -78,7 +80,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       setup.adminSecret ? { TRACER_ADMIN_SECRET: setup.adminSecret } : {},
       home,
     );
-  let service = await start(serveOptions(0), families);
+  let service = await start(serveOptions(options.port ?? 0), families);
   const port = service.port;
   const handle: ServiceHandle = {
     ...adminClient(service.url, setup.adminSecret),

@@ -10,7 +10,7 @@ import traces from '../../src/plugins/traces.js';
 import { RemoteSyncState } from '../../src/sync/sync-state.js';
 import { cleanup } from '../helpers/cli.js';
 import { appendRows, readRows } from '../helpers/sync-fixtures.js';
-import { BASE, kernelWith, session } from '../plugins/harness.js';
+import { BASE, kernelWith, remote, session } from '../plugins/harness.js';
 
 /** The push/pull graph against nock: batch bounds, item-level refusals, paging and cursors. */
 test.before(() => nock.disableNetConnect());
@@ -41,7 +41,7 @@ test('1200 traces go in requests of at most 500 items; the manifest records them
   close();
   assert.equal(sizes, [500, 500, 200]);
   assert.is(report.totals.sent, 1200);
-  const state = await RemoteSyncState.load(project.dir, 'origin');
+  const state = await RemoteSyncState.load(project.dir, 'origin', remote().record.url);
   assert.is(state.count('trace_ids'), 1200);
 });
 
@@ -82,7 +82,7 @@ test('422 invalid_item naming an index: that item stays unsynced and logged, the
   assert.equal(bodies, [3, 2]);
   assert.is(report.totals.failed, 1);
   assert.is(report.totals.sent, 2);
-  const state = await RemoteSyncState.load(project.dir, 'origin');
+  const state = await RemoteSyncState.load(project.dir, 'origin', remote().record.url);
   assert.not.ok(state.has('trace_ids', records[1]!.id));
   const log = readRows(join(project.dir, 'push-errors.log'));
   assert.is(log[0]!.code, 'invalid_item');
@@ -127,7 +127,7 @@ test('pull pages with the cursor, verifies ids, dedupes, and stores the cursor a
   assert.is(tracesReport.invalid, 1);
   assert.equal(warnings.map((warning) => warning.code), ['invalid_pulled_record']);
   assert.equal(readRows(join(project.dir, 'traces.jsonl')).map((row) => row.id), [known.id, fresh[0]!.id, fresh[1]!.id]);
-  const state = await RemoteSyncState.load(project.dir, 'origin');
+  const state = await RemoteSyncState.load(project.dir, 'origin', remote().record.url);
   assert.is(state.cursor('traces'), 'c2');
   assert.ok(state.has('trace_ids', known.id), 'rows seen on the remote count as synced');
 
@@ -145,14 +145,14 @@ test('pull pages with the cursor, verifies ids, dedupes, and stores the cursor a
 
 test('pull --since reads from the start and leaves the cursor alone', async () => {
   const { kernel, project } = await kernelWith(traces);
-  const state = await RemoteSyncState.load(project.dir, 'origin');
+  const state = await RemoteSyncState.load(project.dir, 'origin', remote().record.url);
   state.setCursor('traces', 'kept');
   await state.flush(true);
   nock(BASE).get('/api/v1/sync/traces').query({ limit: '500', since: '2024-05-01T00:00:00.000Z' }).reply(200, { items: [trace(9)], next_cursor: 'elsewhere', has_more: false });
   const { session: s, close } = session(kernel, project, { direction: 'pull' });
   await runPull(kernel, s, '2024-05-01T00:00:00.000Z');
   close();
-  assert.is((await RemoteSyncState.load(project.dir, 'origin')).cursor('traces'), 'kept');
+  assert.is((await RemoteSyncState.load(project.dir, 'origin', remote().record.url)).cursor('traces'), 'kept');
 });
 
 test.run();

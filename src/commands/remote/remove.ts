@@ -3,6 +3,7 @@ import { TracerCommand } from '../../cli/tracer-command.js';
 import { readProjectConfig, updateProjectConfig } from '../../store/config-files.js';
 import { readRemotes, requireRemote, updateRemotes } from '../../store/remotes.js';
 import { deleteStoredTokens, storedTokenKey } from './token-binding.js';
+import { forgetSyncRecord } from '../../sync/sync-state.js';
 
 export class RemoteRemoveCommand extends TracerCommand {
   static override paths = [['remote', 'remove']];
@@ -27,6 +28,7 @@ export class RemoteRemoveCommand extends TracerCommand {
     });
     const key = storedTokenKey(record);
     const deleted = key ? await deleteStoredTokens(home, [key], after) : [];
+    await forgetSyncRecord(project.dir, this.name);
 
     const wasDefault = (await readProjectConfig(project.dir)).remote?.default === this.name;
     if (wasDefault) {

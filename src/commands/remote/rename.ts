@@ -5,6 +5,7 @@ import { readGlobalConfig, readProjectConfig, updateGlobalConfig, updateProjectC
 import { formatTokenRef, globalTokenKey } from '../../store/credentials.js';
 import { checkRemoteName, readRemotes, requireRemote, updateRemotes } from '../../store/remotes.js';
 import { deleteStoredTokens, storedTokenKey } from './token-binding.js';
+import { renameSyncRecord } from '../../sync/sync-state.js';
 
 export class RemoteRenameCommand extends TracerCommand {
   static override paths = [['remote', 'rename']];
@@ -53,6 +54,7 @@ export class RemoteRenameCommand extends TracerCommand {
       file.remotes[newName] = carriedKey ? { ...moving, auth: { token_ref: formatTokenRef({ kind: 'global', key: carriedKey }) } } : moving;
     });
     if (oldKey && carriedKey) await deleteStoredTokens(home, [oldKey], after);
+    await renameSyncRecord(project.dir, this.oldName, newName);
 
     const config = await readProjectConfig(project.dir);
     const wasDefault = config.remote?.default === this.oldName;
