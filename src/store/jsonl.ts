@@ -32,6 +32,12 @@ export interface ReadOptions {
   onCorrupt?: (corrupt: CorruptLine) => void;
   /** Bytes per read; tests lower it to cross chunk borders. */
   chunkSize?: number;
+  /**
+   * A cheap test on the raw line before it is parsed: a line it refuses is
+   * skipped unparsed (and never reported as corrupt). For readers that want a
+   * few rows of a large file, e.g. those that mention a path or an id.
+   */
+  mayMatch?: (line: string) => boolean;
 }
 
 const NEWLINE = 0x0a;
@@ -117,6 +123,7 @@ export async function* readRecordsFrom<T = unknown>(path: string, from: LinePosi
   for await (const line of readLines(path, options.chunkSize, from)) {
     const end = line.offset + line.length + (line.terminated ? 1 : 0);
     if (line.text.trim() === '') continue;
+    if (options.mayMatch && !options.mayMatch(line.text)) continue;
     let value: T;
     try {
       value = JSON.parse(line.text) as T;

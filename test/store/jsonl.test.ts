@@ -180,6 +180,18 @@ test('a corrupt line in the middle is skipped and reported with its line and byt
   );
 });
 
+test('mayMatch skips refused lines unparsed, without reporting them; accepted lines still parse or are reported', async () => {
+  const path = freshPath();
+  appendRecords(path, [{ path: 'src/a.ts', n: 1 }, { path: 'src/b.ts', n: 2 }]);
+  appendFileSync(path, 'junk mentioning a.ts\njunk elsewhere\n');
+  appendRecord(path, { path: 'src/a.ts', n: 3 });
+  const corrupt: CorruptLine[] = [];
+  const seen: unknown[] = [];
+  for await (const record of readRecords(path, { mayMatch: (line) => line.includes('a.ts'), onCorrupt: (line) => corrupt.push(line) })) seen.push(record);
+  assert.equal(seen, [{ path: 'src/a.ts', n: 1 }, { path: 'src/a.ts', n: 3 }]);
+  assert.equal(corrupt.map((line) => line.preview), ['junk mentioning a.ts'], 'only the accepted junk line is parsed, hence reported');
+});
+
 test('lines edited on Windows (CRLF) still parse', async () => {
   const path = freshPath();
   appendRecord(path, { id: 'a' });

@@ -33,13 +33,29 @@ export async function readWindow(
 ): Promise<WindowTrace[]> {
   const start = windowStart === undefined ? undefined : Date.parse(windowStart);
   const traces = new Map<string, WindowTrace>();
-  for await (const row of readRecords<unknown>(join(projectDir, TRACES_FILE))) {
+  for await (const row of readRecords<unknown>(join(projectDir, TRACES_FILE), { mayMatch: mentionsAny(paths) })) {
     const trace = windowTrace(row, paths);
     if (!trace || traces.has(trace.id)) continue;
     if (start !== undefined && !(Date.parse(trace.ts) > start) && !keep.has(trace.id)) continue;
     traces.set(trace.id, trace);
   }
   return [...traces.values()];
+}
+
+/**
+ * Every commit reads the whole traces.jsonl, so most lines are ruled out before
+ * parsing: a row can only touch a path whose last segment it contains. Segments
+ * of [A-Za-z0-9._-] look the same in any JSON writer's output; with any other
+ * character in some path (it could be escaped), every line is parsed.
+ */
+function mentionsAny(paths: ReadonlySet<string>): ((line: string) => boolean) | undefined {
+  const needles: string[] = [];
+  for (const path of paths) {
+    const segment = path.slice(path.lastIndexOf('/') + 1);
+    if (!/^[A-Za-z0-9._-]+$/.test(segment)) return undefined;
+    needles.push(segment);
+  }
+  return (line) => needles.some((needle) => line.includes(needle));
 }
 
 /** The part of a trace row that touches `paths`; undefined for rows that touch none or are not trace rows. */
