@@ -1,4 +1,3 @@
-import { access } from 'node:fs/promises';
 import { contentId, SHA256_HEX } from '../core/content-id.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { isRemoteError, isRouteMissing } from '../net/remote-error.js';
@@ -7,8 +6,9 @@ import { RemoteSyncState } from '../sync/sync-state.js';
 import type { FamilyDefinition } from './families.js';
 import type { FamilySync } from './family-sync.js';
 import type { Kernel } from './kernel.js';
-import { BLOB_MANIFEST_KEY, recordProblem } from './push-family.js';
+import { recordProblem } from './push-family.js';
 import type { FamilyStore, SyncSession } from './types.js';
+import { pathExists } from '../store/state-file.js';
 
 /**
  * A pull: every registered family, page by page (wire contract "Pull, per
@@ -192,7 +192,7 @@ async function placeBytes(kernel: Kernel, session: SyncSession, family: FamilyDe
       await writeVerifiedBlob([Buffer.from(inline, 'base64')], sha, path);
       return true;
     }
-    if (await exists(path)) return true;
+    if (await pathExists(path)) return true;
     const fetched = await kernel.hooks.fetchBlob.promise({ sha256: sha, size: Number(record[blob.sizeMember]), path, family }, session);
     if (!fetched) {
       session.warn({ code: 'blob_fetch_unsupported', message: `No enabled plugin fetches blobs, so ${sha} of ${family.name} stays unpulled; enable a plugin that does (see tracer plugins).` });
@@ -242,9 +242,6 @@ function stripInline(family: FamilyDefinition, record: Record<string, unknown>):
   return rest;
 }
 
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
-}
 
 export function describeFamilyPull(report: FamilyPullReport, dryRun: boolean): string {
   if (report.status === 'skipped') return `skipped (${report.reason})`;

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { access, lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PUBLIC_FILE_MODE } from './home.js';
@@ -118,6 +118,14 @@ async function freeAsideName(path: string): Promise<string> {
       throw error;
     }
   }
+}
+
+/** Whether something is at `path` (file or folder); an unreadable path counts as absent. */
+export async function pathExists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 export function errnoCode(error: unknown): string | undefined {

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { conversationStore } from '../../plugins/conversations.js';
 import { INDEX_FILE } from '../../sync/conversation-store.js';
 import { PRIVATE_DIR_MODE } from '../../store/home.js';
+import { pathExists } from '../../store/state-file.js';
 
 /**
  * On stop and session-end, the transcript is snapshotted into the project's
@@ -30,7 +31,7 @@ export async function snapshotTranscript(projectDir: string, conversationId: str
   const temporary = join(cacheDir, `.snapshot-${process.pid}-${randomBytes(4).toString('hex')}`);
   const { sha256, size } = await copyHashing(source, temporary);
   const destination = store.blobPath!(sha256);
-  if (await exists(destination)) await rm(temporary, { force: true });
+  if (await pathExists(destination)) await rm(temporary, { force: true });
   else {
     await mkdir(dirname(destination), { recursive: true, mode: PRIVATE_DIR_MODE });
     await rename(temporary, destination);
@@ -76,11 +77,3 @@ function expandHome(path: string): string {
   return path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}

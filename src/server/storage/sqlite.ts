@@ -1,11 +1,12 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import { BlobMeter } from '../blob-stream.js';
 import type { NewToken, ProjectRef, PullPage, PullQuery, StoredItem, TokenRecord, TraceStorage } from './types.js';
+import { pathExists } from '../../store/state-file.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS projects (
@@ -126,7 +127,7 @@ export class SqliteStorage implements TraceStorage {
       await pipeline(meter.pass(source), createWriteStream(temporary, { mode: 0o600 }));
       meter.verify(sha);
       const target = this.#blobPath(sha);
-      if (!(await exists(target))) {
+      if (!(await pathExists(target))) {
         await mkdir(join(this.#blobDir, sha.slice(0, 2)), { recursive: true, mode: 0o700 });
         // Equal bytes under an equal name: a concurrent rename of the same blob is harmless.
         await rename(temporary, target);
@@ -147,11 +148,3 @@ export class SqliteStorage implements TraceStorage {
   }
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
