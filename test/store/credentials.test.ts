@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ExitCode, TracerError } from '../../src/core/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import type { GlobalConfig } from '../../src/store/config-files.js';
 import {
   formatTokenRef,
@@ -11,6 +11,7 @@ import {
   type CredentialPurpose,
 } from '../../src/store/credentials.js';
 import type { RemoteRecord } from '../../src/store/remotes.js';
+import { expectCode } from '../helpers/errors.js';
 
 const PROJECT = '0b6e2c1e-9f7a-4a53-8d0e-0c7c2f0c9d11';
 const KEY = `${PROJECT}::origin`;
@@ -34,19 +35,6 @@ const NOISY_ENV = {
   [KEY]: 'env-named-like-the-key',
   TOKEN: 'env-token',
 };
-
-function expectCode(run: () => unknown, code: string, exitCode: ExitCode): TracerError {
-  try {
-    run();
-  } catch (error) {
-    assert.instance(error, TracerError);
-    assert.is((error as TracerError).code, code, (error as Error).message);
-    assert.is((error as TracerError).exitCode, exitCode);
-    return error as TracerError;
-  }
-  assert.unreachable(`expected ${code}`);
-  throw new Error('unreachable');
-}
 
 test('rule 1: a stored token_ref wins for every purpose; no environment variable overrides it', () => {
   const globalConfig: GlobalConfig = { tokens: { [KEY]: 'stored-secret-0001' }, auth_token: 'legacy-slot' };

@@ -9,22 +9,11 @@ import { findGit } from '../../src/store/git.js';
 import { homePaths } from '../../src/store/home.js';
 import { projectDir, registerProject, resolveProject, sanitizeProjectId } from '../../src/store/project.js';
 import { cleanup, git, tempDir, tempRepo } from '../helpers/cli.js';
+import { expectCode } from '../helpers/errors.js';
 
 test.after(cleanup);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-function expectCode(run: () => unknown, code: string): TracerError {
-  try {
-    run();
-  } catch (error) {
-    assert.instance(error, TracerError);
-    assert.is((error as TracerError).code, code, (error as Error).message);
-    return error as TracerError;
-  }
-  assert.unreachable(`expected ${code}`);
-  throw new Error('unreachable');
-}
 
 /** A linked worktree of `repo`, made by git itself. */
 function addWorktree(repo: string): string {

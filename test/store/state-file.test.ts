@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ExitCode, TracerError } from '../../src/core/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { PRIVATE_FILE_MODE } from '../../src/store/home.js';
 import { isPlainObject, readStateFile, updateStateFile, writeStateFile } from '../../src/store/state-file.js';
+import { expectRejection } from '../helpers/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tracer-state-'));
 let counter = 0;
@@ -18,18 +19,6 @@ test.after(() => rmSync(root, { recursive: true, force: true }));
 
 const objectFile = { empty: () => ({ fresh: true }) };
 const mode = (path: string) => statSync(path).mode & 0o777;
-
-async function expectCode(run: () => Promise<unknown>, code: string): Promise<TracerError> {
-  try {
-    await run();
-  } catch (error) {
-    assert.instance(error, TracerError);
-    assert.is((error as TracerError).code, code, (error as Error).message);
-    return error as TracerError;
-  }
-  assert.unreachable(`expected ${code}`);
-  throw new Error('unreachable');
-}
 
 test('write then read round-trips; a missing file reads as the empty value', async () => {
   const path = join(freshDir(), 'nested', 'deeper', 'sync-state.json');
@@ -96,7 +85,7 @@ test('corrupt JSON is moved aside to <name>.corrupt-<stamp>, bytes preserved, pa
   const path = join(dir, 'remotes.json');
   const bytes = Buffer.from('{"remotes": {"origin": {"url": "https://h.example/a/b"}, \u00e9 truncated', 'utf8');
   writeFileSync(path, bytes);
-  const error = await expectCode(() => readStateFile(path, objectFile), 'state_file_corrupt');
+  const error = await expectRejection(() => readStateFile(path, objectFile), 'state_file_corrupt');
   assert.is(error.exitCode, ExitCode.localState);
   const aside = readdirSync(dir).filter((name) => name !== 'remotes.json');
   assert.is(aside.length, 1);
@@ -112,15 +101,15 @@ test('a file with the wrong shape is moved aside too (default: must be an object
   const dir = freshDir();
   const path = join(dir, 'projects.json');
   writeFileSync(path, '[1, 2, 3]\n');
-  await expectCode(() => readStateFile(path, objectFile), 'state_file_corrupt');
+  await expectRejection(() => readStateFile(path, objectFile), 'state_file_corrupt');
   assert.is(readdirSync(dir).filter((name) => name.startsWith('projects.json.corrupt-')).length, 1);
 
   writeFileSync(path, '{"projects": "not an object"}');
   const shape = { empty: () => ({ projects: {} }), isValid: (v: unknown): v is { projects: object } => isPlainObject(v) && isPlainObject(v.projects) };
-  await expectCode(() => readStateFile(path, shape), 'state_file_corrupt');
+  await expectRejection(() => readStateFile(path, shape), 'state_file_corrupt');
   for (const text of ['null', '"text"', '42', '']) {
     writeFileSync(path, text);
-    await expectCode(() => readStateFile(path, objectFile), 'state_file_corrupt');
+    await expectRejection(() => readStateFile(path, objectFile), 'state_file_corrupt');
   }
 });
 
@@ -130,7 +119,7 @@ test('a file corrupted again right away never overwrites the earlier copy set as
   const versions = ['{broken one', '{broken two', '{broken three', '{broken four'];
   for (const text of versions) {
     writeFileSync(path, text);
-    await expectCode(() => readStateFile(path, objectFile), 'state_file_corrupt');
+    await expectRejection(() => readStateFile(path, objectFile), 'state_file_corrupt');
   }
   const kept = readdirSync(dir)
     .filter((name) => name.startsWith('config.json.corrupt-'))
@@ -144,7 +133,7 @@ test('update on a corrupt file throws and writes nothing', async () => {
   const path = join(dir, 'sync-state.json');
   writeFileSync(path, 'garbage');
   let changed = false;
-  await expectCode(
+  await expectRejection(
     () =>
       updateStateFile(path, objectFile, () => {
         changed = true;
@@ -160,10 +149,10 @@ test('an unwritable path fails with state_unwritable and names the path', async 
   const blocker = join(dir, 'home-is-a-file');
   writeFileSync(blocker, 'x');
   const target = join(blocker, 'config.json');
-  const error = await expectCode(() => writeStateFile(target, { a: 1 }), 'state_unwritable');
+  const error = await expectRejection(() => writeStateFile(target, { a: 1 }), 'state_unwritable');
   assert.is(error.exitCode, ExitCode.localState);
   assert.ok(error.message.includes(target));
-  await expectCode(() => updateStateFile(target, objectFile, () => undefined), 'state_unwritable');
+  await expectRejection(() => updateStateFile(target, objectFile, () => undefined), 'state_unwritable');
   assert.is(readFileSync(blocker, 'utf8'), 'x');
 });
 
@@ -171,7 +160,7 @@ test('a state path that is a folder cannot be read: state_unreadable, nothing mo
   const dir = freshDir();
   const path = join(dir, 'remotes.json');
   mkdirSync(path);
-  const error = await expectCode(() => readStateFile(path, objectFile), 'state_unreadable');
+  const error = await expectRejection(() => readStateFile(path, objectFile), 'state_unreadable');
   assert.ok(error.message.includes(path));
   assert.equal(readdirSync(dir), [basename(path)]);
 });
