@@ -11,7 +11,7 @@ import { errnoCode, unwritable } from '../store/state-file.js';
  * dedups by content id), never data. remotes.json is not among them: it is the
  * user's bindings, removed only by `tracer remote remove`.
  */
-const RESETTABLE_STATE = [PROJECT_STATE_FILES.syncState, PROJECT_STATE_FILES.sessionState, PROJECT_STATE_FILES.attributionState, PROJECT_STATE_FILES.config];
+const RESETTABLE_STATE = [PROJECT_STATE_FILES.syncState, PROJECT_STATE_FILES.syncStateHead, PROJECT_STATE_FILES.sessionState, PROJECT_STATE_FILES.attributionState, PROJECT_STATE_FILES.config];
 
 export class ResetCommand extends TracerCommand {
   static override paths = [['reset']];
@@ -19,7 +19,7 @@ export class ResetCommand extends TracerCommand {
     category: 'Project',
     description: "Reset this project's cursors and settings",
     details: `
-      Removes \`sync-state.json\`, \`session-state.json\`, \`attribution-state.json\` and \`project-config.json\` of the current project, so the next push re-scans everything (the service ignores rows it already holds) and every setting is back to its default. \`remotes.json\` and stored tokens are kept.
+      Removes \`sync-state.json\` (with its cache \`sync-state.head.json\`), \`session-state.json\`, \`attribution-state.json\` and \`project-config.json\` of the current project, so the next push re-scans everything (the service ignores rows it already holds) and every setting is back to its default. \`remotes.json\` and stored tokens are kept.
 
       Trace data is removed only with \`--data\`, and only after a confirmation: \`--yes\`, or answering y at the prompt when run in a terminal. \`--data\` removes the local files of every enabled artifact family. Each removed path is printed; \`--dry-run\` prints what would be removed and changes nothing.
     `,

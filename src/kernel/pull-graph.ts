@@ -165,6 +165,7 @@ async function acceptRow(
     session.warn({ code: 'invalid_pulled_record', message: `A ${family.name} row from remote "${session.remote.name}" is not stored: ${problem}.` });
     return undefined;
   }
+  await state.loadManifests();
   if (!session.dryRun) state.add(sync.manifestKey, key!);
   if (local.has(key!)) {
     report.duplicates += 1;

@@ -175,6 +175,7 @@ export class FamilyPush {
       this.#firstInvalid ??= { key, problem };
       return undefined;
     }
+    await this.state.loadManifests();
     if (this.state.has(this.sync.manifestKey, key!)) {
       this.report.already_synced += 1;
       return SYNCED;

@@ -22,6 +22,13 @@ test.after(() => {
 
 const trace = (n: number, extra: Record<string, unknown> = {}) => withContentId({ ts: '2024-05-01T00:00:00.000Z', n, ...extra }, 'id') as unknown as Record<string, unknown> & { id: string };
 
+/** The manifest as the run left it on disk. */
+async function savedState(projectDir: string): Promise<RemoteSyncState> {
+  const state = await RemoteSyncState.load(projectDir, 'origin', remote().record.url);
+  await state.loadManifests();
+  return state;
+}
+
 test('1200 traces go in requests of at most 500 items; the manifest records them all', async () => {
   const { kernel, project } = await kernelWith(traces);
   const records = Array.from({ length: 1200 }, (_, n) => trace(n));
@@ -41,7 +48,7 @@ test('1200 traces go in requests of at most 500 items; the manifest records them
   close();
   assert.equal(sizes, [500, 500, 200]);
   assert.is(report.totals.sent, 1200);
-  const state = await RemoteSyncState.load(project.dir, 'origin', remote().record.url);
+  const state = await savedState(project.dir);
   assert.is(state.count('trace_ids'), 1200);
 });
 
@@ -82,7 +89,7 @@ test('422 invalid_item naming an index: that item stays unsynced and logged, the
   assert.equal(bodies, [3, 2]);
   assert.is(report.totals.failed, 1);
   assert.is(report.totals.sent, 2);
-  const state = await RemoteSyncState.load(project.dir, 'origin', remote().record.url);
+  const state = await savedState(project.dir);
   assert.not.ok(state.has('trace_ids', records[1]!.id));
   const log = readRows(join(project.dir, 'push-errors.log'));
   assert.is(log[0]!.code, 'invalid_item');
@@ -127,7 +134,7 @@ test('pull pages with the cursor, verifies ids, dedupes, and stores the cursor a
   assert.is(tracesReport.invalid, 1);
   assert.equal(warnings.map((warning) => warning.code), ['invalid_pulled_record']);
   assert.equal(readRows(join(project.dir, 'traces.jsonl')).map((row) => row.id), [known.id, fresh[0]!.id, fresh[1]!.id]);
-  const state = await RemoteSyncState.load(project.dir, 'origin', remote().record.url);
+  const state = await savedState(project.dir);
   assert.is(state.cursor('traces'), 'c2');
   assert.ok(state.has('trace_ids', known.id), 'rows seen on the remote count as synced');
 
