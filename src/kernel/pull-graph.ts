@@ -1,4 +1,4 @@
-import { contentId, SHA256_HEX } from '../core/content-id.js';
+import { contentId, SHA256_HEX, verifiedLine } from '../core/content-id.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { isRemoteError, isRouteMissing } from '../net/remote-error.js';
 import { writeVerifiedBlob } from '../sync/blob-file.js';
@@ -117,20 +117,22 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
     // The service reads the next page while this one is checked and written.
     if (next) request = fetchPage(next);
     const fresh: Record<string, unknown>[] = [];
+    const lines: (string | undefined)[] = [];
     for (const item of page.items) {
       report.received += 1;
-      const key = await acceptRow(kernel, session, state, family, sync, store, item, local, report);
-      if (key === undefined) continue;
-      if (key === false) {
+      const accepted = await acceptRow(kernel, session, state, family, sync, store, item, local, report);
+      if (accepted === undefined) continue;
+      if (accepted === false) {
         keepCursor = false; // this row must come again next time
         continue;
       }
-      local.add(key);
+      local.add(accepted.key);
       fresh.push(stripInline(family, item as Record<string, unknown>));
+      lines.push(accepted.line);
     }
     report.inserted += fresh.length;
     if (!session.dryRun) {
-      await store.append(fresh);
+      await store.append(fresh, lines);
       if (keepCursor && page.next_cursor) state.setCursor(family.name, page.next_cursor);
       await state.flush();
     }
@@ -142,9 +144,10 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
 }
 
 /**
- * Decides one pulled row: its key when it is new and its bytes (if any) are in
- * place, undefined when it is a duplicate or invalid, false when it is valid but
- * its bytes could not be fetched.
+ * Decides one pulled row: its key (and, when its id was checked, the line to
+ * store) when it is new and its bytes (if any) are in place, undefined when it
+ * is a duplicate or invalid, false when it is valid but its bytes could not be
+ * fetched.
  */
 async function acceptRow(
   kernel: Kernel,
@@ -156,10 +159,11 @@ async function acceptRow(
   item: unknown,
   local: Set<string>,
   report: FamilyPullReport,
-): Promise<string | false | undefined> {
+): Promise<{ key: string; line?: string } | false | undefined> {
   const record = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : undefined;
   const key = record && store.keyOf(record);
-  const problem = !record ? 'it is not a JSON object' : !key ? 'it has no identity' : recordProblem(family, record) ?? idProblem(family, record);
+  const checked = !record ? 'it is not a JSON object' : !key ? 'it has no identity' : recordProblem(family, record) ?? checkId(family, record);
+  const problem = typeof checked === 'string' ? checked : undefined;
   if (problem) {
     report.invalid += 1;
     session.warn({ code: 'invalid_pulled_record', message: `A ${family.name} row from remote "${session.remote.name}" is not stored: ${problem}.` });
@@ -179,7 +183,7 @@ async function acceptRow(
       return false;
     }
   }
-  return key!;
+  return { key: key!, line: typeof checked === 'object' ? checked.line : undefined };
 }
 
 /** Puts a blob row's bytes in the cache: decoded from the row, or fetched, verified either way. */
@@ -210,11 +214,16 @@ async function placeBytes(kernel: Kernel, session: SyncSession, family: FamilyDe
   }
 }
 
-function idProblem(family: FamilyDefinition, record: Record<string, unknown>): string | undefined {
+/** What is wrong with the row's id; else, when the fast check gave it, the row's JSON line. */
+function checkId(family: FamilyDefinition, record: Record<string, unknown>): string | { line?: string } {
   if (family.idMember === null) {
     const sha = family.blob ? record[family.blob.shaMember] : undefined;
-    return family.blob && !(typeof sha === 'string' && SHA256_HEX.test(sha)) ? `${family.blob.shaMember} is not a SHA-256` : undefined;
+    return family.blob && !(typeof sha === 'string' && SHA256_HEX.test(sha)) ? `${family.blob.shaMember} is not a SHA-256` : {};
   }
+  // Rows tracer wrote are checked the fast way, which serializes them: that line is what gets stored.
+  // (A blob family stores its rows without the inline bytes, so not that line.)
+  const verified = verifiedLine(record, family.idMember);
+  if (verified !== undefined) return { line: family.blob ? undefined : verified };
   const claimed = record[family.idMember];
   let actual: string;
   try {
@@ -223,7 +232,7 @@ function idProblem(family: FamilyDefinition, record: Record<string, unknown>): s
     // A row with no canonical form (a lone surrogate, nesting past the stack) is one bad row, not a failed pull.
     return `it has no RFC 8785 canonical form, so its ${family.idMember} cannot be checked (${(error as Error).message.replace(/\.$/, '')})`;
   }
-  return claimed === actual ? undefined : `its ${family.idMember} ${String(claimed).slice(0, 16)}… is not its content id ${actual.slice(0, 16)}… (content_id_mismatch)`;
+  return claimed === actual ? {} : `its ${family.idMember} ${String(claimed).slice(0, 16)}… is not its content id ${actual.slice(0, 16)}… (content_id_mismatch)`;
 }
 
 function checkPage(value: unknown, session: SyncSession, family: FamilyDefinition): Page {

@@ -149,7 +149,8 @@ export interface FamilyStore {
   /** A record's identity (content id, or identity members joined); undefined when it has none. */
   keyOf(record: Record<string, unknown>): string | undefined;
   /** Appends verified pulled records (their bytes, for a blob family, already in place). */
-  append(records: readonly Record<string, unknown>[]): Promise<void>;
+  /** `lines`, where given, are the records already serialized (index by index; undefined where not). */
+  append(records: readonly Record<string, unknown>[], lines?: readonly (string | undefined)[]): Promise<void>;
   /** Blob families: the cache file for a sha. */
   blobPath?(sha256: string): string;
   /**

@@ -1,4 +1,4 @@
-import { contentId, sha256Hex } from '../core/content-id.js';
+import { contentId, sha256Hex, verifiedLine } from '../core/content-id.js';
 import { memberProblem, timestampMillis } from '../core/member-checks.js';
 import type { FamilyDefinition } from '../kernel/families.js';
 import { ProblemError, type ValidationError } from './problem.js';
@@ -44,7 +44,9 @@ export function prepareBatch(body: unknown, family: FamilyDefinition): PreparedB
     const unencodable = jsonValueProblem(record);
     if (unencodable) return invalid.push({ index, field: unencodable.field, message: unencodable.message });
     const idMember = family.idMember;
-    const id = idMember === null ? undefined : canonicalId(record, idMember);
+    // Records tracer wrote are checked the fast way, and their JSON line is then already at hand.
+    const line = idMember === null ? undefined : verifiedLine(record, idMember);
+    const id = idMember === null || line !== undefined ? undefined : canonicalId(record, idMember);
     if (id instanceof Error) return invalid.push({ index, field: idMember!, message: `cannot be checked: the item has no RFC 8785 canonical form (${id.message})` });
     if (id !== undefined && id !== record[idMember!]) {
       return mismatched.push({
@@ -70,7 +72,8 @@ export function prepareBatch(body: unknown, family: FamilyDefinition): PreparedB
         delete stored[inlineMember];
       }
     }
-    batch.items.push({ key: itemKey(record, family), tsMillis: timestampMillis(record.ts as string), body: JSON.stringify(stored) });
+    const body = line !== undefined && !family.blob ? line : JSON.stringify(stored);
+    batch.items.push({ key: itemKey(record, family), tsMillis: timestampMillis(record.ts as string), body });
   });
   if (invalid.length) throw new ProblemError(422, 'invalid_item', `${countItems(invalid)} of ${items.length} items are invalid; nothing was stored. Fix them and send the batch again.`, invalid);
   if (mismatched.length) {

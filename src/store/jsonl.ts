@@ -42,9 +42,10 @@ export interface ReadOptions {
 
 const NEWLINE = 0x0a;
 
-export function appendRecords(path: string, records: readonly unknown[]): void {
+/** `lines[i]`, where given, is records[i] already serialized as one JSON line. */
+export function appendRecords(path: string, records: readonly unknown[], lines?: readonly (string | undefined)[]): void {
   if (records.length === 0) return;
-  const body = records.map((record) => `${serializeRecord(record)}\n`).join('');
+  const body = records.map((record, index) => `${lines?.[index] ?? serializeRecord(record)}\n`).join('');
   let fd: number;
   try {
     mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });

@@ -35,8 +35,8 @@ export function jsonlFamilyStore(projectDir: string, definition: FamilyDefinitio
       return tail === undefined ? undefined : { offset: end, line, records, tail };
     },
     keyOf: (record) => recordKey(definition, record),
-    async append(records) {
-      appendRecords(path, records);
+    async append(records, lines) {
+      appendRecords(path, records, lines);
     },
   };
 }

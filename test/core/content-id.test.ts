@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { canonicalJson, contentId, withContentId } from '../../src/core/content-id.js';
+import { canonicalJson, contentId, identifiedLine, verifiedLine, withContentId } from '../../src/core/content-id.js';
 import { ExitCode, TracerError } from '../../src/core/errors.js';
 
 /**
@@ -138,15 +138,44 @@ test('the id member is removed: `id` for traces, `sha` for ledgers (and only tha
   assert.is.not(contentId(ledger, 'id'), contentId(ledger, 'sha'));
 });
 
-test('withContentId sets the id member first, replaces a stale one and is idempotent', () => {
-  const trace = { ts: '2024-05-01T10:00:00Z', tool: 'edit', id: 'stale' };
+test('withContentId sets the id member first, the rest in canonical order; replaces a stale one and is idempotent', () => {
+  const trace = { ts: '2024-05-01T10:00:00Z', tool: 'edit', id: 'stale', files: [{ path: 'a', lines: [1, 2] }] };
   const withId = withContentId(trace, 'id');
-  assert.is(withId.id, sha256('{"tool":"edit","ts":"2024-05-01T10:00:00Z"}'));
-  assert.equal(Object.keys(withId), ['id', 'ts', 'tool']);
+  assert.is(withId.id, sha256('{"files":[{"lines":[1,2],"path":"a"}],"tool":"edit","ts":"2024-05-01T10:00:00Z"}'));
+  assert.equal(Object.keys(withId), ['id', 'files', 'tool', 'ts']);
+  assert.equal(Object.keys(withId.files[0]!), ['lines', 'path'], 'nested members too');
+  assert.is(verifiedLine(withId, 'id'), JSON.stringify(withId), 'the fast check accepts what tracer writes');
+  assert.is(verifiedLine(trace, 'id'), undefined, 'and leaves every other record to contentId');
   assert.equal(withContentId(withId, 'id'), withId);
   assert.is(trace.id, 'stale', 'the input record is not mutated');
   const ledger = withContentId<Record<string, unknown>>({ ts: '2024-01-01T00:00:00Z', commit: 'b'.repeat(40), trace_ids: [withId.id] }, 'sha');
   assert.is(ledger.sha, contentId(ledger, 'sha'));
+});
+
+test('identifiedLine: the id of the text it hashed, and that text as the stored line with the id member first', () => {
+  const ledger = { ts: '2024-01-01T00:00:00Z', sha: 'claimed', trace_ids: ['t2', 't1'], commit: 'c'.repeat(40), meta: { b: 1, a: [true, null] } };
+  const { id, line } = identifiedLine(ledger, 'sha');
+  assert.is(id, contentId(ledger, 'sha'));
+  assert.is(line, `{"sha":"${id}","commit":"${'c'.repeat(40)}","meta":{"a":[true,null],"b":1},"trace_ids":["t2","t1"],"ts":"2024-01-01T00:00:00Z"}`);
+  assert.equal(JSON.parse(line), { ...ledger, sha: id });
+  assert.equal(identifiedLine({ id: 'only' }, 'id'), { id: contentId({}, 'id'), line: `{"id":"${contentId({}, 'id')}"}` });
+  assert.throws(() => identifiedLine({ id: 'x', n: Number.NaN }, 'id'), (error: unknown) => error instanceof TracerError && error.code === 'invalid_record');
+});
+
+test('verifiedLine accepts only a record whose own JSON text, less its id, is canonical and hashes to that id', () => {
+  const good = withContentId<Record<string, unknown>>({ ts: '2024-01-01T00:00:00Z', meta: { b: 'x', a: 1.5 } }, 'id');
+  assert.is(verifiedLine(good, 'id'), JSON.stringify(good));
+  assert.is(verifiedLine({ ...good, ts: '2024-01-02T00:00:00Z' }, 'id'), undefined, 'changed content');
+  const { id, ...rest } = good;
+  assert.is(verifiedLine({ ...rest, id }, 'id'), undefined, 'id not first');
+  // An id computed over sorted top-level keys but unsorted nested ones is not a content id.
+  const unsorted = JSON.parse('{"meta":{"b":"x","a":1.5},"ts":"2024-01-01T00:00:00Z"}') as Record<string, unknown>;
+  const forged = { id: sha256(JSON.stringify(unsorted)), ...unsorted };
+  assert.is(verifiedLine(forged, 'id'), undefined, 'hash matches its text, but the text is not canonical');
+  assert.is.not(forged.id, contentId(forged, 'id'));
+  const lone = { id: sha256('{"s":"\\ud800"}'), s: '\ud800' };
+  assert.is(verifiedLine(lone, 'id'), undefined, 'a lone surrogate has no canonical form');
+  assert.is(verifiedLine({ id: 'short', ts: 'x' }, 'id'), undefined);
 });
 
 test('a "__proto__" member parsed from JSON is an ordinary member: hashed, kept, never a prototype', () => {
