@@ -1,5 +1,6 @@
 import { contentId, SHA256_HEX, verifiedLine } from '../core/content-id.js';
 import { ExitCode, TracerError } from '../core/errors.js';
+import { letRequestsOut } from '../net/client.js';
 import { isRemoteError, isRouteMissing } from '../net/remote-error.js';
 import { writeVerifiedBlob } from '../sync/blob-file.js';
 import { RemoteSyncState } from '../sync/sync-state.js';
@@ -115,7 +116,10 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
     report.pages += 1;
     const next = page.has_more && page.next_cursor && page.next_cursor !== cursor ? page.next_cursor : undefined;
     // The service reads the next page while this one is checked and written.
-    if (next) request = fetchPage(next);
+    if (next) {
+      request = fetchPage(next);
+      await letRequestsOut();
+    }
     const fresh: Record<string, unknown>[] = [];
     const lines: (string | undefined)[] = [];
     for (const item of page.items) {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { memberProblem } from '../core/member-checks.js';
+import { letRequestsOut } from '../net/client.js';
 import { isRemoteError, isRouteMissing, type RemoteError } from '../net/remote-error.js';
 import { hashFile } from '../sync/blob-file.js';
 import type { RemoteSyncState } from '../sync/sync-state.js';
@@ -262,6 +263,8 @@ export class FamilyPush {
     const sending: Promise<void> = this.send(batch, true).finally(() => this.#inFlight.delete(sending));
     sending.catch(() => {}); // observed through race() and drain(), not left unhandled
     this.#inFlight.add(sending);
+    // Out now, not after the next stretch of lines is read and checked.
+    await letRequestsOut();
     if (this.#inFlight.size >= MAX_REQUESTS_IN_FLIGHT) await Promise.race(this.#inFlight);
   }
 
