@@ -27,15 +27,18 @@ export function identifiedLine(record: Record<string, unknown>, idMember: string
  * The fast way to check a record in the order tracer writes (identifiedLine):
  * its plain JSON text, less the leading id member, is then already canonical
  * JSON, so hashing that text checks the id without sorting anything (a third
- * of the cost). Answers that text when the id checks out this way and the
- * record has canonical shape (keys sorted at every level, finite numbers,
- * well-formed strings); undefined means: decide with contentId(), the rule,
- * as for a record in any other order.
+ * of the cost). `text` is the record as it arrived, when the caller has it (a
+ * row sliced from a page): only if it hashes right is it the record's JSON.
+ * Answers that text when the id checks out this way and the record has
+ * canonical shape (keys sorted at every level, finite numbers, well-formed
+ * strings); undefined means: decide with contentId(), the rule, as for a
+ * record in any other order.
  */
-export function verifiedLine(record: Record<string, unknown>, idMember: string): string | undefined {
+export function verifiedLine(record: Record<string, unknown>, idMember: string, text?: string): string | undefined {
   const claimed = record[idMember];
-  if (typeof claimed !== 'string' || !SHA256_HEX.test(claimed)) return undefined;
-  const line = JSON.stringify(record);
+  // No format check of its own: only a SHA-256 in hex can equal the hash below.
+  if (typeof claimed !== 'string') return undefined;
+  const line = text ?? JSON.stringify(record);
   const prefix = `{${JSON.stringify(idMember)}:"${claimed}"`;
   if (!line.startsWith(prefix)) return undefined;
   const rest = line.length === prefix.length + 1 ? '{}' : `{${line.slice(prefix.length + 1)}`;

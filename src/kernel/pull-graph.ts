@@ -1,4 +1,5 @@
 import { contentId, SHA256_HEX, verifiedLine } from '../core/content-id.js';
+import { itemSpans } from '../core/json-spans.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { letRequestsOut } from '../net/client.js';
 import { isRemoteError, isRouteMissing } from '../net/remote-error.js';
@@ -95,15 +96,18 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
   let cursor = since === undefined ? state.cursor(family.name) : undefined;
   let keepCursor = since === undefined && !session.dryRun;
   const fetchPage = (after: string | undefined) => {
-    const request = session.http.getJson<unknown>(family.route, { after, limit: PAGE_SIZE, since });
+    const request = session.http.getJsonText<unknown>(family.route, { after, limit: PAGE_SIZE, since });
     request.catch(() => {}); // a prefetched page left unread when the pull stops early
     return request;
   };
   let request = fetchPage(cursor);
   for (;;) {
     let page: Page;
+    let body: string;
     try {
-      page = checkPage(await request, session, family);
+      const answer = await request;
+      page = checkPage(answer.value, session, family);
+      body = answer.text;
     } catch (error) {
       if (!isRouteMissing(error)) throw error;
       const fallback = await kernel.hooks.routeMissing.promise({ family, feature: family.name, route: family.route, status: error.status }, session);
@@ -122,9 +126,12 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
     }
     const fresh: Record<string, unknown>[] = [];
     const lines: (string | undefined)[] = [];
-    for (const item of page.items) {
+    // Each row's own text in the page, so that checking its id does not serialize it again (verifiedLine).
+    const spans = itemSpans(body);
+    const rowText = spans?.length === page.items.length ? (index: number) => body.slice(spans[index]![0], spans[index]![1]) : () => undefined;
+    for (const [index, item] of page.items.entries()) {
       report.received += 1;
-      const accepted = await acceptRow(kernel, session, state, family, sync, store, item, local, report);
+      const accepted = await acceptRow(kernel, session, state, family, sync, store, item, rowText(index), local, report);
       if (accepted === undefined) continue;
       if (accepted === false) {
         keepCursor = false; // this row must come again next time
@@ -161,12 +168,13 @@ async function acceptRow(
   sync: FamilySync,
   store: FamilyStore,
   item: unknown,
+  text: string | undefined,
   local: Set<string>,
   report: FamilyPullReport,
 ): Promise<{ key: string; line?: string } | false | undefined> {
   const record = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : undefined;
   const key = record && store.keyOf(record);
-  const checked = !record ? 'it is not a JSON object' : !key ? 'it has no identity' : recordProblem(family, record) ?? checkId(family, record);
+  const checked = !record ? 'it is not a JSON object' : !key ? 'it has no identity' : recordProblem(family, record) ?? checkId(family, record, text);
   const problem = typeof checked === 'string' ? checked : undefined;
   if (problem) {
     report.invalid += 1;
@@ -219,14 +227,14 @@ async function placeBytes(kernel: Kernel, session: SyncSession, family: FamilyDe
 }
 
 /** What is wrong with the row's id; else, when the fast check gave it, the row's JSON line. */
-function checkId(family: FamilyDefinition, record: Record<string, unknown>): string | { line?: string } {
+function checkId(family: FamilyDefinition, record: Record<string, unknown>, text: string | undefined): string | { line?: string } {
   if (family.idMember === null) {
     const sha = family.blob ? record[family.blob.shaMember] : undefined;
     return family.blob && !(typeof sha === 'string' && SHA256_HEX.test(sha)) ? `${family.blob.shaMember} is not a SHA-256` : {};
   }
   // Rows tracer wrote are checked the fast way, which serializes them: that line is what gets stored.
   // (A blob family stores its rows without the inline bytes, so not that line.)
-  const verified = verifiedLine(record, family.idMember);
+  const verified = verifiedLine(record, family.idMember, text);
   if (verified !== undefined) return { line: family.blob ? undefined : verified };
   const claimed = record[family.idMember];
   let actual: string;

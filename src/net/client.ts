@@ -96,7 +96,12 @@ export class RemoteClient {
   }
 
   async getJson<T>(route: string, query?: RequestSpec['query']): Promise<T> {
-    return this.request({ method: 'GET', route, query }, (response) => readJson<T>(response, this.target, route));
+    return (await this.getJsonText<T>(route, query)).value;
+  }
+
+  /** GET, answered with the parsed body and the text it was parsed from. */
+  async getJsonText<T>(route: string, query?: RequestSpec['query']): Promise<{ value: T; text: string }> {
+    return this.request({ method: 'GET', route, query }, (response) => readJsonText<T>(response, this.target, route));
   }
 
   async postJson<T>(route: string, json: unknown): Promise<T> {
@@ -200,9 +205,13 @@ class TransientStatus extends Error {
 }
 
 async function readJson<T>(response: Answer, target: RemoteTarget, route: string): Promise<T> {
+  return (await readJsonText<T>(response, target, route)).value;
+}
+
+async function readJsonText<T>(response: Answer, target: RemoteTarget, route: string): Promise<{ value: T; text: string }> {
   const text = await response.text();
   try {
-    return JSON.parse(text) as T;
+    return { value: JSON.parse(text) as T, text };
   } catch {
     throw new TracerError(
       'malformed_response',

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nock from 'nock';
 import { test } from 'uvu';
@@ -148,6 +150,32 @@ test('pull pages with the cursor, verifies ids, dedupes, and stores the cursor a
   const again = session(kernel, project, { direction: 'pull' });
   assert.is((await runPull(kernel, again.session)).totals.inserted, 0);
   again.close();
+});
+
+test('pull checks every row whatever its order or spacing, and stores each one as it came', async () => {
+  const { kernel, project } = await kernelWith(traces, ledgers);
+  const written = trace(10, { meta: { b: 1, a: 'x' } });
+  // An older writer's member order: not canonical, so checked the slow way.
+  const { id, ...members } = trace(11, { z: true, meta: { b: 2, a: 'y' } });
+  const legacy = JSON.parse(JSON.stringify({ z: members.z, id, meta: { b: 2, a: 'y' }, ts: members.ts, n: members.n })) as Record<string, unknown>;
+  // Hashes its own non-canonical text: caught, although that text hashes to the id.
+  const unsorted = { meta: { b: 3, a: 'z' }, ts: '2024-05-01T00:00:00.000Z' };
+  const forged = { id: createHash('sha256').update(JSON.stringify(unsorted)).digest('hex'), ...unsorted };
+  for (const spacing of [0, 2]) {
+    nock(BASE)
+      .get('/api/v1/sync/traces')
+      .query({ limit: '500' })
+      .reply(200, JSON.stringify({ items: [written, legacy, forged], next_cursor: null, has_more: false }, null, spacing), { 'content-type': 'application/json' })
+      .get('/api/v1/sync/ledgers')
+      .query({ limit: '500' })
+      .reply(200, { items: [], next_cursor: null, has_more: false });
+    const { session: s, warnings, close } = session(kernel, project, { direction: 'pull' });
+    await runPull(kernel, s);
+    close();
+    assert.equal(warnings.map((warning) => warning.code), ['invalid_pulled_record'], `spacing ${spacing}`);
+  }
+  const stored = readFileSync(join(project.dir, 'traces.jsonl'), 'utf8').trim().split('\n');
+  assert.equal(stored, [JSON.stringify(written), JSON.stringify(legacy)], 'each row once, in the member order it came in');
 });
 
 test('pull --since reads from the start and leaves the cursor alone', async () => {
