@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import fs, { type BigIntStats } from 'node:fs';
 import { access, lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
@@ -39,9 +39,11 @@ export async function readStateFile<T>(path: string, options: StateFileOptions<T
   return value as T;
 }
 
-export async function writeStateFile(path: string, value: unknown, mode = PUBLIC_FILE_MODE): Promise<void> {
+/** Returns the written file's stats, taken before it replaced `path`, so they describe this content whoever writes next. */
+export async function writeStateFile(path: string, value: unknown, mode = PUBLIC_FILE_MODE): Promise<BigIntStats> {
   const text = `${JSON.stringify(value, null, 2)}\n`;
   let temporary: string | undefined;
+  let stats: BigIntStats;
   try {
     await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
     // A process killed mid-write leaves its temp file; the next writer of this file removes it.
@@ -53,6 +55,7 @@ export async function writeStateFile(path: string, value: unknown, mode = PUBLIC
       await file.chmod(mode);
       await file.writeFile(text, 'utf8');
       await file.sync();
+      stats = await file.stat({ bigint: true });
     } finally {
       await file.close();
     }
@@ -61,6 +64,7 @@ export async function writeStateFile(path: string, value: unknown, mode = PUBLIC
     if (temporary) await rm(temporary, { force: true }).catch(() => undefined);
     throw unwritable(path, error);
   }
+  return stats;
 }
 
 /** Read, change, write back. The change may return a new value or mutate in place. */

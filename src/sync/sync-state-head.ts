@@ -1,3 +1,4 @@
+import type { BigIntStats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScanMark } from '../kernel/types.js';
@@ -31,7 +32,8 @@ interface HeadFile {
   remotes: Record<string, HeadRecord>;
 }
 
-interface Stamp {
+/** Which version of a file: a rewrite (always a new inode, see writeStateFile) or an edit in place changes it. */
+export interface Stamp {
   size: string;
   mtime_ns: string;
   ino: string;
@@ -39,10 +41,13 @@ interface Stamp {
 
 const headPath = (projectDir: string) => join(projectDir, PROJECT_STATE_FILES.syncStateHead);
 
-async function stampOf(path: string): Promise<Stamp | undefined> {
+export const stampOf = (info: BigIntStats): Stamp => ({ size: String(info.size), mtime_ns: String(info.mtimeNs), ino: String(info.ino) });
+export const sameStamp = (a: Stamp | undefined, b: Stamp | undefined) => a !== undefined && b !== undefined && a.size === b.size && a.mtime_ns === b.mtime_ns && a.ino === b.ino;
+
+/** The stamp of the file at `path` now; undefined when there is none. */
+export async function currentStamp(path: string): Promise<Stamp | undefined> {
   try {
-    const info = await stat(path, { bigint: true });
-    return { size: String(info.size), mtime_ns: String(info.mtimeNs), ino: String(info.ino) };
+    return stampOf(await stat(path, { bigint: true }));
   } catch {
     return undefined;
   }
@@ -50,7 +55,7 @@ async function stampOf(path: string): Promise<Stamp | undefined> {
 
 /** The head when it describes `statePath` as it is now; undefined means: read sync-state.json. */
 export async function readSyncStateHead(projectDir: string, statePath: string): Promise<{ remotes: Record<string, HeadRecord> } | undefined> {
-  const [text, stamp] = await Promise.all([readFile(headPath(projectDir), 'utf8').catch(() => undefined), stampOf(statePath)]);
+  const [text, stamp] = await Promise.all([readFile(headPath(projectDir), 'utf8').catch(() => undefined), currentStamp(statePath)]);
   if (text === undefined || stamp === undefined) return undefined;
   let head: unknown;
   try {
@@ -59,14 +64,11 @@ export async function readSyncStateHead(projectDir: string, statePath: string): 
     return undefined;
   }
   if (!isHeadFile(head) || head.version !== VERSION) return undefined;
-  const { of } = head;
-  return of.size === stamp.size && of.mtime_ns === stamp.mtime_ns && of.ino === stamp.ino ? head : undefined;
+  return sameStamp(head.of, stamp) ? head : undefined;
 }
 
-/** Written right after sync-state.json; `remotes` is that file's content. */
-export async function writeSyncStateHead(projectDir: string, statePath: string, remotes: Record<string, { url?: string; synced?: Record<string, string[]>; cursors?: Record<string, string>; scanned?: Record<string, ScanMark> }>): Promise<void> {
-  const stamp = await stampOf(statePath);
-  if (!stamp) return;
+/** Written right after sync-state.json: `remotes` is that file's content, `stamp` its stamp. */
+export async function writeSyncStateHead(projectDir: string, stamp: Stamp, remotes: Record<string, { url?: string; synced?: Record<string, string[]>; cursors?: Record<string, string>; scanned?: Record<string, ScanMark> }>): Promise<void> {
   const head: HeadFile = { version: VERSION, of: stamp, remotes: {} };
   for (const [name, { url, synced, cursors, scanned }] of Object.entries(remotes)) {
     const listed = Object.fromEntries(Object.entries(synced ?? {}).map(([key, ids]) => [key, ids.length]));
