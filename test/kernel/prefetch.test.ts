@@ -1,4 +1,5 @@
 import http from 'node:http';
+import nock from 'nock';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withContentId } from '../../src/core/content-id.js';
@@ -15,7 +16,14 @@ import { kernelWith, remote } from '../plugins/harness.js';
  * long run of promise continuations keeps node:http from writing it (see
  * letRequestsOut). The service runs as a child process, so its clock is not ours.
  */
+// Other test files load nock, whose interceptor hands requests on a few ticks later: measure node:http itself.
+let nockWasActive = false;
+test.before(() => {
+  nockWasActive = nock.isActive();
+  if (nockWasActive) nock.restore();
+});
 test.after(async () => {
+  if (nockWasActive) nock.activate();
   await stopAllServices();
   cleanup();
 });
