@@ -28,11 +28,16 @@ export function identifiedLine(record: Record<string, unknown>, idMember: string
  * its plain JSON text, less the leading id member, is then already canonical
  * JSON, so hashing that text checks the id without sorting anything (a third
  * of the cost). `text` is the record as it arrived, when the caller has it (a
- * row sliced from a page): only if it hashes right is it the record's JSON.
- * Answers that text when the id checks out this way and the record has
- * canonical shape (keys sorted at every level, finite numbers, well-formed
- * strings); undefined means: decide with contentId(), the rule, as for a
- * record in any other order.
+ * row sliced from a page), used instead of serializing it again. Answers that
+ * text when it hashes to the id and the record has canonical shape (keys
+ * sorted at every level, finite numbers, well-formed strings); undefined
+ * means: decide with contentId(), the rule, as for a record in any other order.
+ *
+ * What a match proves: the bytes kept are exactly the bytes the id was made
+ * from, so corruption or a server that rewrites rows is always caught. With
+ * `text`, spacing, escapes and number forms are not re-derived: a row whose id
+ * was deliberately made over a non-canonical text passes, keeps that id, and is
+ * what any service refuses (content_id_mismatch) if it is ever pushed.
  */
 export function verifiedLine(record: Record<string, unknown>, idMember: string, text?: string): string | undefined {
   const claimed = record[idMember];
@@ -43,14 +48,17 @@ export function verifiedLine(record: Record<string, unknown>, idMember: string, 
   if (!line.startsWith(prefix)) return undefined;
   const rest = line.length === prefix.length + 1 ? '{}' : `{${line.slice(prefix.length + 1)}`;
   if (sha256Hex(rest) !== claimed) return undefined;
-  return isCanonicalShape(record, idMember, 0) ? line : undefined;
+  // A lone surrogate reaches a JSON text only as an escape: without one, no string needs checking.
+  return isCanonicalShape(record, idMember, 0, SURROGATE_ESCAPE.test(line)) ? line : undefined;
 }
 
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
 /** Whether JSON.stringify writes `value` exactly as RFC 8785 does: keys in code-unit order, nothing it would refuse. */
-function isCanonicalShape(value: unknown, skip: string | undefined, depth: number): boolean {
+function isCanonicalShape(value: unknown, skip: string | undefined, depth: number, checkStrings: boolean): boolean {
   switch (typeof value) {
     case 'string':
-      return (value as WellFormedString).isWellFormed();
+      return !checkStrings || (value as WellFormedString).isWellFormed();
     case 'number':
       return Number.isFinite(value);
     case 'boolean':
@@ -62,12 +70,15 @@ function isCanonicalShape(value: unknown, skip: string | undefined, depth: numbe
   }
   if (value === null) return true;
   if (depth > MAX_SHAPE_DEPTH) return false;
-  if (Array.isArray(value)) return value.every((element) => isCanonicalShape(element, undefined, depth + 1));
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1) if (!isCanonicalShape(value[index], undefined, depth + 1, checkStrings)) return false;
+    return true;
+  }
   let previous: string | undefined;
   for (const key of Object.keys(value)) {
     if (key === skip) continue;
-    if ((previous !== undefined && previous >= key) || !(key as WellFormedString).isWellFormed()) return false;
-    if (!isCanonicalShape((value as Record<string, unknown>)[key], undefined, depth + 1)) return false;
+    if ((previous !== undefined && previous >= key) || (checkStrings && !(key as WellFormedString).isWellFormed())) return false;
+    if (!isCanonicalShape((value as Record<string, unknown>)[key], undefined, depth + 1, checkStrings)) return false;
     previous = key;
   }
   return typeof (value as { toJSON?: unknown }).toJSON !== 'function';
