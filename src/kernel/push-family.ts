@@ -13,8 +13,14 @@ import type { FamilyPlan, FamilyStore, SyncSession } from './types.js';
 /** Wire contract: at most 500 items per request, and a body far below the service's 32 MiB cap. */
 export const MAX_ITEMS_PER_REQUEST = 500;
 export const MAX_BYTES_PER_REQUEST = 8 * 1024 * 1024;
-/** Two: the service works on one batch while the next travels; more only queues on a 2-core machine. */
-export const MAX_REQUESTS_IN_FLIGHT = 2;
+/**
+ * Three: the service works on one batch while the next waits in its socket, and
+ * a third absorbs the client's own pauses (a manifest save, a collection) so
+ * the queue never runs dry. Push of 100k traces: 4.99 s with two, 4.75 s with
+ * three (median of 4 each, alternating); one is 5.7 s. Memory: at most three
+ * 8 MiB bodies.
+ */
+export const MAX_REQUESTS_IN_FLIGHT = 3;
 /** Where a blob family's uploaded shas are listed in sync-state.json. */
 export const BLOB_MANIFEST_KEY = 'blob_shas';
 
