@@ -72,9 +72,10 @@ async function readSnapshot(projectDir: string): Promise<Snapshot> {
 /** How often, at most, a long run rewrites the file: a large manifest is not rewritten per batch. */
 export const FLUSH_INTERVAL_MS = 2_000;
 /**
- * A save re-reads, merges and rewrites the whole manifest, so its cost grows
- * with it (~0.3 s at 100k ids): between saves a run spends at least this many
- * times the last save's duration, keeping saving under ~10% of a long run.
+ * A save rewrites the whole manifest (re-reading and merging it first when
+ * another run wrote the file meanwhile), so its cost grows with it (~25-90 ms
+ * at 100k ids): between saves a run spends at least this many times the last
+ * save's duration, keeping saving under ~10% of a long run.
  */
 const FLUSH_COST_FACTOR = 10;
 
@@ -287,7 +288,7 @@ export async function forgetSyncRecord(projectDir: string, remote: string): Prom
   await saveSyncStateFile(projectDir, file);
 }
 
-export function isScanMark(value: unknown): value is ScanMark {
+function isScanMark(value: unknown): value is ScanMark {
   if (!isPlainObject(value)) return false;
   const { offset, line, records, tail } = value;
   return [offset, line, records].every((n) => Number.isSafeInteger(n) && (n as number) >= 0) && typeof tail === 'string';
