@@ -140,9 +140,10 @@ export async function* readRecordsFrom<T = unknown>(path: string, from: LinePosi
   }
 }
 
-/** Blank or whitespace only; a record line starts with "{", so it is told apart without copying it (trim). */
+/** Blank or whitespace only (as trim() sees it); a line starting with a printable ASCII character is told apart without copying it. */
 function isBlank(text: string): boolean {
-  return text.length === 0 || (text.charCodeAt(0) <= 0x20 && text.trim() === '');
+  const first = text.charCodeAt(0);
+  return text.length === 0 || ((first <= 0x20 || first >= 0x7f) && text.trim() === '');
 }
 
 /** Up to this many bytes before a position identify it: an append-only file keeps them, a replaced file hardly ever does. */
