@@ -15,6 +15,8 @@ export interface Result {
   pass: boolean;
   /** Anything else worth keeping (rows/s, counts). */
   notes?: string;
+  /** Every measurement behind the medians (ms, or KiB for peak RSS), kept in the results file. */
+  samples?: Record<string, number[]>;
 }
 
 export interface RunInfo {

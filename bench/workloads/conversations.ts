@@ -45,7 +45,7 @@ export async function conversationWorkload(options: { size: ConversationDatasetS
   }
   const size = `${dataset.count} transcripts, ${round(dataset.bytes / 2 ** 20, 0)} MiB`;
   return [
-    ratioResult('4. conversations push', size, median(samples.push), median(samples.pushBase), 1.5, Math.max(...samples.pushRss), 150),
-    ratioResult('4. conversations pull', size, median(samples.pull), median(samples.pullBase), 1.5, Math.max(...samples.pullRss), 150),
+    { ...ratioResult('4. conversations push', size, median(samples.push), median(samples.pushBase), 1.5, Math.max(...samples.pushRss), 150), samples: { tracer: samples.push, baseline: samples.pushBase, peakRssKb: samples.pushRss } },
+    { ...ratioResult('4. conversations pull', size, median(samples.pull), median(samples.pullBase), 1.5, Math.max(...samples.pullRss), 150), samples: { tracer: samples.pull, baseline: samples.pullBase, peakRssKb: samples.pullRss } },
   ];
 }

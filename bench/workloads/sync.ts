@@ -67,7 +67,7 @@ export async function syncWorkloads(options: SyncWorkloadOptions, log: (line: st
   const size = `${dataset.traces} traces + ${dataset.ledgers} ledgers + ${dataset.commitLinks} commit links`;
   const version = median(samples.version);
   return [
-    ratioResult('1. push', size, median(samples.push), median(samples.pushBase), 1.0, median(samples.pushRss)),
+    { ...ratioResult('1. push', size, median(samples.push), median(samples.pushBase), 1.0, median(samples.pushRss)), samples: { tracer: samples.push, baseline: samples.pushBase, peakRssKb: samples.pushRss } },
     {
       workload: '2. no-op push',
       size,
@@ -77,8 +77,9 @@ export async function syncWorkloads(options: SyncWorkloadOptions, log: (line: st
       ratio: round(median(samples.noop) / version),
       bar: '≤ 0.4 s and ≤ 2.0× --version',
       pass: median(samples.noop) <= 400 && median(samples.noop) <= 2 * version,
+      samples: { tracer: samples.noop, baseline: samples.version },
     },
-    ratioResult('3. pull', size, median(samples.pull), median(samples.pullBase), 1.2, median(samples.pullRss)),
+    { ...ratioResult('3. pull', size, median(samples.pull), median(samples.pullBase), 1.2, median(samples.pullRss)), samples: { tracer: samples.pull, baseline: samples.pullBase, peakRssKb: samples.pullRss } },
   ];
 }
 
