@@ -25,6 +25,17 @@ export async function main(argv: string[]): Promise<number> {
     const { runGitHookCommand } = await import('../capture/ledger/git-hook-entry.js');
     return runGitHookCommand(argv, { stdin: process.stdin, env, cwd: process.cwd(), stdout, stderr });
   }
+  // `push`, `pull` or `sync` alone, as hooks and schedulers run them: their work without clipanion.
+  if (isBareTransfer(argv)) {
+    let kernel;
+    try {
+      kernel = await bootWithRepair(argv, { home: tracerHome(env), cwd: process.cwd(), env });
+    } catch (error) {
+      return reportError(error, stderr, env);
+    }
+    const { runBareTransfer } = await import('./bare-transfers.js');
+    return runBareTransfer(argv[0] as 'push' | 'pull' | 'sync', kernel, stdout, stderr);
+  }
   // Loaded only past the fast paths above, so that they pay for none of it.
   const [{ Builtins, Cli }, coreCommands] = await Promise.all([import('clipanion'), import('./solo-commands.js').then(({ coreCommandsFor }) => coreCommandsFor(argv))]);
   let context: TracerContext;
@@ -53,6 +64,11 @@ export async function main(argv: string[]): Promise<number> {
 /** `hook <agent> <event>` exactly; anything else (`hook --help`, a missing event) goes to clipanion. */
 function isHookInvocation(argv: readonly string[]): boolean {
   return argv.length === 3 && argv[0] === 'hook' && argv.slice(1).every((arg) => !arg.startsWith('-'));
+}
+
+/** `push`, `pull` or `sync` and nothing else (src/cli/bare-transfers.ts); any option, --help included, goes to clipanion. */
+function isBareTransfer(argv: readonly string[]): boolean {
+  return argv.length === 1 && (argv[0] === 'push' || argv[0] === 'pull' || argv[0] === 'sync');
 }
 
 /** `commit-link` and `rewrite-ledger <kind>` exactly, as the git hooks call them; flags and --help go to clipanion. */

@@ -1,5 +1,5 @@
 import { Command } from 'clipanion';
-import { reportError, reportWarnings } from './report.js';
+import { runReported } from './report.js';
 import type { TracerContext } from './context.js';
 import { resolveProject, type ResolvedProject } from '../store/project.js';
 
@@ -11,14 +11,7 @@ export abstract class TracerCommand extends Command<TracerContext> {
   abstract run(): Promise<number | void>;
 
   async execute(): Promise<number> {
-    try {
-      const code = (await this.run()) ?? 0;
-      reportWarnings(this.context.kernel.warnings, this.context.stderr);
-      return code;
-    } catch (error) {
-      reportWarnings(this.context.kernel.warnings, this.context.stderr);
-      return reportError(error, this.context.stderr, this.context.kernel.context.env);
-    }
+    return runReported(this.context.kernel, this.context.stderr, () => this.run());
   }
 
   /** The project of the working directory; it must be initialized. */

@@ -43,6 +43,24 @@ test('commands that need a project say so in one line, before init and outside g
   assertOneLineError(await run(['remote', 'show'], { cwd: outside }), 'not_a_git_repository', 3);
 });
 
+test('push, pull and sync alone (run without clipanion) fail exactly as with an option: before init, outside git, without a remote', async () => {
+  const { run } = sandbox();
+  const outside = tempDir('tracer-plain-');
+  for (const command of ['push', 'pull', 'sync']) {
+    for (const args of [[command], [command, '--quiet']]) {
+      assertOneLineError(await run(args), 'project_not_initialized', 3);
+      assertOneLineError(await run(args, { cwd: outside }), 'not_a_git_repository', 3);
+    }
+  }
+  assertOk(await run(['init']));
+  for (const command of ['push', 'pull', 'sync']) {
+    const bare = await run([command]);
+    const quiet = await run([command, '--quiet']);
+    assertOneLineError(bare, 'no_remote', 2);
+    assert.equal({ code: bare.code, stderr: bare.stderr }, { code: quiet.code, stderr: quiet.stderr }, command);
+  }
+});
+
 test('a corrupt remotes.json or config.json is moved aside with a timestamp and the message says where', async () => {
   const { home, run } = sandbox();
   const init = await run(['init']);
