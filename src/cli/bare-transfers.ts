@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { Kernel } from '../kernel/kernel.js';
 import { resolveProject } from '../store/project.js';
+import { pullCommand, pushCommand, syncCommand } from '../sync/transfer-commands.js';
 import { runReported } from './report.js';
 
 /**
@@ -15,10 +16,9 @@ export async function runBareTransfer(command: 'push' | 'pull' | 'sync', kernel:
   return runReported(kernel, stderr, async () => {
     // As the commands' this.project(): outside an initialized project this throws project_not_initialized.
     if (!kernel.context.project) resolveProject({ cwd: kernel.context.cwd, home: kernel.context.home, env: kernel.context.env });
-    const transfers = await import('../sync/transfer-commands.js');
     const io = { kernel, stdout };
-    if (command === 'push') return transfers.pushCommand(io, { full: false, dryRun: false });
-    if (command === 'pull') return transfers.pullCommand(io, { dryRun: false });
-    return transfers.syncCommand(io, {});
+    if (command === 'push') return pushCommand(io, { full: false, dryRun: false });
+    if (command === 'pull') return pullCommand(io, { dryRun: false });
+    return syncCommand(io, {});
   });
 }

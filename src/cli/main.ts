@@ -27,13 +27,16 @@ export async function main(argv: string[]): Promise<number> {
   }
   // `push`, `pull` or `sync` alone, as hooks and schedulers run them: their work without clipanion.
   if (isBareTransfer(argv)) {
+    // The transfer code loads while the kernel boots.
+    const loading = import('./bare-transfers.js');
+    loading.catch(() => {}); // a boot failure is reported first
     let kernel;
     try {
       kernel = await bootWithRepair(argv, { home: tracerHome(env), cwd: process.cwd(), env });
     } catch (error) {
       return reportError(error, stderr, env);
     }
-    const { runBareTransfer } = await import('./bare-transfers.js');
+    const { runBareTransfer } = await loading;
     return runBareTransfer(argv[0] as 'push' | 'pull' | 'sync', kernel, stdout, stderr);
   }
   // Loaded only past the fast paths above, so that they pay for none of it.
