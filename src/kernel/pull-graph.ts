@@ -124,22 +124,31 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
       request = fetchPage(next);
       await letRequestsOut();
     }
-    const fresh: Record<string, unknown>[] = [];
-    const lines: (string | undefined)[] = [];
     // Each row's own text in the page, so that checking its id does not serialize it again (verifiedLine).
     const spans = itemSpans(body);
     const rowText = spans?.length === page.items.length ? (index: number) => body.slice(spans[index]![0], spans[index]![1]) : () => undefined;
+    const accepted: AcceptedRow[] = [];
     for (const [index, item] of page.items.entries()) {
       report.received += 1;
-      const accepted = await acceptRow(kernel, session, state, family, sync, store, item, rowText(index), local, report);
-      if (accepted === undefined) continue;
-      if (accepted === false) {
+      const row = await acceptRow(session, state, family, sync, store, item, rowText(index), local, report);
+      if (row === undefined) continue;
+      local.add(row.key);
+      accepted.push(row);
+    }
+    // Blob rows' bytes, a few at a time: one is read by the service while another is hashed and synced to disk.
+    const placed = family.blob && !session.dryRun ? await mapLimited(accepted, BLOB_PLACEMENTS, (row) => placeBytes(kernel, session, family, store, row.record, report)) : accepted.map(() => true);
+    const fresh: Record<string, unknown>[] = [];
+    const lines: (string | undefined)[] = [];
+    for (const [index, row] of accepted.entries()) {
+      if (!placed[index]) {
+        state.delete(sync.manifestKey, row.key);
+        local.delete(row.key);
+        report.failed += 1;
         keepCursor = false; // this row must come again next time
         continue;
       }
-      local.add(accepted.key);
-      fresh.push(stripInline(family, item as Record<string, unknown>));
-      lines.push(accepted.line);
+      fresh.push(stripInline(family, row.record));
+      lines.push(row.line);
     }
     report.inserted += fresh.length;
     if (!session.dryRun) {
@@ -154,14 +163,18 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
   return report;
 }
 
-/**
- * Decides one pulled row: its key (and, when its id was checked, the line to
- * store) when it is new and its bytes (if any) are in place, undefined when it
- * is a duplicate or invalid, false when it is valid but its bytes could not be
- * fetched.
- */
+/** How many blob rows of a page have their bytes fetched (or decoded) and written at once. */
+const BLOB_PLACEMENTS = 3;
+
+interface AcceptedRow {
+  key: string;
+  record: Record<string, unknown>;
+  /** The row as the line to store, when its id was checked from that text. */
+  line?: string;
+}
+
+/** Decides one pulled row: accepted when it is valid and new here, undefined when it is a duplicate or invalid. */
 async function acceptRow(
-  kernel: Kernel,
   session: SyncSession,
   state: RemoteSyncState,
   family: FamilyDefinition,
@@ -171,7 +184,7 @@ async function acceptRow(
   text: string | undefined,
   local: Set<string>,
   report: FamilyPullReport,
-): Promise<{ key: string; line?: string } | false | undefined> {
+): Promise<AcceptedRow | undefined> {
   const record = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : undefined;
   const key = record && store.keyOf(record);
   const checked = !record ? 'it is not a JSON object' : !key ? 'it has no identity' : recordProblem(family, record) ?? checkId(family, record, text);
@@ -187,15 +200,21 @@ async function acceptRow(
     report.duplicates += 1;
     return undefined;
   }
-  if (family.blob && !session.dryRun) {
-    const placed = await placeBytes(kernel, session, family, store, record!, report);
-    if (!placed) {
-      state.delete(sync.manifestKey, key!);
-      report.failed += 1;
-      return false;
+  return { key: key!, record: record!, line: typeof checked === 'object' ? checked.line : undefined };
+}
+
+/** `work` over every item, at most `limit` at a time; the results in the items' order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
     }
-  }
-  return { key: key!, line: typeof checked === 'object' ? checked.line : undefined };
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
 
 /** Puts a blob row's bytes in the cache: decoded from the row, or fetched, verified either way. */

@@ -21,6 +21,8 @@ export const MAX_BYTES_PER_REQUEST = 8 * 1024 * 1024;
  * 8 MiB bodies.
  */
 export const MAX_REQUESTS_IN_FLIGHT = 3;
+/** Rows of a store without a scan (conversations) considered at once: blob uploads overlap the hashing of the next files. */
+const CONSIDERED_AT_ONCE = 3;
 /** Where a blob family's uploaded shas are listed in sync-state.json. */
 export const BLOB_MANIFEST_KEY = 'blob_shas';
 
@@ -85,7 +87,8 @@ export class FamilyPush {
   #batch: Outgoing[] = [];
   #batchBytes = 0;
   #firstInvalid?: { key?: string; problem: string };
-  #filtersReady = false;
+  /** The filters' one-time preparation, shared by rows considered at the same time. */
+  #filtersReady?: Promise<void>;
   readonly #inFlight = new Set<Promise<void>>();
   #skipped?: FamilySkipped;
   /** Where this run's wholly synced prefix of an append-only store ends. */
@@ -106,14 +109,7 @@ export class FamilyPush {
   async run(): Promise<FamilyPushReport> {
     try {
       if (this.#store.scan) await this.scanStore();
-      else {
-        for await (const record of this.#store.records((warning) => this.session.warn(warning))) {
-          this.report.local += 1;
-          const outcome = await this.consider(record);
-          if (outcome !== undefined && outcome !== SYNCED) await this.enqueue(outcome);
-          this.progress();
-        }
-      }
+      else await this.readStore();
       await this.sendBatch();
       await this.drain();
       this.saveScanMark();
@@ -171,6 +167,33 @@ export class FamilyPush {
     this.#frontier = frontier.moved ? frontier : undefined;
   }
 
+  /**
+   * Reads a store that has no scan (conversations): its rows are considered a
+   * few at a time, because a blob row waits on its file being hashed and its
+   * bytes uploaded, and one upload can travel while the next file is hashed.
+   * They are queued for sending in the store's order all the same.
+   */
+  private async readStore(): Promise<void> {
+    const window: Array<Promise<Outgoing | typeof SYNCED | undefined>> = [];
+    const settleFirst = async () => {
+      const outcome = await window.shift()!;
+      if (outcome !== undefined && outcome !== SYNCED) await this.enqueue(outcome);
+      this.progress();
+    };
+    try {
+      for await (const record of this.#store.records((warning) => this.session.warn(warning))) {
+        this.report.local += 1;
+        window.push(this.consider(record));
+        if (window.length >= CONSIDERED_AT_ONCE) await settleFirst();
+      }
+      while (window.length > 0) await settleFirst();
+    } catch (error) {
+      // Rows still being considered may be uploading: let them finish before the failure goes up.
+      await Promise.allSettled(window);
+      throw error;
+    }
+  }
+
   /** Only after a run that left nothing behind: a refused item must be read again next time. */
   private saveScanMark(): void {
     const frontier = this.#frontier;
@@ -196,10 +219,10 @@ export class FamilyPush {
       this.report.before_since += 1;
       return undefined;
     }
-    if (!this.#filtersReady) {
+    this.#filtersReady ??= (async () => {
       for (const filter of this.plan.filters) await filter.prepare?.();
-      this.#filtersReady = true;
-    }
+    })();
+    await this.#filtersReady;
     const rejectedBy = this.plan.filters.find((filter) => !filter.accept(record));
     if (rejectedBy) {
       this.report.held[rejectedBy.reason] = (this.report.held[rejectedBy.reason] ?? 0) + 1;
