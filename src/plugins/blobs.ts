@@ -3,7 +3,7 @@ import type { TracerPlugin } from '../kernel/kernel.js';
 import { STAGE } from '../kernel/stages.js';
 import type { SyncSession } from '../kernel/types.js';
 import { isRouteMissing } from '../net/remote-error.js';
-import { writeVerifiedBlob } from '../sync/blob-file.js';
+import { BLOB_READ_CHUNK, writeVerifiedBlob } from '../sync/blob-file.js';
 
 /**
  * The native blob path (spec §4.3, wire contract "Blobs"): HEAD the sha, POST
@@ -23,7 +23,7 @@ const blobsPlugin: TracerPlugin = {
       if (head.status === 200) return { via: 'blob', alreadyPresent: true };
       if (head.status !== 404 || !(await routePresent(session))) return declined(session);
       try {
-        const { status } = await session.http.postStream(BLOBS_ROUTE, () => createReadStream(blob.path), {
+        const { status } = await session.http.postStream(BLOBS_ROUTE, () => createReadStream(blob.path, { highWaterMark: BLOB_READ_CHUNK }), {
           'content-type': 'application/octet-stream',
           'content-length': String(blob.size),
           'x-content-sha256': blob.sha256,

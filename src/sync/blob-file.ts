@@ -69,10 +69,13 @@ async function locally<T>(path: string, operation: () => Promise<T>): Promise<T>
 }
 
 /** SHA-256 and size of a file, streamed (a transcript is never read whole). */
+/** Bytes per read of a cached transcript: 1 MiB, not the stream default of 64 KiB (16x fewer trips through the thread pool). */
+export const BLOB_READ_CHUNK = 1 << 20;
+
 export async function hashFile(path: string): Promise<{ sha256: string; size: number }> {
   const hash = createHash('sha256');
   let size = 0;
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(path, { highWaterMark: BLOB_READ_CHUNK }) as AsyncIterable<Buffer>) {
     hash.update(chunk);
     size += chunk.length;
   }
