@@ -183,7 +183,10 @@ export class FamilyPush {
     try {
       for await (const record of this.#store.records((warning) => this.session.warn(warning))) {
         this.report.local += 1;
-        window.push(this.consider(record));
+        const considered = this.consider(record);
+        // Observed in its turn (settleFirst) or below; until then its failure must not count as unhandled.
+        considered.catch(() => {});
+        window.push(considered);
         if (window.length >= CONSIDERED_AT_ONCE) await settleFirst();
       }
       while (window.length > 0) await settleFirst();

@@ -7,11 +7,13 @@ import * as assert from 'uvu/assert';
 import { ExitCode, TracerError } from '../../src/core/errors.js';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import type { BlobUpload } from '../../src/kernel/types.js';
+import { runPush } from '../../src/kernel/push-graph.js';
 import blobs from '../../src/plugins/blobs.js';
 import blobsMissing from '../../src/plugins/blobs-missing.js';
 import conversations from '../../src/plugins/conversations.js';
 import type { Project } from '../../src/store/project.js';
 import { cleanup } from '../helpers/cli.js';
+import { appendRows } from '../helpers/sync-fixtures.js';
 import { BASE, kernelWith, session } from './harness.js';
 
 test.before(() => nock.disableNetConnect());
@@ -122,6 +124,50 @@ test('fetchBlob puts verified bytes in place; wrong bytes leave nothing behind',
   }
   assert.not.ok(existsSync(otherPath));
   assert.equal(readdirSync(join(otherPath, '..')), [], 'no temp file is left');
+});
+
+test('an upload that fails while others are in flight fails the push with its own error, nothing left unhandled', async () => {
+  const { kernel, project } = await kernelWith(conversations, blobs, blobsMissing);
+  kernel.hooks.preflight.tap('none', () => undefined);
+  const shas = ['a', 'b', 'c'].map((fill) => {
+    const content = Buffer.alloc(300 * 1024, fill);
+    const digest = createHash('sha256').update(content).digest('hex');
+    mkdirSync(join(project.dir, 'conversations', digest.slice(0, 2)), { recursive: true });
+    writeFileSync(join(project.dir, 'conversations', digest.slice(0, 2), digest), content);
+    return digest;
+  });
+  appendRows(
+    join(project.dir, 'conversations.jsonl'),
+    shas.map((digest, n) => ({ conversation_id: `c${n}`, content_sha256: digest, size: 300 * 1024, ts: '2024-05-01T00:00:00.000Z' })),
+  );
+  // The first upload is still on its way when the second one's connection is refused.
+  nock(BASE)
+    .head(`/api/v1/blobs/${shas[0]}`)
+    .delay(150)
+    .reply(200)
+    .head(`/api/v1/blobs/${shas[1]}`)
+    .replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
+    .head(`/api/v1/blobs/${shas[2]}`)
+    .delay(150)
+    .reply(200);
+  const unhandled: unknown[] = [];
+  const record = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', record);
+  try {
+    const { session: s, close } = session(kernel, project, { push: { full: true } });
+    const failure = await runPush(kernel, s).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    close();
+    assert.instance(failure, TracerError);
+    assert.is((failure as TracerError).code, 'network_error');
+    assert.is((failure as TracerError).exitCode, ExitCode.network);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  } finally {
+    process.off('unhandledRejection', record);
+  }
+  assert.equal(unhandled, [], 'every upload in flight was awaited');
 });
 
 test.run();
