@@ -8,7 +8,7 @@ import { runReported } from './report.js';
  * `tracer push`, `tracer pull` and `tracer sync` with nothing after them, as
  * agent hooks, git hooks and schedulers run them: the work of those commands
  * (src/commands/push.ts, pull.ts, sync.ts) with every option at its default,
- * without loading clipanion, a sixth of a no-op push (122 -> 105 ms). Anything
+ * without loading clipanion, a sixth of a no-op push (122 -> 109 ms). Anything
  * more on the command line, --help included, goes to the commands themselves
  * (main.ts decides).
  */
