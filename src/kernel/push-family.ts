@@ -21,7 +21,7 @@ export const MAX_BYTES_PER_REQUEST = 8 * 1024 * 1024;
  * 8 MiB bodies.
  */
 export const MAX_REQUESTS_IN_FLIGHT = 3;
-/** Rows of a store without a scan (conversations) considered at once: blob uploads overlap the hashing of the next files. */
+/** Rows of a store without a scan considered at once: a blob family's uploads overlap the hashing of its next files. */
 const CONSIDERED_AT_ONCE = 3;
 /** Where a blob family's uploaded shas are listed in sync-state.json. */
 export const BLOB_MANIFEST_KEY = 'blob_shas';
@@ -168,7 +168,7 @@ export class FamilyPush {
   }
 
   /**
-   * Reads a store that has no scan (conversations): its rows are considered a
+   * Reads a store that has no scan (a blob family's, say): its rows are considered a
    * few at a time, because a blob row waits on its file being hashed and its
    * bytes uploaded, and one upload can travel while the next file is hashed.
    * They are queued for sending in the store's order all the same.
