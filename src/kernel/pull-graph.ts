@@ -124,8 +124,9 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
       request = fetchPage(next);
       await letRequestsOut();
     }
-    // Each row's own text in the page, so that checking its id does not serialize it again (verifiedLine).
-    const spans = itemSpans(body);
+    // Each row's own text in the page, so that checking its id does not serialize it again (verifiedLine);
+    // a family without an id member has none to check, and its pages (inline bytes) are not scanned.
+    const spans = family.idMember === null ? undefined : itemSpans(body);
     const rowText = spans?.length === page.items.length ? (index: number) => body.slice(spans[index]![0], spans[index]![1]) : () => undefined;
     const accepted: AcceptedRow[] = [];
     for (const [index, item] of page.items.entries()) {
