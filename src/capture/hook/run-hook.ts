@@ -32,9 +32,10 @@ const NORMALIZERS: Record<AgentName, () => Promise<Normalizer>> = {
 
 export async function runHook(agent: string, event: string, io: HookIo): Promise<0> {
   const home = tracerHome(io.env);
-  // Until the payload names the agent's folder, failures go to the project of the folder the hook runs in.
-  let logDir = existingProjectDir(io.cwd, home, io.env) ?? home;
-  const fail = (failure: HookFailure) => logHookFailure(logDir, { agent, event }, failure);
+  // Until the payload names the agent's folder, failures go to the project of the folder the hook runs in,
+  // looked up only when one happens: a hook that records resolves its project once.
+  let logDir: string | undefined;
+  const fail = (failure: HookFailure) => logHookFailure(logDir ?? existingProjectDir(io.cwd, home, io.env) ?? home, { agent, event }, failure);
   try {
     if (!isAgent(agent)) {
       fail({ code: 'unknown_agent', message: `"${agent}" is not a known agent (${AGENTS.join(', ')}); fix the hook command that runs tracer hook.` });
