@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { findGit } from '../../store/git.js';
+import { TracerError } from '../../core/errors.js';
 import { homePaths, PRIVATE_DIR_MODE } from '../../store/home.js';
-import { registerProject, resolveProject } from '../../store/project.js';
+import { registerProject, resolveProject, type ResolvedProject } from '../../store/project.js';
 
 /**
  * Where a hook records: the project of the agent's working folder (the first
@@ -19,13 +19,17 @@ export interface Destination {
 export const DETACHED_DIR = 'detached';
 
 export async function resolveDestination(cwd: string, home: string, env: NodeJS.ProcessEnv): Promise<Destination | undefined> {
-  if (!findGit(cwd, env)) {
+  // One walk for .git: resolveProject says when there is no repository.
+  let project: ResolvedProject;
+  try {
+    project = resolveProject({ cwd, home, env, create: true });
+  } catch (error) {
+    if (!(error instanceof TracerError && error.code === 'not_a_git_repository')) throw error;
     if (!captureDetached(home)) return undefined;
     const dir = join(home, DETACHED_DIR);
     mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     return { dir };
   }
-  const project = resolveProject({ cwd, home, env, create: true });
   const isNew = !existsSync(project.dir);
   mkdirSync(project.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   // projects.json is rewritten only for a new project or a worktree it has not seen, not on every tool use.
