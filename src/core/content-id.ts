@@ -166,6 +166,7 @@ function canonical(value: unknown, seen: Set<object>, omit?: string): string | u
 }
 
 /** Characters JSON escapes, and surrogates (which may be lone). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what JSON escapes
 const NEEDS_CARE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 
 /** String.prototype.isWellFormed (Node 20): not yet in the ES2023 typings. */

@@ -20,6 +20,7 @@ export interface TracerPlugin {
   name: string;
   apply(kernel: Kernel): void | Promise<void>;
   /** clipanion command classes this plugin brings. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command class names its own context type
   commands?: CommandClass<any>[];
 }
 
@@ -85,6 +86,7 @@ export class Kernel {
   }
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wraps taps of every hook, whatever their arguments
 type AnyTap = { type: 'sync' | 'async' | 'promise'; name: string; fn: (...args: any[]) => any };
 
 /** Errors leave a tap tagged with the hook's and the plugin's names (cf. webpack's HookWebpackError). */

@@ -84,6 +84,7 @@ function renameFile(from: string, to: string): Promise<void> {
   return new Promise((resolve, reject) => fs.rename(from, to, (error) => (error ? reject(error) : resolve())));
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- callers read members of parsed JSON they go on to check
 export function isPlainObject(value: unknown): value is Record<string, any> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

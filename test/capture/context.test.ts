@@ -52,7 +52,7 @@ test('text form: compact lines an agent can read; --limit caps sessions and comm
   const full = await run(['context']);
   assert.is(full.code, 0, full.stderr);
   assert.match(full.stdout, /Recent sessions \(2, newest first\):/);
-  assert.match(full.stdout, /- claude-code 0d8f6c1e-5a2…: .* 2 events\n  files: src\/greet\.ts\n  summary: Added `greet\(\)` in src\/greet\.ts\. src\/main\.ts now prints greet\('world'\)\./);
+  assert.match(full.stdout, /- claude-code 0d8f6c1e-5a2…: .* 2 events\n {2}files: src\/greet\.ts\n {2}summary: Added `greet\(\)` in src\/greet\.ts\. src\/main\.ts now prints greet\('world'\)\./);
   assert.ok(full.stdout.includes(`- ${commit.slice(0, 12)} `));
   assert.match(full.stdout, /ai 3, human 1 lines in 1 file \(1 mixed\)/);
   const limited = JSON.parse((await run(['context', '--json', '--limit', '1'])).stdout);

@@ -9,6 +9,7 @@ import { invalid } from './json-file.js';
  * their order. Our entries are found by their command (`tracer hook <agent> <event>`),
  * so a second run updates them in place instead of adding duplicates.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a user's settings file: any JSON at all
 type Json = Record<string, any>;
 
 export function withTracerHooks(settings: Json, path: string, agent: AgentSpec, commandFor: (event: string) => string): Json {

@@ -119,7 +119,7 @@ export function removeRule(worktree: string, agents: readonly AgentSpec[], name:
       throw unwritable(path, error);
     }
     removed.push(path);
-    removeIfEmpty(dirname(path)) && removeIfEmpty(dirname(dirname(path)));
+    if (removeIfEmpty(dirname(path))) removeIfEmpty(dirname(dirname(path)));
   }
   if (removed.length === 0) {
     throw new TracerError('rule_not_found', `No tracer rule named "${name}" is installed here; tracer rule list shows the installed ones.`, { exitCode: ExitCode.usage });
