@@ -25,7 +25,10 @@ export function seededRandom(seed: number): () => number {
 
 const hex = (random: () => number, digits: number) => {
   let out = '';
-  while (out.length < digits) out += Math.floor(random() * 0x100000000).toString(16).padStart(8, '0');
+  while (out.length < digits)
+    out += Math.floor(random() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
   return out.slice(0, digits);
 };
 const between = (random: () => number, low: number, high: number) => low + Math.floor(random() * (high - low + 1));
@@ -109,7 +112,12 @@ export async function writeSyncDataset(dir: string, size: SyncDatasetSize): Prom
     await ledgers.write(ledger);
     ledgerCount += 1;
     if (linkCount < size.commitLinks) {
-      await links.write(withContentId({ ts: ledger.ts, commit: ledger.commit, session_ids: [conversation], trace_ids: pendingIds, ledger_sha: ledger.sha }, 'id'));
+      await links.write(
+        withContentId(
+          { ts: ledger.ts, commit: ledger.commit, session_ids: [conversation], trace_ids: pendingIds, ledger_sha: ledger.sha },
+          'id',
+        ),
+      );
       linkCount += 1;
     }
     pendingIds = [];
@@ -139,7 +147,14 @@ function ledgerRecord(index: number, random: () => number, traceIds: string[], c
         {
           url: `claude-code://session/${conversationId}`,
           contributor: { type: 'ai', model_id: 'claude-sonnet-4-5-20250929' },
-          ranges: [{ start_line: start, end_line: start + between(random, 0, 40), content_hash: `sha256:${hex(random, 64)}`, contributor: { type: 'ai', model_id: 'claude-sonnet-4-5-20250929' } }],
+          ranges: [
+            {
+              start_line: start,
+              end_line: start + between(random, 0, 40),
+              content_hash: `sha256:${hex(random, 64)}`,
+              contributor: { type: 'ai', model_id: 'claude-sonnet-4-5-20250929' },
+            },
+          ],
           trace_ids: traceIds.slice(0, 3),
         },
       ],
@@ -177,7 +192,10 @@ export interface ConversationDatasetSize {
  * `conversations.jsonl` in `dir`, as the capture hooks leave them: transcripts
  * of JSON lines, sizes spread log-uniformly from minBytes to maxBytes.
  */
-export async function writeConversationDataset(dir: string, size: ConversationDatasetSize): Promise<{ count: number; bytes: number; sizes: number[] }> {
+export async function writeConversationDataset(
+  dir: string,
+  size: ConversationDatasetSize,
+): Promise<{ count: number; bytes: number; sizes: number[] }> {
   const random = seededRandom(size.seed ?? 11);
   const sizes = conversationSizes(size, random);
   const rows = lineWriter(join(dir, 'conversations.jsonl'));
@@ -200,7 +218,9 @@ export async function writeConversationDataset(dir: string, size: ConversationDa
 export function conversationSizes(size: ConversationDatasetSize, random: () => number): number[] {
   const ratio = Math.log(size.maxBytes / size.minBytes);
   // Always one of each extreme, so both the inline and the largest blob path are measured.
-  const raw = Array.from({ length: size.count }, (_, n) => (n === 0 ? size.minBytes : n === 1 ? size.maxBytes : size.minBytes * Math.exp(random() * ratio)));
+  const raw = Array.from({ length: size.count }, (_, n) =>
+    n === 0 ? size.minBytes : n === 1 ? size.maxBytes : size.minBytes * Math.exp(random() * ratio),
+  );
   const sum = raw.reduce((total, one) => total + one, 0);
   const scale = size.totalBytes / sum;
   return raw.map((one, n) => (n < 2 ? one : Math.min(size.maxBytes, Math.max(size.minBytes, one * scale)))).map(Math.round);

@@ -62,7 +62,12 @@ export interface ClientHome {
   run(args: readonly string[], options?: { memory?: boolean; input?: string }): Promise<Measured>;
 }
 
-const GIT_ENV = { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+};
 
 /** A repository, a home, `tracer init`, and (when given) a remote `origin` with its token. */
 export async function clientHome(dir: string, remote?: { url: string; token: string }, repo?: string): Promise<ClientHome> {
@@ -75,8 +80,15 @@ export async function clientHome(dir: string, remote?: { url: string; token: str
     git('commit', '-q', '--allow-empty', '-m', 'initial');
   }
   const env = { ...cleanEnv(), TRACER_HOME: home, NO_COLOR: '1' };
-  const spec = (args: readonly string[], extra: Partial<RunSpec> = {}): RunSpec => ({ command: process.execPath, args: [BIN, ...args], cwd: repo, env, ...extra });
-  const run = (args: readonly string[], options: { memory?: boolean; input?: string } = {}) => measure(spec(args, { input: options.input }), options);
+  const spec = (args: readonly string[], extra: Partial<RunSpec> = {}): RunSpec => ({
+    command: process.execPath,
+    args: [BIN, ...args],
+    cwd: repo,
+    env,
+    ...extra,
+  });
+  const run = (args: readonly string[], options: { memory?: boolean; input?: string } = {}) =>
+    measure(spec(args, { input: options.input }), options);
   const init = expectOk(await run(['init']), 'tracer init');
   const projectDir = /data:\s+(\S+)/.exec(init.stdout)?.[1];
   if (!projectDir) throw new Error(`tracer init did not name its data folder:\n${init.stdout}`);
@@ -95,10 +107,16 @@ export function seedProject(projectDir: string, datasetDir: string): void {
 }
 
 /** Runs a raw baseline script (bench/baselines/*.ts) in its own process; it prints `{"ms": ...}` timed from its first request. */
-export async function runBaseline(script: string, args: readonly string[]): Promise<{ ms: number; wallMs: number; detail: Record<string, unknown> }> {
+export async function runBaseline(
+  script: string,
+  args: readonly string[],
+): Promise<{ ms: number; wallMs: number; detail: Record<string, unknown> }> {
   const path = join(ROOT, 'bench', 'baselines', script);
   if (!existsSync(path)) throw new Error(`no baseline ${path}`);
-  const result = expectOk(await measure({ command: process.execPath, args: ['--import', 'tsx', path, ...args], cwd: ROOT, env: cleanEnv() }), `baseline ${script}`);
+  const result = expectOk(
+    await measure({ command: process.execPath, args: ['--import', 'tsx', path, ...args], cwd: ROOT, env: cleanEnv() }),
+    `baseline ${script}`,
+  );
   const detail = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as Record<string, unknown> & { ms: number };
   return { ms: detail.ms, wallMs: result.wallMs, detail };
 }

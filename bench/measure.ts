@@ -37,7 +37,9 @@ export async function measure(spec: RunSpec, options: { memory?: boolean } = {})
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', reject);
-    child.on('close', (exit) => resolve({ code: exit ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.on('close', (exit) =>
+      resolve({ code: exit ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
     child.stdin.end(spec.input ?? '');
   });
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;

@@ -33,7 +33,10 @@ try {
   ] as const) {
     const spec = client.spec(args);
     const cpuBefore = cpuMs(servicePid);
-    const run = await measure({ ...spec, args: ['--cpu-prof', `--cpu-prof-dir=${profiles}`, `--cpu-prof-name=${step}.cpuprofile`, ...spec.args] });
+    const run = await measure({
+      ...spec,
+      args: ['--cpu-prof', `--cpu-prof-dir=${profiles}`, `--cpu-prof-name=${step}.cpuprofile`, ...spec.args],
+    });
     if (run.code !== 0) throw new Error(`tracer ${args.join(' ')} exited ${run.code}:\n${run.stderr}`);
     console.log(`${step.padEnd(11)} ${Math.round(run.wallMs)} ms wall (profiled), service CPU ${cpuMs(servicePid) - cpuBefore} ms`);
   }

@@ -32,7 +32,15 @@ export interface RunInfo {
 
 export function runInfo(mode: RunInfo['mode']): RunInfo {
   const cpu = cpus();
-  return { mode, startedAt: new Date().toISOString(), node: process.version, cpus: cpu[0]?.model ?? 'unknown', cores: cpu.length, memoryGb: Math.round(totalmem() / 2 ** 30), loadBefore: loadavg().map((value) => Number(value.toFixed(2))) };
+  return {
+    mode,
+    startedAt: new Date().toISOString(),
+    node: process.version,
+    cpus: cpu[0]?.model ?? 'unknown',
+    cores: cpu.length,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    loadBefore: loadavg().map((value) => Number(value.toFixed(2))),
+  };
 }
 
 /** The table as BENCHMARKS.md shows it. */
@@ -40,18 +48,22 @@ export function markdownTable(results: readonly Result[]): string {
   const rows = [
     '| Workload | Size | tracer | Baseline | Ratio | Peak RSS | Bar | Met |',
     '|---|---|---:|---:|---:|---:|---|---|',
-    ...results.map((result) =>
-      [
-        result.workload,
-        result.size,
-        result.tracerMs === undefined ? '' : `${formatMs(result.tracerMs)}`,
-        result.baselineMs === undefined ? '' : `${formatMs(result.baselineMs)}${result.baselineLabel && result.baselineLabel !== 'raw script' ? ` (${result.baselineLabel})` : ''}`,
-        result.ratio === undefined ? '' : `${result.ratio.toFixed(2)}×`,
-        result.peakRssMb === undefined ? '' : `${result.peakRssMb} MiB`,
-        result.bar + (result.notes ? `; ${result.notes}` : ''),
-        result.pass ? 'yes' : '**no**',
-      ].join(' | '),
-    ).map((line) => `| ${line} |`),
+    ...results
+      .map((result) =>
+        [
+          result.workload,
+          result.size,
+          result.tracerMs === undefined ? '' : `${formatMs(result.tracerMs)}`,
+          result.baselineMs === undefined
+            ? ''
+            : `${formatMs(result.baselineMs)}${result.baselineLabel && result.baselineLabel !== 'raw script' ? ` (${result.baselineLabel})` : ''}`,
+          result.ratio === undefined ? '' : `${result.ratio.toFixed(2)}×`,
+          result.peakRssMb === undefined ? '' : `${result.peakRssMb} MiB`,
+          result.bar + (result.notes ? `; ${result.notes}` : ''),
+          result.pass ? 'yes' : '**no**',
+        ].join(' | '),
+      )
+      .map((line) => `| ${line} |`),
   ];
   return rows.join('\n');
 }

@@ -14,7 +14,14 @@ import { postgresAvailable } from '../test/helpers/service.js';
  * (under .tracer-bench/data), runs each workload against its baseline, prints
  * the table for BENCHMARKS.md and keeps the raw figures in .tracer-bench/results/.
  */
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, keep: { type: 'boolean', default: false }, runs: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+  },
+});
 /** `--runs N` overrides how many times each workload runs (medians are taken over them). */
 const runs = (quickRuns: number, fullRuns: number) => (values.runs ? Number(values.runs) : quick ? quickRuns : fullRuns);
 const quick = values.quick!;
@@ -33,7 +40,9 @@ try {
   }
   if (wanted('4')) {
     log('workload 4: conversations');
-    const size = quick ? { count: 20, minBytes: 10_000, maxBytes: 2_000_000, totalBytes: 20_000_000 } : { count: 200, minBytes: 10_000, maxBytes: 8_000_000, totalBytes: 300_000_000 };
+    const size = quick
+      ? { count: 20, minBytes: 10_000, maxBytes: 2_000_000, totalBytes: 20_000_000 }
+      : { count: 200, minBytes: 10_000, maxBytes: 8_000_000, totalBytes: 300_000_000 };
     results.push(...(await conversationWorkload({ size, runs: runs(1, 3) }, log)));
   }
   if (wanted('5')) {
@@ -49,7 +58,13 @@ try {
     const backends: Array<'sqlite' | 'postgres'> = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
     if (backends.length === 1) log('  PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): SQLite only');
     const tracesFile = join((await syncDataset(syncSize)).dir, 'traces.jsonl');
-    results.push(...(await loadWorkload(quick ? { tracesFile, pool: 4_000, clients: 20, window: 1_000 } : { tracesFile, pool: 20_000, clients: 20, window: 5_000 }, backends, log)));
+    results.push(
+      ...(await loadWorkload(
+        quick ? { tracesFile, pool: 4_000, clients: 20, window: 1_000 } : { tracesFile, pool: 20_000, clients: 20, window: 5_000 },
+        backends,
+        log,
+      )),
+    );
   }
 } finally {
   await stopAllServices();

@@ -47,7 +47,13 @@ function git(cwd, ...args) {
   return execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
-    env: { ...baseEnv, GIT_AUTHOR_NAME: 'Demo', GIT_AUTHOR_EMAIL: 'demo@example.com', GIT_COMMITTER_NAME: 'Demo', GIT_COMMITTER_EMAIL: 'demo@example.com' },
+    env: {
+      ...baseEnv,
+      GIT_AUTHOR_NAME: 'Demo',
+      GIT_AUTHOR_EMAIL: 'demo@example.com',
+      GIT_COMMITTER_NAME: 'Demo',
+      GIT_COMMITTER_EMAIL: 'demo@example.com',
+    },
   }).trim();
 }
 
@@ -85,17 +91,43 @@ function recordAgentSessions(home, repo) {
   const app = "export function main() {\n  console.log('hello from the demo');\n}\n\nmain();\n";
   mkdirSync(join(repo, 'src'), { recursive: true });
   writeFileSync(join(repo, 'src', 'app.js'), app);
-  send('claude-code', 'PostToolUse', { ...claude, tool_name: 'Write', tool_input: { file_path: join(repo, 'src', 'app.js'), content: app } });
+  send('claude-code', 'PostToolUse', {
+    ...claude,
+    tool_name: 'Write',
+    tool_input: { file_path: join(repo, 'src', 'app.js'), content: app },
+  });
   writeFileSync(join(repo, 'README.md'), '# demo\n\nRun `node src/app.js`.\n');
-  send('claude-code', 'PostToolUse', { ...claude, tool_name: 'Edit', tool_input: { file_path: join(repo, 'README.md'), old_string: '# demo\n', new_string: '# demo\n\nRun `node src/app.js`.\n' } });
-  writeFileSync(claude.transcript_path, [
-    { type: 'user', message: { role: 'user', content: 'Add an entry point and describe it in the README' } },
-    { type: 'assistant', message: { id: 'msg_1', role: 'assistant', content: [{ type: 'text', text: 'Added src/app.js and a README line on how to run it.' }] } },
-  ].map((line) => `${JSON.stringify(line)}\n`).join(''));
+  send('claude-code', 'PostToolUse', {
+    ...claude,
+    tool_name: 'Edit',
+    tool_input: { file_path: join(repo, 'README.md'), old_string: '# demo\n', new_string: '# demo\n\nRun `node src/app.js`.\n' },
+  });
+  writeFileSync(
+    claude.transcript_path,
+    [
+      { type: 'user', message: { role: 'user', content: 'Add an entry point and describe it in the README' } },
+      {
+        type: 'assistant',
+        message: {
+          id: 'msg_1',
+          role: 'assistant',
+          content: [{ type: 'text', text: 'Added src/app.js and a README line on how to run it.' }],
+        },
+      },
+    ]
+      .map((line) => `${JSON.stringify(line)}\n`)
+      .join(''),
+  );
   send('claude-code', 'Stop', { ...claude, stop_hook_active: false });
 
   // A long Codex session: its transcript is over 256 KiB, so push sends it through the blob routes.
-  const codex = { session_id: 'demo-codex-session', turn_id: '1', transcript_path: join(work, 'codex-rollout.jsonl'), cwd: repo, model: 'gpt-5-codex' };
+  const codex = {
+    session_id: 'demo-codex-session',
+    turn_id: '1',
+    transcript_path: join(work, 'codex-rollout.jsonl'),
+    cwd: repo,
+    model: 'gpt-5-codex',
+  };
   writeFileSync(codex.transcript_path, Array.from({ length: 3000 }, (_, i) => `{"turn":${i},"content":"${'x'.repeat(100)}"}\n`).join(''));
   send('codex', 'Stop', { ...codex, last_assistant_message: 'Reviewed the entry point; nothing to change.' });
 
@@ -109,7 +141,12 @@ function recordAgentSessions(home, repo) {
 
 function hook(home, cwd, agent, event, payload) {
   console.log(`  $ tracer hook ${agent} ${event} < payload`);
-  execFileSync(process.execPath, [bin, 'hook', agent, event], { cwd, env: { ...baseEnv, TRACER_HOME: home }, input: JSON.stringify(payload), stdio: ['pipe', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [bin, 'hook', agent, event], {
+    cwd,
+    env: { ...baseEnv, TRACER_HOME: home },
+    input: JSON.stringify(payload),
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
 }
 
 function projectDirOf(initOutput) {
@@ -121,13 +158,23 @@ function digest(projectDir) {
   const ids = {};
   for (const file of families) {
     const path = join(projectDir, file);
-    const lines = existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
+    const lines = existsSync(path)
+      ? readFileSync(path, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line))
+      : [];
     ids[file] = lines.map((row) => row.id ?? row.sha).sort();
   }
   const indexPath = join(projectDir, 'conversations', '_index.json');
   const index = existsSync(indexPath) ? JSON.parse(readFileSync(indexPath, 'utf8')) : {};
   const transcripts = Object.fromEntries(
-    Object.entries(index).map(([id, sha]) => [id, createHash('sha256').update(readFileSync(join(projectDir, 'conversations', sha.slice(0, 2), sha))).digest('hex')]),
+    Object.entries(index).map(([id, sha]) => [
+      id,
+      createHash('sha256')
+        .update(readFileSync(join(projectDir, 'conversations', sha.slice(0, 2), sha)))
+        .digest('hex'),
+    ]),
   );
   return { ids, transcripts };
 }
@@ -141,7 +188,9 @@ try {
 
   step('Create the project and a token through the admin routes');
   tracer(join(work, 'admin-home'), work, ['project', 'create', remoteUrl], { TRACER_ADMIN_SECRET: adminSecret });
-  const token = tracer(join(work, 'admin-home'), work, ['token', 'create', remoteUrl, '--name', 'demo'], { TRACER_ADMIN_SECRET: adminSecret }).trim();
+  const token = tracer(join(work, 'admin-home'), work, ['token', 'create', remoteUrl, '--name', 'demo'], {
+    TRACER_ADMIN_SECRET: adminSecret,
+  }).trim();
 
   step('Machine A: a repository where an agent worked');
   const homeA = join(work, 'machine-a', 'tracer-home');
@@ -178,7 +227,11 @@ try {
     console.log(`  transcript ${id.padEnd(15)} ${a.transcripts[id] === b.transcripts[id] ? 'byte-identical on both machines' : 'DIFFERS'}`);
   }
   const same = JSON.stringify(a) === JSON.stringify(b);
-  console.log(same ? '\nBoth machines hold the same traces, ledgers, commit links, summaries and transcripts.' : '\nThe two machines differ: this is a bug, please report it.');
+  console.log(
+    same
+      ? '\nBoth machines hold the same traces, ledgers, commit links, summaries and transcripts.'
+      : '\nThe two machines differ: this is a bug, please report it.',
+  );
   process.exitCode = same ? 0 : 1;
 } catch (error) {
   console.error(`demo failed: ${error.message}`);

@@ -33,7 +33,11 @@ if (leg === 'push') {
   let batchBytes = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    expectStatus(await send(target, 'POST', '/sync/conversations', `{"items":[${batch.join(',')}]}`, { 'content-type': 'application/json' }), [200], 'POST conversations');
+    expectStatus(
+      await send(target, 'POST', '/sync/conversations', `{"items":[${batch.join(',')}]}`, { 'content-type': 'application/json' }),
+      [200],
+      'POST conversations',
+    );
     rows += batch.length;
     batch = [];
     batchBytes = 0;
@@ -46,8 +50,16 @@ if (leg === 'push') {
     } else {
       const head = expectStatus(await send(target, 'HEAD', `/blobs/${row.content_sha256}`), [200, 404], 'HEAD blob');
       if (head.status === 404) {
-        const headers = { 'content-type': 'application/octet-stream', 'content-length': String(row.size), 'x-content-sha256': row.content_sha256 };
-        expectStatus(await send(target, 'POST', '/blobs', createReadStream(cachePath(row.content_sha256)), headers), [200, 201], 'POST blob');
+        const headers = {
+          'content-type': 'application/octet-stream',
+          'content-length': String(row.size),
+          'x-content-sha256': row.content_sha256,
+        };
+        expectStatus(
+          await send(target, 'POST', '/blobs', createReadStream(cachePath(row.content_sha256)), headers),
+          [200, 201],
+          'POST blob',
+        );
         blobs += 1;
       }
       item = line;
@@ -61,8 +73,16 @@ if (leg === 'push') {
   const out: string[] = [];
   let after = '';
   for (;;) {
-    const response = expectStatus(await send(target, 'GET', `/sync/conversations?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`), [200], 'GET conversations');
-    const page = JSON.parse(response.body.toString('utf8')) as { items: Array<Row & { content_base64?: string }>; next_cursor: string; has_more: boolean };
+    const response = expectStatus(
+      await send(target, 'GET', `/sync/conversations?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`),
+      [200],
+      'GET conversations',
+    );
+    const page = JSON.parse(response.body.toString('utf8')) as {
+      items: Array<Row & { content_base64?: string }>;
+      next_cursor: string;
+      has_more: boolean;
+    };
     for (const { content_base64, ...row } of page.items) {
       mkdirSync(join(dir, 'conversations', row.content_sha256.slice(0, 2)), { recursive: true });
       if (content_base64 !== undefined) writeFileSync(cachePath(row.content_sha256), Buffer.from(content_base64, 'base64'));

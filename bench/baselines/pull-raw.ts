@@ -19,7 +19,11 @@ for (const family of ['traces', 'ledgers', 'commit-links', 'summaries']) {
   const out = createWriteStream(join(dir, `${family}.jsonl`));
   let after = '';
   for (;;) {
-    const response = expectStatus(await send(target, 'GET', `/sync/${family}?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`), [200], `GET ${family}`);
+    const response = expectStatus(
+      await send(target, 'GET', `/sync/${family}?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`),
+      [200],
+      `GET ${family}`,
+    );
     requests += 1;
     const page = JSON.parse(response.body.toString('utf8')) as { items: unknown[]; next_cursor: string; has_more: boolean };
     if (page.items.length > 0) out.write(`${page.items.map((item) => JSON.stringify(item)).join('\n')}\n`);

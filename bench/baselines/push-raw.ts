@@ -26,7 +26,11 @@ for (const [family, file] of FILES) {
   let batch: string[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    expectStatus(await send(target, 'POST', `/sync/${family}`, `{"items":[${batch.join(',')}]}`, { 'content-type': 'application/json' }), [200], `POST ${family}`);
+    expectStatus(
+      await send(target, 'POST', `/sync/${family}`, `{"items":[${batch.join(',')}]}`, { 'content-type': 'application/json' }),
+      [200],
+      `POST ${family}`,
+    );
     items += batch.length;
     requests += 1;
     batch = [];

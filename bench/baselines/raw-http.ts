@@ -29,14 +29,24 @@ export interface RawResponse {
 }
 
 /** One request; `body` is a string, a buffer or a stream. Resolves with the whole answer. */
-export function send(target: RawTarget, method: string, route: string, body?: string | Buffer | Readable, headers: Record<string, string> = {}): Promise<RawResponse> {
+export function send(
+  target: RawTarget,
+  method: string,
+  route: string,
+  body?: string | Buffer | Readable,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(`${target.apiRoot}${route}`, { method, agent: target.agent, headers: { ...target.headers, ...headers } }, (res: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${target.apiRoot}${route}`,
+      { method, agent: target.agent, headers: { ...target.headers, ...headers } },
+      (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body)) req.end(body);
     else body.pipe(req);
@@ -58,7 +68,8 @@ export function download(target: RawTarget, route: string, sink: NodeJS.Writable
 }
 
 export function expectStatus(response: RawResponse, ok: readonly number[], what: string): RawResponse {
-  if (!ok.includes(response.status)) throw new Error(`${what} answered ${response.status}: ${response.body.toString('utf8').slice(0, 300)}`);
+  if (!ok.includes(response.status))
+    throw new Error(`${what} answered ${response.status}: ${response.body.toString('utf8').slice(0, 300)}`);
   return response;
 }
 

@@ -16,8 +16,13 @@ export async function hookWorkload(options: { runs: number }, log: (line: string
   const transcript = join(dir, 'transcript.jsonl');
   copyFileSync(join(fixtures, 'transcript.jsonl'), transcript);
   mkdirSync(join(client.repo, 'src'), { recursive: true });
-  writeFileSync(join(client.repo, 'src', 'main.ts'), "// entry point\nimport { greet } from './greet.js';\n\nconsole.log(greet('world'));\nexport {};\n");
-  const payload = readFileSync(join(fixtures, 'PostToolUse.Edit.json'), 'utf8').replaceAll('__REPO__', client.repo).replaceAll('__TRANSCRIPT__', transcript);
+  writeFileSync(
+    join(client.repo, 'src', 'main.ts'),
+    "// entry point\nimport { greet } from './greet.js';\n\nconsole.log(greet('world'));\nexport {};\n",
+  );
+  const payload = readFileSync(join(fixtures, 'PostToolUse.Edit.json'), 'utf8')
+    .replaceAll('__REPO__', client.repo)
+    .replaceAll('__TRANSCRIPT__', transcript);
   const hook = client.spec(['hook', 'claude-code', 'PostToolUse'], { input: payload });
   const bare = { command: process.execPath, args: ['-e', '0'] };
   const hooks: number[] = [];
@@ -35,5 +40,17 @@ export async function hookWorkload(options: { runs: number }, log: (line: string
   if (rows < options.runs) throw new Error(`the hook recorded ${rows} traces for ${options.runs + 1} runs`);
   const ratio = median(hooks) / median(nodes);
   log(`  hook median ${round(median(hooks))} ms, node -e 0 median ${round(median(nodes))} ms over ${options.runs} runs`);
-  return [{ workload: '5. hook latency', size: `claude-code PostToolUse (Edit), ${options.runs} runs`, tracerMs: round(median(hooks)), baselineMs: round(median(nodes)), baselineLabel: 'node -e 0', ratio: round(ratio), bar: '≤ 1.5× node -e 0', pass: ratio <= 1.5, samples: { tracer: hooks, baseline: nodes } }];
+  return [
+    {
+      workload: '5. hook latency',
+      size: `claude-code PostToolUse (Edit), ${options.runs} runs`,
+      tracerMs: round(median(hooks)),
+      baselineMs: round(median(nodes)),
+      baselineLabel: 'node -e 0',
+      ratio: round(ratio),
+      bar: '≤ 1.5× node -e 0',
+      pass: ratio <= 1.5,
+      samples: { tracer: hooks, baseline: nodes },
+    },
+  ];
 }

@@ -8,7 +8,9 @@ import type { Result } from '../report.js';
 /** Workload 6: a very large traces.jsonl; `tracer status` and `tracer push --dry-run` must stream it (peak RSS < 200 MB). */
 export async function largeFileWorkload(options: { bytes: number; runs: number }, log: (line: string) => void): Promise<Result[]> {
   const datasetDir = join(DATA_DIR, `large-${options.bytes}`);
-  const dataset = await cachedDataset(datasetDir, { bytes: options.bytes }, (dir) => writeLargeTraces(join(dir, 'traces.jsonl'), options.bytes));
+  const dataset = await cachedDataset(datasetDir, { bytes: options.bytes }, (dir) =>
+    writeLargeTraces(join(dir, 'traces.jsonl'), options.bytes),
+  );
   log(`data set: ${dataset.traces} traces, ${round(dataset.bytes / 2 ** 20, 0)} MiB`);
   const dir = runFolder('large');
   const service = await startBenchService({ backend: 'sqlite', dataDir: join(dir, 'service') });
@@ -20,7 +22,10 @@ export async function largeFileWorkload(options: { bytes: number; runs: number }
     rmSync(join(client.projectDir, 'traces.jsonl'), { force: true });
     linkSync(join(datasetDir, 'traces.jsonl'), join(client.projectDir, 'traces.jsonl'));
     const size = `traces.jsonl of ${round(dataset.bytes / 2 ** 30, 2)} GiB (${dataset.traces} traces)`;
-    for (const [label, args] of [['6. status', ['status']], ['6. push --dry-run', ['push', '--dry-run']]] as const) {
+    for (const [label, args] of [
+      ['6. status', ['status']],
+      ['6. push --dry-run', ['push', '--dry-run']],
+    ] as const) {
       const times: number[] = [];
       const rss: number[] = [];
       for (let n = 0; n < options.runs; n += 1) {
@@ -30,7 +35,15 @@ export async function largeFileWorkload(options: { bytes: number; runs: number }
       }
       const peak = Math.max(...rss);
       log(`  ${args.join(' ')}: ${round(median(times))} ms, peak RSS ${mib(peak)} MiB`);
-      results.push({ workload: label, size, tracerMs: round(median(times)), peakRssMb: mib(peak), bar: 'RSS < 200 MB', pass: peak / 1024 < 200, notes: `${round(dataset.bytes / 2 ** 20 / (median(times) / 1000), 0)} MiB/s` });
+      results.push({
+        workload: label,
+        size,
+        tracerMs: round(median(times)),
+        peakRssMb: mib(peak),
+        bar: 'RSS < 200 MB',
+        pass: peak / 1024 < 200,
+        notes: `${round(dataset.bytes / 2 ** 20 / (median(times) / 1000), 0)} MiB/s`,
+      });
     }
   } finally {
     await service.handle.stop();

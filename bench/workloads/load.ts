@@ -18,7 +18,11 @@ export interface LoadOptions {
   window: number;
 }
 
-export async function loadWorkload(options: LoadOptions, backends: ReadonlyArray<'sqlite' | 'postgres'>, log: (line: string) => void): Promise<Result[]> {
+export async function loadWorkload(
+  options: LoadOptions,
+  backends: ReadonlyArray<'sqlite' | 'postgres'>,
+  log: (line: string) => void,
+): Promise<Result[]> {
   const pool = readFileSync(options.tracesFile, 'utf8').split('\n').filter(Boolean).slice(0, options.pool);
   const step = Math.floor(pool.length / options.clients);
   const results: Result[] = [];
@@ -47,7 +51,9 @@ export async function loadWorkload(options: LoadOptions, backends: ReadonlyArray
       const expected = new Set(pool.slice(0, Math.min(pool.length, step * (options.clients - 1) + options.window))).size;
       const duplicates = held.rows - held.distinct;
       const complete = held.distinct === expected;
-      log(`  ${backend}: ${sent} items sent by ${options.clients} clients in ${round(wallMs)} ms, ${held.rows} rows held (${held.distinct} distinct of ${expected}), ${failed.length} failed`);
+      log(
+        `  ${backend}: ${sent} items sent by ${options.clients} clients in ${round(wallMs)} ms, ${held.rows} rows held (${held.distinct} distinct of ${expected}), ${failed.length} failed`,
+      );
       results.push({
         workload: `7. load, ${backend}`,
         size: `${options.clients} clients × ${options.window} traces, ${expected} distinct`,
@@ -70,7 +76,10 @@ async function countRows(service: BenchService, token: string): Promise<{ rows: 
   let after = '';
   const headers = { authorization: `Bearer ${token}`, 'x-tracer-org': 'bench', 'x-tracer-project': 'load' };
   for (;;) {
-    const response = await fetch(`${service.handle.url}/api/v1/sync/traces?limit=1000${after ? `&after=${encodeURIComponent(after)}` : ''}`, { headers });
+    const response = await fetch(
+      `${service.handle.url}/api/v1/sync/traces?limit=1000${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+      { headers },
+    );
     if (response.status !== 200) throw new Error(`GET traces answered ${response.status}`);
     const page = (await response.json()) as { items: Array<{ id: string }>; next_cursor: string; has_more: boolean };
     rows += page.items.length;

@@ -23,8 +23,19 @@ export async function syncDataset(size: SyncDatasetSize) {
 
 export async function syncWorkloads(options: SyncWorkloadOptions, log: (line: string) => void): Promise<Result[]> {
   const { dir: datasetDir, summary: dataset } = await syncDataset(options.size);
-  log(`data set: ${dataset.traces} traces, ${dataset.ledgers} ledgers, ${dataset.commitLinks} commit links, ${round(dataset.bytes / 2 ** 20, 1)} MiB`);
-  const samples = { push: [] as number[], pushBase: [] as number[], pushRss: [] as number[], noop: [] as number[], version: [] as number[], pull: [] as number[], pullBase: [] as number[], pullRss: [] as number[] };
+  log(
+    `data set: ${dataset.traces} traces, ${dataset.ledgers} ledgers, ${dataset.commitLinks} commit links, ${round(dataset.bytes / 2 ** 20, 1)} MiB`,
+  );
+  const samples = {
+    push: [] as number[],
+    pushBase: [] as number[],
+    pushRss: [] as number[],
+    noop: [] as number[],
+    version: [] as number[],
+    pull: [] as number[],
+    pullBase: [] as number[],
+    pullRss: [] as number[],
+  };
   for (let run = 0; run < options.runs; run += 1) {
     // Baseline and tracer alternate which goes first, so drift in machine load hits both alike.
     const order = run % 2 === 0 ? ['tracer', 'baseline'] : ['baseline', 'tracer'];
@@ -58,7 +69,9 @@ export async function syncWorkloads(options: SyncWorkloadOptions, log: (line: st
         const pull = expectOk(await puller.run(['pull'], { memory: true }), 'tracer pull');
         samples.pull.push(pull.wallMs);
         samples.pullRss.push(pull.maxRssKb ?? NaN);
-        log(`  run ${run + 1} tracer: push ${round(push.wallMs)} ms (${mib(push.maxRssKb)} MiB), no-op ${round(median(noops))} ms, pull ${round(pull.wallMs)} ms (${mib(pull.maxRssKb)} MiB)`);
+        log(
+          `  run ${run + 1} tracer: push ${round(push.wallMs)} ms (${mib(push.maxRssKb)} MiB), no-op ${round(median(noops))} ms, pull ${round(pull.wallMs)} ms (${mib(pull.maxRssKb)} MiB)`,
+        );
       } finally {
         await service.handle.stop();
       }
@@ -67,7 +80,10 @@ export async function syncWorkloads(options: SyncWorkloadOptions, log: (line: st
   const size = `${dataset.traces} traces + ${dataset.ledgers} ledgers + ${dataset.commitLinks} commit links`;
   const version = median(samples.version);
   return [
-    { ...ratioResult('1. push', size, median(samples.push), median(samples.pushBase), 1.0, median(samples.pushRss)), samples: { tracer: samples.push, baseline: samples.pushBase, peakRssKb: samples.pushRss } },
+    {
+      ...ratioResult('1. push', size, median(samples.push), median(samples.pushBase), 1.0, median(samples.pushRss)),
+      samples: { tracer: samples.push, baseline: samples.pushBase, peakRssKb: samples.pushRss },
+    },
     {
       workload: '2. no-op push',
       size,
@@ -79,11 +95,22 @@ export async function syncWorkloads(options: SyncWorkloadOptions, log: (line: st
       pass: median(samples.noop) <= 400 && median(samples.noop) <= 2 * version,
       samples: { tracer: samples.noop, baseline: samples.version },
     },
-    { ...ratioResult('3. pull', size, median(samples.pull), median(samples.pullBase), 1.2, median(samples.pullRss)), samples: { tracer: samples.pull, baseline: samples.pullBase, peakRssKb: samples.pullRss } },
+    {
+      ...ratioResult('3. pull', size, median(samples.pull), median(samples.pullBase), 1.2, median(samples.pullRss)),
+      samples: { tracer: samples.pull, baseline: samples.pullBase, peakRssKb: samples.pullRss },
+    },
   ];
 }
 
-export function ratioResult(workload: string, size: string, tracerMs: number, baselineMs: number, bar: number, rssKb?: number, rssBarMb?: number): Result {
+export function ratioResult(
+  workload: string,
+  size: string,
+  tracerMs: number,
+  baselineMs: number,
+  bar: number,
+  rssKb?: number,
+  rssBarMb?: number,
+): Result {
   const ratio = tracerMs / baselineMs;
   const rssOk = rssBarMb === undefined || (rssKb !== undefined && rssKb / 1024 < rssBarMb);
   return {

@@ -12,7 +12,12 @@ import { runReported } from './report.js';
  * more on the command line, --help included, goes to the commands themselves
  * (main.ts decides).
  */
-export async function runBareTransfer(command: 'push' | 'pull' | 'sync', kernel: Kernel, stdout: Writable & { isTTY?: boolean }, stderr: Writable): Promise<number> {
+export async function runBareTransfer(
+  command: 'push' | 'pull' | 'sync',
+  kernel: Kernel,
+  stdout: Writable & { isTTY?: boolean },
+  stderr: Writable,
+): Promise<number> {
   return runReported(kernel, stderr, async () => {
     // As the commands' this.project(): outside an initialized project this throws project_not_initialized.
     if (!kernel.context.project) resolveProject({ cwd: kernel.context.cwd, home: kernel.context.home, env: kernel.context.env });

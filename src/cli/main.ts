@@ -40,13 +40,22 @@ export async function main(argv: string[]): Promise<number> {
     return runBareTransfer(argv[0] as 'push' | 'pull' | 'sync', kernel, stdout, stderr);
   }
   // Loaded only past the fast paths above, so that they pay for none of it.
-  const [{ Builtins, Cli }, coreCommands] = await Promise.all([import('clipanion'), import('./solo-commands.js').then(({ coreCommandsFor }) => coreCommandsFor(argv))]);
+  const [{ Builtins, Cli }, coreCommands] = await Promise.all([
+    import('clipanion'),
+    import('./solo-commands.js').then(({ coreCommandsFor }) => coreCommandsFor(argv)),
+  ]);
   let context: TracerContext;
   let cli: Cli<TracerContext>;
   try {
     const kernel = await bootWithRepair(argv, { home: tracerHome(env), cwd: process.cwd(), env });
     const colored = wantsColor(env, stdout);
-    cli = new Cli<TracerContext>({ binaryLabel: 'tracer', binaryName: 'tracer', binaryVersion: VERSION, enableCapture: false, enableColors: colored });
+    cli = new Cli<TracerContext>({
+      binaryLabel: 'tracer',
+      binaryName: 'tracer',
+      binaryVersion: VERSION,
+      enableCapture: false,
+      enableColors: colored,
+    });
     for (const command of coreCommands) cli.register(command);
     for (const plugin of kernel.plugins) for (const command of plugin.commands ?? []) cli.register(command);
     cli.register(Builtins.HelpCommand);
@@ -76,7 +85,9 @@ function isBareTransfer(argv: readonly string[]): boolean {
 
 /** `commit-link` and `rewrite-ledger <kind>` exactly, as the git hooks call them; flags and --help go to clipanion. */
 function isGitHookInvocation(argv: readonly string[]): boolean {
-  return (argv.length === 1 && argv[0] === 'commit-link') || (argv.length === 2 && argv[0] === 'rewrite-ledger' && !argv[1]!.startsWith('-'));
+  return (
+    (argv.length === 1 && argv[0] === 'commit-link') || (argv.length === 2 && argv[0] === 'rewrite-ledger' && !argv[1]!.startsWith('-'))
+  );
 }
 
 /** Commands that can mend a broken plugin list, so they must start without it. */

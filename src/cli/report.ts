@@ -44,10 +44,19 @@ function isClipanionUsageError(error: unknown): error is Error & { name: string 
 }
 
 function usageSentence(error: Error): string {
-  const first = error.message.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'Invalid command line';
+  const first =
+    error.message
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? 'Invalid command line';
   const suggestion = /did you mean/i.test(first)
-    ? error.message.split('\n').find((line) => line.trim().startsWith('$ '))?.trim()
+    ? error.message
+        .split('\n')
+        .find((line) => line.trim().startsWith('$ '))
+        ?.trim()
     : undefined;
   const sentence = first.replace(/[.:;]\s*$/, '');
-  return suggestion ? `${sentence} ${suggestion.slice(2)}? Run tracer --help for every command.` : `${sentence}. Run tracer --help, or tracer <command> --help, for the usage.`;
+  return suggestion
+    ? `${sentence} ${suggestion.slice(2)}? Run tracer --help for every command.`
+    : `${sentence}. Run tracer --help, or tracer <command> --help, for the usage.`;
 }

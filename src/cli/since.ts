@@ -12,7 +12,9 @@ export function parseSince(value: string | undefined): string | undefined {
   const text = value.trim();
   const millis = DATE.test(text) ? Date.parse(`${text}T00:00:00Z`) : DATE_TIME.test(text) ? Date.parse(text) : NaN;
   if (Number.isNaN(millis)) {
-    throw new UsageError(`--since takes an ISO-8601 date or date-time with a time zone, e.g. 2024-05-01 or 2024-05-01T12:00:00Z, not "${value}"`);
+    throw new UsageError(
+      `--since takes an ISO-8601 date or date-time with a time zone, e.g. 2024-05-01 or 2024-05-01T12:00:00Z, not "${value}"`,
+    );
   }
   return new Date(millis).toISOString();
 }

@@ -21,7 +21,9 @@ export class CommitLinkCommand extends TracerCommand {
   });
 
   commit = Option.String('--commit', 'HEAD', { description: 'The commit to attribute (any revision git understands; default HEAD)' });
-  verbose = Option.Boolean('--verbose', false, { description: 'Print what was recorded, and report failures instead of only logging them' });
+  verbose = Option.Boolean('--verbose', false, {
+    description: 'Print what was recorded, and report failures instead of only logging them',
+  });
 
   async run() {
     const { runCommitLink } = await import('../capture/ledger/git-hook-entry.js');

@@ -29,11 +29,22 @@ export class InitCommand extends TracerCommand {
     ],
   });
 
-  agents = Option.String('--agents', 'all', { description: 'Agents to hook: a comma-separated list of claude-code, cursor, codex (or all, or none)' });
-  global = Option.Boolean('--global', false, { description: "Install the agent hooks in the user's settings ($HOME/.claude, .cursor, .codex) instead of the repository" });
-  gitHooks = Option.Boolean('--git-hooks', true, { description: 'Install the git post-commit and post-rewrite hooks (--no-git-hooks to skip)' });
-  notes = Option.String('--notes', false, { tolerateBoolean: true, description: 'Add the refs/notes/tracer fetch refspec to every git remote, or to --notes=<remote>' });
-  uninstall = Option.Boolean('--uninstall', false, { description: 'Remove the hooks and settings entries that init added, and nothing else' });
+  agents = Option.String('--agents', 'all', {
+    description: 'Agents to hook: a comma-separated list of claude-code, cursor, codex (or all, or none)',
+  });
+  global = Option.Boolean('--global', false, {
+    description: "Install the agent hooks in the user's settings ($HOME/.claude, .cursor, .codex) instead of the repository",
+  });
+  gitHooks = Option.Boolean('--git-hooks', true, {
+    description: 'Install the git post-commit and post-rewrite hooks (--no-git-hooks to skip)',
+  });
+  notes = Option.String('--notes', false, {
+    tolerateBoolean: true,
+    description: 'Add the refs/notes/tracer fetch refspec to every git remote, or to --notes=<remote>',
+  });
+  uninstall = Option.Boolean('--uninstall', false, {
+    description: 'Remove the hooks and settings entries that init added, and nothing else',
+  });
 
   async run() {
     const { kernel } = this.context;

@@ -29,8 +29,19 @@ export class PluginsCommand extends TracerCommand {
     const layers = await pluginLayers(kernel.context.home, kernel.context.project);
     const list = effectivePluginList(layers);
     // applyPlugins applied the enabled entries in list order, so the i-th loaded plugin is the i-th entry.
-    const enabled = list.enabled.map((entry, index) => ({ spec: entry.spec, name: kernel.plugins[index]?.name ?? entry.spec, source: entry.source, file: entry.file }));
-    const disabled = list.disabled.map((entry) => ({ spec: entry.spec, source: entry.source, file: entry.file, disabled_by: entry.disabledBy, disabled_in: entry.disabledIn }));
+    const enabled = list.enabled.map((entry, index) => ({
+      spec: entry.spec,
+      name: kernel.plugins[index]?.name ?? entry.spec,
+      source: entry.source,
+      file: entry.file,
+    }));
+    const disabled = list.disabled.map((entry) => ({
+      spec: entry.spec,
+      source: entry.source,
+      file: entry.file,
+      disabled_by: entry.disabledBy,
+      disabled_in: entry.disabledIn,
+    }));
     if (this.json) {
       this.printJson({
         layers: layers.map((layer) => ({ source: layer.source, file: layer.file, exists: existsSync(layer.file), entries: layer.entries })),
@@ -48,7 +59,10 @@ export class PluginsCommand extends TracerCommand {
     });
     if (disabled.length > 0) {
       this.print('Switched off:');
-      for (const entry of disabled) this.print(`  ${entry.spec}  (${SOURCE_LABEL[entry.source]}) switched off by the ${SOURCE_LABEL[entry.disabled_by]} ${entry.disabled_in}`);
+      for (const entry of disabled)
+        this.print(
+          `  ${entry.spec}  (${SOURCE_LABEL[entry.source]}) switched off by the ${SOURCE_LABEL[entry.disabled_by]} ${entry.disabled_in}`,
+        );
     }
     if (!kernel.context.project) this.print('(outside an initialized project: project settings not read)');
   }

@@ -20,7 +20,9 @@ export class PullCommand extends TracerCommand {
   });
 
   remote = Option.String('--remote', { description: 'Remote to pull from (default: remote.default, or the sole remote)' });
-  since = Option.String('--since', { description: 'Only items whose ts is at or after this ISO-8601 date or date-time (overrides the stored cursors)' });
+  since = Option.String('--since', {
+    description: 'Only items whose ts is at or after this ISO-8601 date or date-time (overrides the stored cursors)',
+  });
   dryRun = Option.Boolean('--dry-run', false, { description: 'Show what would be merged; write nothing' });
   json = Option.Boolean('--json', false, { description: 'Print one machine-readable result object on stdout' });
   quiet = Option.Boolean('--quiet,-q', false, { description: 'Print errors only' });
@@ -29,6 +31,9 @@ export class PullCommand extends TracerCommand {
     const since = parseSince(this.since);
     this.project();
     const { pullCommand } = await import('../sync/transfer-commands.js');
-    return pullCommand({ kernel: this.context.kernel, stdout: this.context.stdout, json: this.json, quiet: this.quiet }, { remote: this.remote, since, dryRun: this.dryRun });
+    return pullCommand(
+      { kernel: this.context.kernel, stdout: this.context.stdout, json: this.json, quiet: this.quiet },
+      { remote: this.remote, since, dryRun: this.dryRun },
+    );
   }
 }

@@ -24,7 +24,9 @@ export class PushCommand extends TracerCommand {
 
   remote = Option.String('--remote', { description: 'Remote to push to (default: remote.default, or the sole remote)' });
   full = Option.Boolean('--full', false, { description: 'Also send traces that no ledger attributes' });
-  only = Option.String('--only', { description: 'Restrict to one family: traces, ledgers or commit-links (conversations and summaries follow traces)' });
+  only = Option.String('--only', {
+    description: 'Restrict to one family: traces, ledgers or commit-links (conversations and summaries follow traces)',
+  });
   since = Option.String('--since', { description: 'Only items whose ts is at or after this ISO-8601 date or date-time' });
   dryRun = Option.Boolean('--dry-run', false, { description: 'Print the plan and counts; send no mutating request' });
   json = Option.Boolean('--json', false, { description: 'Print one machine-readable result object on stdout' });

@@ -11,7 +11,13 @@ import { errnoCode, unwritable } from '../store/state-file.js';
  * dedups by content id), never data. remotes.json is not among them: it is the
  * user's bindings, removed only by `tracer remote remove`.
  */
-const RESETTABLE_STATE = [PROJECT_STATE_FILES.syncState, PROJECT_STATE_FILES.syncStateHead, PROJECT_STATE_FILES.sessionState, PROJECT_STATE_FILES.attributionState, PROJECT_STATE_FILES.config];
+const RESETTABLE_STATE = [
+  PROJECT_STATE_FILES.syncState,
+  PROJECT_STATE_FILES.syncStateHead,
+  PROJECT_STATE_FILES.sessionState,
+  PROJECT_STATE_FILES.attributionState,
+  PROJECT_STATE_FILES.config,
+];
 
 export class ResetCommand extends TracerCommand {
   static override paths = [['reset']];
@@ -30,7 +36,9 @@ export class ResetCommand extends TracerCommand {
     ],
   });
 
-  data = Option.Boolean('--data', false, { description: 'Also delete the local trace data of this project (needs --yes, or a y at the prompt)' });
+  data = Option.Boolean('--data', false, {
+    description: 'Also delete the local trace data of this project (needs --yes, or a y at the prompt)',
+  });
   yes = Option.Boolean('--yes,-y', false, { description: 'Confirm --data without asking' });
   dryRun = Option.Boolean('--dry-run', false, { description: 'Print what would be removed and remove nothing' });
 
@@ -67,9 +75,13 @@ export class ResetCommand extends TracerCommand {
   private async confirm(projectDir: string): Promise<boolean> {
     const { stdin, stderr } = this.context;
     if (!(stdin as NodeJS.ReadStream).isTTY) {
-      throw new TracerError('confirmation_required', 'reset --data deletes the trace data of this project and there is no terminal to confirm it; add --yes to confirm, or --dry-run to see what would go.', {
-        exitCode: ExitCode.usage,
-      });
+      throw new TracerError(
+        'confirmation_required',
+        'reset --data deletes the trace data of this project and there is no terminal to confirm it; add --yes to confirm, or --dry-run to see what would go.',
+        {
+          exitCode: ExitCode.usage,
+        },
+      );
     }
     const { createInterface } = await import('node:readline/promises');
     const prompt = createInterface({ input: stdin, output: stderr });

@@ -19,11 +19,19 @@ export class RewriteLedgerCommand extends TracerCommand {
   });
 
   kind = Option.String({ name: 'amend|rebase', required: true });
-  verbose = Option.Boolean('--verbose', false, { description: 'Print what was recorded, and report failures instead of only logging them' });
+  verbose = Option.Boolean('--verbose', false, {
+    description: 'Print what was recorded, and report failures instead of only logging them',
+  });
 
   async run() {
     const { runRewriteLedger } = await import('../capture/ledger/git-hook-entry.js');
     const { env, cwd } = this.context.kernel.context;
-    return runRewriteLedger(this.kind, this.context.stdin, { cwd, env, stdout: this.context.stdout, stderr: this.context.stderr, verbose: this.verbose });
+    return runRewriteLedger(this.kind, this.context.stdin, {
+      cwd,
+      env,
+      stdout: this.context.stdout,
+      stderr: this.context.stderr,
+      verbose: this.verbose,
+    });
   }
 }

@@ -31,14 +31,28 @@ export class ServeCommand extends TracerCommand {
 
   host = Option.String('--host', { description: 'Address to listen on (default 127.0.0.1; env TRACER_SERVE_HOST)' });
   port = Option.String('--port', { description: 'Port to listen on, 0 for any free one (default 8787; env TRACER_SERVE_PORT)' });
-  dataDir = Option.String('--data-dir', { description: 'Folder for the SQLite database and blobs (default $TRACER_HOME/server; env TRACER_SERVE_DATA_DIR)' });
+  dataDir = Option.String('--data-dir', {
+    description: 'Folder for the SQLite database and blobs (default $TRACER_HOME/server; env TRACER_SERVE_DATA_DIR)',
+  });
   database = Option.String('--database', { description: 'postgres:// URL: keep rows and blobs in PostgreSQL (env TRACER_DATABASE_URL)' });
-  blobMaxBytes = Option.String('--blob-max-bytes', { description: 'Largest blob accepted, in bytes (default 10485760; env BLOB_MAX_BYTES)' });
-  bodyMaxBytes = Option.String('--body-max-bytes', { description: 'Largest JSON request body, in bytes (default 33554432; env TRACER_SERVE_BODY_MAX_BYTES)' });
-  idleTimeoutMs = Option.String('--idle-timeout-ms', { description: 'Close a connection idle this long, e.g. a stalled upload (default 120000; env TRACER_SERVE_IDLE_TIMEOUT_MS)' });
-  disableRoute = Option.Array('--disable-route', { description: 'Answer 404 on this route as if absent: a family (e.g. summaries), blobs or whoami; repeatable' });
-  logLevel = Option.String('--log-level', { description: 'fatal, error, warn, info, debug, trace or silent (default info; env TRACER_SERVE_LOG_LEVEL)' });
-  plugins = Option.Array('--plugins', { description: 'Extra plugin module enabling a custom family on the service; repeatable (env TRACER_SERVE_PLUGINS)' });
+  blobMaxBytes = Option.String('--blob-max-bytes', {
+    description: 'Largest blob accepted, in bytes (default 10485760; env BLOB_MAX_BYTES)',
+  });
+  bodyMaxBytes = Option.String('--body-max-bytes', {
+    description: 'Largest JSON request body, in bytes (default 33554432; env TRACER_SERVE_BODY_MAX_BYTES)',
+  });
+  idleTimeoutMs = Option.String('--idle-timeout-ms', {
+    description: 'Close a connection idle this long, e.g. a stalled upload (default 120000; env TRACER_SERVE_IDLE_TIMEOUT_MS)',
+  });
+  disableRoute = Option.Array('--disable-route', {
+    description: 'Answer 404 on this route as if absent: a family (e.g. summaries), blobs or whoami; repeatable',
+  });
+  logLevel = Option.String('--log-level', {
+    description: 'fatal, error, warn, info, debug, trace or silent (default info; env TRACER_SERVE_LOG_LEVEL)',
+  });
+  plugins = Option.Array('--plugins', {
+    description: 'Extra plugin module enabling a custom family on the service; repeatable (env TRACER_SERVE_PLUGINS)',
+  });
 
   async run() {
     const { kernel } = this.context;
@@ -89,11 +103,30 @@ export class ServeCommand extends TracerCommand {
 function startFailure(error: unknown, host: string, port: number): unknown {
   if (error instanceof TracerError) return error;
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return new TracerError('address_in_use', `Port ${port} on ${host} is already in use; stop the other process or choose --port.`, { exitCode: ExitCode.localState, cause: error });
-  if (code === 'EACCES') return new TracerError('address_denied', `Listening on ${host}:${port} is not permitted; choose a port above 1023 or another --host.`, { exitCode: ExitCode.localState, cause: error });
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new TracerError('address_unavailable', `${host} is not an address of this machine; choose another --host.`, { exitCode: ExitCode.localState, cause: error });
+  if (code === 'EADDRINUSE')
+    return new TracerError('address_in_use', `Port ${port} on ${host} is already in use; stop the other process or choose --port.`, {
+      exitCode: ExitCode.localState,
+      cause: error,
+    });
+  if (code === 'EACCES')
+    return new TracerError('address_denied', `Listening on ${host}:${port} is not permitted; choose a port above 1023 or another --host.`, {
+      exitCode: ExitCode.localState,
+      cause: error,
+    });
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return new TracerError('address_unavailable', `${host} is not an address of this machine; choose another --host.`, {
+      exitCode: ExitCode.localState,
+      cause: error,
+    });
   if (code === 'ECONNREFUSED' || code === '28P01' || code === '3D000' || (error as Error).message?.includes('connect')) {
-    return new TracerError('database_unavailable', `The database could not be opened: ${(error as Error).message}; check --database (or TRACER_DATABASE_URL) and that PostgreSQL is running.`, { exitCode: ExitCode.network, cause: error });
+    return new TracerError(
+      'database_unavailable',
+      `The database could not be opened: ${(error as Error).message}; check --database (or TRACER_DATABASE_URL) and that PostgreSQL is running.`,
+      { exitCode: ExitCode.network, cause: error },
+    );
   }
-  return new TracerError('serve_failed', `The service could not start: ${(error as Error).message}; check --data-dir and --database.`, { exitCode: ExitCode.localState, cause: error });
+  return new TracerError('serve_failed', `The service could not start: ${(error as Error).message}; check --data-dir and --database.`, {
+    exitCode: ExitCode.localState,
+    cause: error,
+  });
 }

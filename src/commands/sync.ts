@@ -25,12 +25,22 @@ export class SyncCommand extends TracerCommand {
   dryRun = Option.Boolean('--dry-run', { hidden: true, description: 'Not accepted: use tracer push/pull --dry-run' });
 
   async run() {
-    const refused = [this.full !== undefined && '--full', this.only !== undefined && '--only', this.since !== undefined && '--since', this.dryRun !== undefined && '--dry-run'].filter(Boolean);
+    const refused = [
+      this.full !== undefined && '--full',
+      this.only !== undefined && '--only',
+      this.since !== undefined && '--since',
+      this.dryRun !== undefined && '--dry-run',
+    ].filter(Boolean);
     if (refused.length > 0) {
-      throw new UsageError(`tracer sync takes only --remote (and --json/--quiet), not ${refused.join(', ')}; run tracer push ${refused.join(' ')} (or pull) explicitly`);
+      throw new UsageError(
+        `tracer sync takes only --remote (and --json/--quiet), not ${refused.join(', ')}; run tracer push ${refused.join(' ')} (or pull) explicitly`,
+      );
     }
     this.project();
     const { syncCommand } = await import('../sync/transfer-commands.js');
-    return syncCommand({ kernel: this.context.kernel, stdout: this.context.stdout, json: this.json, quiet: this.quiet }, { remote: this.remote });
+    return syncCommand(
+      { kernel: this.context.kernel, stdout: this.context.stdout, json: this.json, quiet: this.quiet },
+      { remote: this.remote },
+    );
   }
 }

@@ -71,7 +71,8 @@ function isCanonicalShape(value: unknown, skip: string | undefined, depth: numbe
   if (value === null) return true;
   if (depth > MAX_SHAPE_DEPTH) return false;
   if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index += 1) if (!isCanonicalShape(value[index], undefined, depth + 1, checkStrings)) return false;
+    for (let index = 0; index < value.length; index += 1)
+      if (!isCanonicalShape(value[index], undefined, depth + 1, checkStrings)) return false;
     return true;
   }
   let previous: string | undefined;

@@ -65,9 +65,13 @@ export function parseRemoteUrl(input: string): ParsedRemoteUrl {
     segments.shift();
   }
   if (segments.length === 0) refuse(`${shown} names no org and project slug`);
-  if (segments.length !== 2) refuse(`${shown} has ${segments.length} path segments where org_slug/project_slug (or gw/org_slug/project_slug) belong`);
+  if (segments.length !== 2)
+    refuse(`${shown} has ${segments.length} path segments where org_slug/project_slug (or gw/org_slug/project_slug) belong`);
   const [org, project] = segments as [string, string];
-  for (const [label, slug] of [['org_slug', org], ['project_slug', project]] as const) {
+  for (const [label, slug] of [
+    ['org_slug', org],
+    ['project_slug', project],
+  ] as const) {
     if (!isSlug(slug)) refuse(`${label} ${JSON.stringify(slug)} in ${shown} does not match the slug pattern`);
   }
   const base_url = `${url.protocol}//${url.host}`;
@@ -80,9 +84,7 @@ export function parseRemoteUrl(input: string): ParsedRemoteUrl {
  * service, `<base>/gw/<org>/<project>` behind a gateway.
  */
 export function apiRoot(remote: Pick<ParsedRemoteUrl, 'base_url' | 'org_slug' | 'project_slug' | 'mount'>): string {
-  return remote.mount === 'gateway'
-    ? `${remote.base_url}/${GATEWAY_SEGMENT}/${remote.org_slug}/${remote.project_slug}`
-    : remote.base_url;
+  return remote.mount === 'gateway' ? `${remote.base_url}/${GATEWAY_SEGMENT}/${remote.org_slug}/${remote.project_slug}` : remote.base_url;
 }
 
 /** The input minus anything that may hold a secret: userinfo (up to the last "@"), query and fragment. */

@@ -22,9 +22,13 @@ export async function pluginLayers(home: string, project: Project | undefined): 
   if (project) {
     const config = await readProjectConfig(project.dir);
     if (config.plugins !== undefined && !(Array.isArray(config.plugins) && config.plugins.every((entry) => typeof entry === 'string'))) {
-      throw new TracerError('invalid_setting_value', `"plugins" in ${projectConfigPath(project.dir)} must be a list of strings; fix it with tracer config set plugins <list>.`, {
-        exitCode: ExitCode.localState,
-      });
+      throw new TracerError(
+        'invalid_setting_value',
+        `"plugins" in ${projectConfigPath(project.dir)} must be a list of strings; fix it with tracer config set plugins <list>.`,
+        {
+          exitCode: ExitCode.localState,
+        },
+      );
     }
     layers.push({ source: 'project', file: projectConfigPath(project.dir), entries: config.plugins ?? [] });
   }
@@ -36,7 +40,8 @@ function findInitializedProject(context: Omit<KernelContext, 'project'>): Projec
   try {
     return resolveProject({ cwd: context.cwd, home: context.home, env: context.env });
   } catch (error) {
-    if (error instanceof TracerError && (error.code === 'not_a_git_repository' || error.code === 'project_not_initialized')) return undefined;
+    if (error instanceof TracerError && (error.code === 'not_a_git_repository' || error.code === 'project_not_initialized'))
+      return undefined;
     throw error;
   }
 }

@@ -54,13 +54,18 @@ export function defaultRoute(name: string): string {
 }
 
 export function checkFamily(definition: FamilyDefinition, known: readonly FamilyDefinition[]): void {
-  if (!/^[a-z][a-z0-9-]{0,63}$/.test(definition.name)) throw new Error(`family name "${definition.name}" must be lowercase letters, digits and "-"`);
+  if (!/^[a-z][a-z0-9-]{0,63}$/.test(definition.name))
+    throw new Error(`family name "${definition.name}" must be lowercase letters, digits and "-"`);
   if (known.some((family) => family.name === definition.name)) throw new Error(`family "${definition.name}" is registered twice`);
-  if (!/^\/api\/v1\/[a-z0-9/-]+$/.test(definition.route)) throw new Error(`family "${definition.name}" route "${definition.route}" must be a path under /api/v1/`);
-  if (known.some((family) => family.route === definition.route)) throw new Error(`family "${definition.name}" reuses the route ${definition.route}`);
-  if (definition.idMember === null && !definition.identity?.length) throw new Error(`family "${definition.name}" needs an idMember or identity members`);
+  if (!/^\/api\/v1\/[a-z0-9/-]+$/.test(definition.route))
+    throw new Error(`family "${definition.name}" route "${definition.route}" must be a path under /api/v1/`);
+  if (known.some((family) => family.route === definition.route))
+    throw new Error(`family "${definition.name}" reuses the route ${definition.route}`);
+  if (definition.idMember === null && !definition.identity?.length)
+    throw new Error(`family "${definition.name}" needs an idMember or identity members`);
   // `file` is appended to as well as listed: it must stay inside the project folder just like `storage`.
   for (const path of definition.file === undefined ? definition.storage : [...definition.storage, definition.file]) {
-    if (path === '' || path.startsWith('/') || path.startsWith('\\') || path.split(/[\\/]/).includes('..')) throw new Error(`family "${definition.name}" storage path "${path}" must stay inside the project folder`);
+    if (path === '' || path.startsWith('/') || path.startsWith('\\') || path.split(/[\\/]/).includes('..'))
+      throw new Error(`family "${definition.name}" storage path "${path}" must stay inside the project folder`);
   }
 }

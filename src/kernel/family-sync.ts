@@ -23,7 +23,8 @@ export interface FamilySync {
 
 export function familySyncWithDefaults(definition: FamilyDefinition, input: FamilySyncInput): FamilySync {
   const manifestKey = input.manifestKey ?? `${definition.name.replace(/-/g, '_')}_ids`;
-  if (!/^[a-z][a-z0-9_]*$/.test(manifestKey)) throw new Error(`family "${definition.name}" manifest key "${manifestKey}" must be snake_case`);
+  if (!/^[a-z][a-z0-9_]*$/.test(manifestKey))
+    throw new Error(`family "${definition.name}" manifest key "${manifestKey}" must be snake_case`);
   const make = input.store ?? jsonlFamilyStore;
   return { manifestKey, follows: input.follows, store: (projectDir) => make(projectDir, definition) };
 }

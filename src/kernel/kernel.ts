@@ -78,9 +78,13 @@ export class Kernel {
   async resolveRemote(query: RemoteQuery): Promise<ResolvedRemote> {
     const remote = await this.hooks.resolveRemote.promise(query);
     if (!remote) {
-      throw new TracerError('remote_unresolved', 'No enabled plugin resolves remotes; enable "remote-resolver" in plugins.json (see tracer plugins).', {
-        exitCode: ExitCode.localState,
-      });
+      throw new TracerError(
+        'remote_unresolved',
+        'No enabled plugin resolves remotes; enable "remote-resolver" in plugins.json (see tracer plugins).',
+        {
+          exitCode: ExitCode.localState,
+        },
+      );
     }
     return remote;
   }

@@ -52,7 +52,8 @@ export async function readPluginListFile(file: string, source: PluginSource): Pr
   const list = await readStateFile<{ plugins?: string[] }>(file, {
     empty: () => ({}),
     isValid: (value): value is { plugins?: string[] } =>
-      isPlainObject(value) && (value.plugins === undefined || (Array.isArray(value.plugins) && value.plugins.every((entry) => typeof entry === 'string'))),
+      isPlainObject(value) &&
+      (value.plugins === undefined || (Array.isArray(value.plugins) && value.plugins.every((entry) => typeof entry === 'string'))),
   });
   return { source, file, entries: list.plugins ?? [] };
 }
@@ -67,7 +68,10 @@ export function effectivePluginList(layers: readonly PluginLayer[]): EffectivePl
         const key = entryKey(target, layer.file);
         const index = result.enabled.findIndex((entry) => entryKey(entry.spec, entry.file) === key);
         if (index === -1) {
-          result.warnings.push({ code: 'plugin_not_enabled', message: `${layer.file} switches off "${target}", which is not enabled; check the name with tracer plugins.` });
+          result.warnings.push({
+            code: 'plugin_not_enabled',
+            message: `${layer.file} switches off "${target}", which is not enabled; check the name with tracer plugins.`,
+          });
           continue;
         }
         const [entry] = result.enabled.splice(index, 1);
@@ -113,7 +117,8 @@ export async function importPlugin(entry: PluginEntry): Promise<TracerPlugin> {
   }
   let plugin = module.default;
   if (typeof plugin === 'function') plugin = new (plugin as new () => unknown)();
-  if (!isPlugin(plugin)) throw invalidPlugin(entry, 'must export by default an object (or class) with a string "name" and an "apply(kernel)" method');
+  if (!isPlugin(plugin))
+    throw invalidPlugin(entry, 'must export by default an object (or class) with a string "name" and an "apply(kernel)" method');
   return plugin;
 }
 

@@ -52,7 +52,14 @@ interface Page {
 
 export async function runPull(kernel: Kernel, session: SyncSession, since?: string): Promise<PullReport> {
   const state = await RemoteSyncState.load(session.project.dir, session.remote.name, session.remote.record.url);
-  const report: PullReport = { remote: session.remote.name, url: session.remote.target.url, dry_run: session.dryRun, since, families: [], totals: { received: 0, inserted: 0, duplicates: 0, invalid: 0, failed: 0 } };
+  const report: PullReport = {
+    remote: session.remote.name,
+    url: session.remote.target.url,
+    dry_run: session.dryRun,
+    since,
+    families: [],
+    totals: { received: 0, inserted: 0, duplicates: 0, invalid: 0, failed: 0 },
+  };
   try {
     for (const family of kernel.families) {
       kernel.hooks.progress.call({ type: 'step-start', step: family.name });
@@ -60,15 +67,26 @@ export async function runPull(kernel: Kernel, session: SyncSession, since?: stri
       try {
         familyReport = await pullFamily(kernel, session, state, family, kernel.familySync(family.name)!, since);
       } catch (error) {
-        kernel.hooks.progress.call({ type: 'step-end', step: family.name, status: 'failed', summary: error instanceof Error ? error.message : String(error) });
+        kernel.hooks.progress.call({
+          type: 'step-end',
+          step: family.name,
+          status: 'failed',
+          summary: error instanceof Error ? error.message : String(error),
+        });
         throw error;
       } finally {
         // Not forced: one forced save after the last family (each save rewrites the whole manifest).
         if (!session.dryRun) await state.flush();
       }
       report.families.push(familyReport);
-      kernel.hooks.progress.call({ type: 'step-end', step: family.name, status: familyReport.status, summary: describeFamilyPull(familyReport, session.dryRun) });
-      if (familyReport.status === 'done') await kernel.hooks.afterPull.promise({ family, received: familyReport.received, inserted: familyReport.inserted }, session);
+      kernel.hooks.progress.call({
+        type: 'step-end',
+        step: family.name,
+        status: familyReport.status,
+        summary: describeFamilyPull(familyReport, session.dryRun),
+      });
+      if (familyReport.status === 'done')
+        await kernel.hooks.afterPull.promise({ family, received: familyReport.received, inserted: familyReport.inserted }, session);
     }
   } finally {
     if (!session.dryRun) await state.flush(true);
@@ -83,8 +101,25 @@ export async function runPull(kernel: Kernel, session: SyncSession, since?: stri
   return report;
 }
 
-async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyncState, family: FamilyDefinition, sync: FamilySync, since: string | undefined): Promise<FamilyPullReport> {
-  const report: FamilyPullReport = { family: family.name, status: 'done', pages: 0, received: 0, inserted: 0, duplicates: 0, invalid: 0, failed: 0, blobs_fetched: 0 };
+async function pullFamily(
+  kernel: Kernel,
+  session: SyncSession,
+  state: RemoteSyncState,
+  family: FamilyDefinition,
+  sync: FamilySync,
+  since: string | undefined,
+): Promise<FamilyPullReport> {
+  const report: FamilyPullReport = {
+    family: family.name,
+    status: 'done',
+    pages: 0,
+    received: 0,
+    inserted: 0,
+    duplicates: 0,
+    invalid: 0,
+    failed: 0,
+    blobs_fetched: 0,
+  };
   const store = sync.store(session.project.dir);
   if (!session.dryRun) await store.recover?.((warning) => session.warn(warning));
   const local = new Set<string>();
@@ -110,9 +145,16 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
       body = answer.text;
     } catch (error) {
       if (!isRouteMissing(error)) throw error;
-      const fallback = await kernel.hooks.routeMissing.promise({ family, feature: family.name, route: family.route, status: error.status }, session);
+      const fallback = await kernel.hooks.routeMissing.promise(
+        { family, feature: family.name, route: family.route, status: error.status },
+        session,
+      );
       if (!fallback) {
-        throw new TracerError('route_unsupported', `The server of remote "${session.remote.name}" has no ${family.route} route (${error.status}) and no enabled plugin falls back; upgrade the service.`, { exitCode: ExitCode.failure });
+        throw new TracerError(
+          'route_unsupported',
+          `The server of remote "${session.remote.name}" has no ${family.route} route (${error.status}) and no enabled plugin falls back; upgrade the service.`,
+          { exitCode: ExitCode.failure },
+        );
       }
       if (fallback.warning) session.warn(fallback.warning);
       return { ...report, status: 'skipped', reason: `the server has no ${family.route} route` };
@@ -127,7 +169,8 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
     // Each row's own text in the page, so that checking its id does not serialize it again (verifiedLine);
     // a family without an id member has none to check, and its pages (inline bytes) are not scanned.
     const spans = family.idMember === null ? undefined : itemSpans(body);
-    const rowText = spans?.length === page.items.length ? (index: number) => body.slice(spans[index]![0], spans[index]![1]) : () => undefined;
+    const rowText =
+      spans?.length === page.items.length ? (index: number) => body.slice(spans[index]![0], spans[index]![1]) : () => undefined;
     const accepted: AcceptedRow[] = [];
     for (const [index, item] of page.items.entries()) {
       report.received += 1;
@@ -137,7 +180,10 @@ async function pullFamily(kernel: Kernel, session: SyncSession, state: RemoteSyn
       accepted.push(row);
     }
     // Blob rows' bytes, a few at a time: one is read by the service while another is hashed and synced to disk.
-    const placed = family.blob && !session.dryRun ? await mapLimited(accepted, BLOB_PLACEMENTS, (row) => placeBytes(kernel, session, family, store, row.record, report)) : accepted.map(() => true);
+    const placed =
+      family.blob && !session.dryRun
+        ? await mapLimited(accepted, BLOB_PLACEMENTS, (row) => placeBytes(kernel, session, family, store, row.record, report))
+        : accepted.map(() => true);
     const fresh: Record<string, unknown>[] = [];
     const lines: (string | undefined)[] = [];
     for (const [index, row] of accepted.entries()) {
@@ -188,11 +234,18 @@ async function acceptRow(
 ): Promise<AcceptedRow | undefined> {
   const record = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : undefined;
   const key = record && store.keyOf(record);
-  const checked = !record ? 'it is not a JSON object' : !key ? 'it has no identity' : recordProblem(family, record) ?? checkId(family, record, text);
+  const checked = !record
+    ? 'it is not a JSON object'
+    : !key
+      ? 'it has no identity'
+      : (recordProblem(family, record) ?? checkId(family, record, text));
   const problem = typeof checked === 'string' ? checked : undefined;
   if (problem) {
     report.invalid += 1;
-    session.warn({ code: 'invalid_pulled_record', message: `A ${family.name} row from remote "${session.remote.name}" is not stored: ${problem}.` });
+    session.warn({
+      code: 'invalid_pulled_record',
+      message: `A ${family.name} row from remote "${session.remote.name}" is not stored: ${problem}.`,
+    });
     return undefined;
   }
   await state.loadManifests();
@@ -219,7 +272,14 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
 }
 
 /** Puts a blob row's bytes in the cache: decoded from the row, or fetched, verified either way. */
-async function placeBytes(kernel: Kernel, session: SyncSession, family: FamilyDefinition, store: FamilyStore, record: Record<string, unknown>, report: FamilyPullReport): Promise<boolean> {
+async function placeBytes(
+  kernel: Kernel,
+  session: SyncSession,
+  family: FamilyDefinition,
+  store: FamilyStore,
+  record: Record<string, unknown>,
+  report: FamilyPullReport,
+): Promise<boolean> {
   const blob = family.blob!;
   const sha = String(record[blob.shaMember]);
   const path = store.blobPath!(sha);
@@ -232,13 +292,19 @@ async function placeBytes(kernel: Kernel, session: SyncSession, family: FamilyDe
     if (await pathExists(path)) return true;
     const fetched = await kernel.hooks.fetchBlob.promise({ sha256: sha, size: Number(record[blob.sizeMember]), path, family }, session);
     if (!fetched) {
-      session.warn({ code: 'blob_fetch_unsupported', message: `No enabled plugin fetches blobs, so ${sha} of ${family.name} stays unpulled; enable a plugin that does (see tracer plugins).` });
+      session.warn({
+        code: 'blob_fetch_unsupported',
+        message: `No enabled plugin fetches blobs, so ${sha} of ${family.name} stays unpulled; enable a plugin that does (see tracer plugins).`,
+      });
       return false;
     }
     report.blobs_fetched += 1;
     return true;
   } catch (error) {
-    if (error instanceof TracerError && (error.code === 'sha_mismatch' || (isRemoteError(error) && error.exitCode !== ExitCode.auth && error.exitCode !== ExitCode.scope))) {
+    if (
+      error instanceof TracerError &&
+      (error.code === 'sha_mismatch' || (isRemoteError(error) && error.exitCode !== ExitCode.auth && error.exitCode !== ExitCode.scope))
+    ) {
       session.warn({ code: error.code, message: `The bytes of ${sha} (${family.name}) were not stored: ${error.message}` });
       return false;
     }
@@ -264,16 +330,26 @@ function checkId(family: FamilyDefinition, record: Record<string, unknown>, text
     // A row with no canonical form (a lone surrogate, nesting past the stack) is one bad row, not a failed pull.
     return `it has no RFC 8785 canonical form, so its ${family.idMember} cannot be checked (${(error as Error).message.replace(/\.$/, '')})`;
   }
-  return claimed === actual ? {} : `its ${family.idMember} ${String(claimed).slice(0, 16)}… is not its content id ${actual.slice(0, 16)}… (content_id_mismatch)`;
+  return claimed === actual
+    ? {}
+    : `its ${family.idMember} ${String(claimed).slice(0, 16)}… is not its content id ${actual.slice(0, 16)}… (content_id_mismatch)`;
 }
 
 function checkPage(value: unknown, session: SyncSession, family: FamilyDefinition): Page {
   const page = value as Partial<Page> | null;
-  const ok = typeof page === 'object' && page !== null && Array.isArray(page.items) && (page.next_cursor === null || page.next_cursor === undefined || typeof page.next_cursor === 'string');
+  const ok =
+    typeof page === 'object' &&
+    page !== null &&
+    Array.isArray(page.items) &&
+    (page.next_cursor === null || page.next_cursor === undefined || typeof page.next_cursor === 'string');
   if (!ok) {
-    throw new TracerError('malformed_response', `Remote "${session.remote.name}" answered GET ${family.route} without an items list; check that ${session.remote.target.url} points at a tracer service.`, {
-      exitCode: ExitCode.network,
-    });
+    throw new TracerError(
+      'malformed_response',
+      `Remote "${session.remote.name}" answered GET ${family.route} without an items list; check that ${session.remote.target.url} points at a tracer service.`,
+      {
+        exitCode: ExitCode.network,
+      },
+    );
   }
   return { items: page.items!, next_cursor: page.next_cursor ?? null, has_more: page.has_more === true };
 }
@@ -284,10 +360,13 @@ function stripInline(family: FamilyDefinition, record: Record<string, unknown>):
   return rest;
 }
 
-
 export function describeFamilyPull(report: FamilyPullReport, dryRun: boolean): string {
   if (report.status === 'skipped') return `skipped (${report.reason})`;
-  const parts = [report.received === 0 ? 'nothing new on the remote' : `${report.received} received, ${report.inserted} ${dryRun ? 'would be added' : 'added'}`];
+  const parts = [
+    report.received === 0
+      ? 'nothing new on the remote'
+      : `${report.received} received, ${report.inserted} ${dryRun ? 'would be added' : 'added'}`,
+  ];
   if (report.duplicates > 0) parts.push(`${report.duplicates} already here`);
   if (report.blobs_fetched > 0) parts.push(`${report.blobs_fetched} blob${report.blobs_fetched === 1 ? '' : 's'} fetched`);
   if (report.invalid > 0) parts.push(`${report.invalid} invalid`);

@@ -76,7 +76,23 @@ class FamilySkipped extends Error {
 }
 
 export function emptyReport(family: string): FamilyPushReport {
-  return { family, status: 'done', local: 0, already_synced: 0, pending: 0, sent: 0, inserted: 0, duplicates: 0, held: {}, before_since: 0, invalid: 0, failed: 0, blobs_uploaded: 0, blobs_present: 0, inline_fallbacks: 0 };
+  return {
+    family,
+    status: 'done',
+    local: 0,
+    already_synced: 0,
+    pending: 0,
+    sent: 0,
+    inserted: 0,
+    duplicates: 0,
+    held: {},
+    before_since: 0,
+    invalid: 0,
+    failed: 0,
+    blobs_uploaded: 0,
+    blobs_present: 0,
+    inline_fallbacks: 0,
+  };
 }
 
 /** Pushes one family: reads its store, keeps what the manifest and the plan let through, sends it in bounded batches. */
@@ -207,7 +223,10 @@ export class FamilyPush {
 
   private async consider(record: Record<string, unknown>, text?: string): Promise<Outgoing | typeof SYNCED | undefined> {
     const key = this.#store.keyOf(record);
-    const problem = key === undefined ? `it has no ${this.#family.idMember ?? (this.#family.identity ?? []).join(' + ')}` : recordProblem(this.#family, record);
+    const problem =
+      key === undefined
+        ? `it has no ${this.#family.idMember ?? (this.#family.identity ?? []).join(' + ')}`
+        : recordProblem(this.#family, record);
     if (problem) {
       this.report.invalid += 1;
       this.#firstInvalid ??= { key, problem };
@@ -236,7 +255,8 @@ export class FamilyPush {
     const item = this.#family.blob ? await this.blobItem(key!, record) : record;
     if (!item) return undefined;
     const json = item === record && text !== undefined ? text : JSON.stringify(item);
-    const pointerSha = this.#family.blob && item[this.#family.blob.inlineMember] === undefined ? String(item[this.#family.blob.shaMember]) : undefined;
+    const pointerSha =
+      this.#family.blob && item[this.#family.blob.inlineMember] === undefined ? String(item[this.#family.blob.shaMember]) : undefined;
     return { key: key!, item: pointerSha === undefined ? undefined : item, json, bytes: Buffer.byteLength(json), pointerSha };
   }
 
@@ -250,7 +270,11 @@ export class FamilyPush {
     try {
       const actual = await hashFile(path);
       if (actual.sha256 !== sha || actual.size !== size) {
-        return this.itemFailed(key, 'blob_cache_mismatch', `The cached bytes ${path} hash to ${actual.sha256} (${actual.size} bytes), not ${sha} (${size} bytes); the row is left unsynced.`);
+        return this.itemFailed(
+          key,
+          'blob_cache_mismatch',
+          `The cached bytes ${path} hash to ${actual.sha256} (${actual.size} bytes), not ${sha} (${size} bytes); the row is left unsynced.`,
+        );
       }
     } catch (error) {
       if (error instanceof TracerError) throw error;
@@ -267,9 +291,13 @@ export class FamilyPush {
       throw error;
     }
     if (!result) {
-      throw new TracerError('blobs_unsupported', `Remote "${this.session.remote.name}" cannot take the ${size}-byte blob of ${key}: no enabled plugin could upload it or send it another way; check the server's blob route and the enabled plugins (tracer plugins).`, {
-        exitCode: ExitCode.failure,
-      });
+      throw new TracerError(
+        'blobs_unsupported',
+        `Remote "${this.session.remote.name}" cannot take the ${size}-byte blob of ${key}: no enabled plugin could upload it or send it another way; check the server's blob route and the enabled plugins (tracer plugins).`,
+        {
+          exitCode: ExitCode.failure,
+        },
+      );
     }
     if (result.via === 'inline') {
       this.report.inline_fallbacks += 1;
@@ -282,7 +310,11 @@ export class FamilyPush {
   }
 
   private async enqueue(outgoing: Outgoing): Promise<void> {
-    if (this.#batch.length >= MAX_ITEMS_PER_REQUEST || (this.#batch.length > 0 && this.#batchBytes + outgoing.bytes > MAX_BYTES_PER_REQUEST)) await this.sendBatch();
+    if (
+      this.#batch.length >= MAX_ITEMS_PER_REQUEST ||
+      (this.#batch.length > 0 && this.#batchBytes + outgoing.bytes > MAX_BYTES_PER_REQUEST)
+    )
+      await this.sendBatch();
     this.#batch.push(outgoing);
     this.#batchBytes += outgoing.bytes;
   }
@@ -332,11 +364,18 @@ export class FamilyPush {
     if (isRouteMissing(error)) {
       // The other request in flight met the same absent route: its fallback already answered.
       if (this.#skipped) throw this.#skipped;
-      const fallback = await this.kernel.hooks.routeMissing.promise({ family: this.#family, feature: this.#family.name, route: this.#family.route, status: error.status }, this.session);
+      const fallback = await this.kernel.hooks.routeMissing.promise(
+        { family: this.#family, feature: this.#family.name, route: this.#family.route, status: error.status },
+        this.session,
+      );
       if (!fallback) {
-        throw new TracerError('route_unsupported', `The server of remote "${this.session.remote.name}" has no ${this.#family.route} route (${error.status}) and no enabled plugin falls back; upgrade the service or run with --only for other families.`, {
-          exitCode: ExitCode.failure,
-        });
+        throw new TracerError(
+          'route_unsupported',
+          `The server of remote "${this.session.remote.name}" has no ${this.#family.route} route (${error.status}) and no enabled plugin falls back; upgrade the service or run with --only for other families.`,
+          {
+            exitCode: ExitCode.failure,
+          },
+        );
       }
       if (fallback.warning) this.session.warn(fallback.warning);
       throw (this.#skipped = new FamilySkipped(`the server has no ${this.#family.route} route`));
@@ -356,13 +395,18 @@ export class FamilyPush {
       }
       return again.length > 0 ? this.send(again, false) : undefined;
     }
-    const named = new Set((error.problem.errors ?? []).map((entry) => entry.index).filter((index): index is number => Number.isInteger(index) && index! >= 0 && index! < items.length));
+    const named = new Set(
+      (error.problem.errors ?? [])
+        .map((entry) => entry.index)
+        .filter((index): index is number => Number.isInteger(index) && index! >= 0 && index! < items.length),
+    );
     if (items.length === 1) {
       await this.itemFailed(items[0]!.key, error.code, `${items[0]!.key} was refused: ${error.message}`);
       return;
     }
     if (named.size > 0 && error.code === 'invalid_item') {
-      for (const index of named) await this.itemFailed(items[index]!.key, error.code, `${items[index]!.key} was refused: ${describeItemErrors(error, index)}`);
+      for (const index of named)
+        await this.itemFailed(items[index]!.key, error.code, `${items[index]!.key} was refused: ${describeItemErrors(error, index)}`);
       const rest = items.filter((_, index) => !named.has(index));
       return rest.length > 0 ? this.send(rest, mayReupload) : undefined;
     }
@@ -380,7 +424,12 @@ export class FamilyPush {
 
   private progress(): void {
     const { report } = this;
-    this.kernel.hooks.progress.call({ type: 'step-progress', step: report.family, done: this.session.dryRun ? report.pending : report.sent, detail: `${report.local} read` });
+    this.kernel.hooks.progress.call({
+      type: 'step-progress',
+      step: report.family,
+      done: this.session.dryRun ? report.pending : report.sent,
+      detail: `${report.local} read`,
+    });
   }
 }
 

@@ -29,7 +29,11 @@ export function checkOnly(kernel: Kernel, only: string | undefined): void {
   if (only === undefined) return;
   const choices = onlyChoices(kernel);
   if (!choices.includes(only)) {
-    throw new TracerError('invalid_only', `--only takes one of ${choices.join(', ')}, not "${only}"; the families that follow them (e.g. conversations) go along.`, { exitCode: ExitCode.usage });
+    throw new TracerError(
+      'invalid_only',
+      `--only takes one of ${choices.join(', ')}, not "${only}"; the families that follow them (e.g. conversations) go along.`,
+      { exitCode: ExitCode.usage },
+    );
   }
 }
 
@@ -44,10 +48,20 @@ export async function runPush(kernel: Kernel, session: SyncSession): Promise<Pus
   try {
     await hooks.preflight.promise(session);
   } catch (error) {
-    hooks.progress.call({ type: 'step-end', step: PREFLIGHT_STEP, status: 'failed', summary: error instanceof Error ? error.message : String(error) });
+    hooks.progress.call({
+      type: 'step-end',
+      step: PREFLIGHT_STEP,
+      status: 'failed',
+      summary: error instanceof Error ? error.message : String(error),
+    });
     throw error;
   }
-  hooks.progress.call({ type: 'step-end', step: PREFLIGHT_STEP, status: 'done', summary: `${session.remote.target.org_slug}/${session.remote.target.project_slug}` });
+  hooks.progress.call({
+    type: 'step-end',
+    step: PREFLIGHT_STEP,
+    status: 'done',
+    summary: `${session.remote.target.org_slug}/${session.remote.target.project_slug}`,
+  });
 
   const state = await RemoteSyncState.load(session.project.dir, session.remote.name, session.remote.record.url);
   const report: PushReport = {
@@ -77,11 +91,21 @@ export async function runPush(kernel: Kernel, session: SyncSession): Promise<Pus
       try {
         familyReport = await new FamilyPush(kernel, session, state, sync, plan).run();
       } catch (error) {
-        hooks.progress.call({ type: 'step-end', step: family.name, status: 'failed', summary: error instanceof Error ? error.message : String(error) });
+        hooks.progress.call({
+          type: 'step-end',
+          step: family.name,
+          status: 'failed',
+          summary: error instanceof Error ? error.message : String(error),
+        });
         throw error;
       }
       report.families.push(familyReport);
-      hooks.progress.call({ type: 'step-end', step: family.name, status: familyReport.status, summary: describeFamilyPush(familyReport, session.dryRun) });
+      hooks.progress.call({
+        type: 'step-end',
+        step: family.name,
+        status: familyReport.status,
+        summary: describeFamilyPush(familyReport, session.dryRun),
+      });
     }
   } finally {
     // One forced save for the whole push: each save rewrites the whole manifest.
@@ -103,7 +127,10 @@ export function describeFamilyPush(report: FamilyPushReport, dryRun: boolean): s
   if (report.status === 'skipped') return `skipped (${report.reason})`;
   const parts: string[] = [];
   if (dryRun) parts.push(`${report.pending} to push`);
-  else parts.push(report.sent === 0 ? 'nothing to push' : `${report.sent} pushed (${report.inserted} new, ${report.duplicates} already there)`);
+  else
+    parts.push(
+      report.sent === 0 ? 'nothing to push' : `${report.sent} pushed (${report.inserted} new, ${report.duplicates} already there)`,
+    );
   if (report.already_synced > 0) parts.push(`${report.already_synced} already synced`);
   for (const [reason, count] of Object.entries(report.held)) parts.push(`${count} ${reason.replace(/_/g, ' ')}`);
   if (report.before_since > 0) parts.push(`${report.before_since} before --since`);

@@ -29,9 +29,13 @@ export interface OpenSession {
 export function requireProject(kernel: Kernel): Project {
   const { project } = kernel.context;
   if (!project) {
-    throw new TracerError('project_not_initialized', 'This directory is not inside an initialized tracer project; cd into your repository and run tracer init first.', {
-      exitCode: ExitCode.localState,
-    });
+    throw new TracerError(
+      'project_not_initialized',
+      'This directory is not inside an initialized tracer project; cd into your repository and run tracer init first.',
+      {
+        exitCode: ExitCode.localState,
+      },
+    );
   }
   return project;
 }
@@ -43,7 +47,12 @@ export async function openSession(kernel: Kernel, request: SessionRequest): Prom
 }
 
 /** A session for a remote resolved elsewhere, e.g. one `remote add` has not written yet. */
-export function sessionFor(kernel: Kernel, project: Project, remote: ResolvedRemote, request: Omit<SessionRequest, 'remote' | 'purpose'>): OpenSession {
+export function sessionFor(
+  kernel: Kernel,
+  project: Project,
+  remote: ResolvedRemote,
+  request: Omit<SessionRequest, 'remote' | 'purpose'>,
+): OpenSession {
   const http = new RemoteClient(
     {
       name: remote.name,
@@ -85,7 +94,12 @@ export function sessionFor(kernel: Kernel, project: Project, remote: ResolvedRem
  * (org_slug_mismatch, project_scope_mismatch, ...); returns the warnings
  * (whoami_unsupported) and what plugins left in the session state.
  */
-export async function preflightRemote(kernel: Kernel, project: Project, remote: ResolvedRemote, options: { quick?: boolean } = {}): Promise<{ warnings: TracerWarning[]; state: Map<string, unknown> }> {
+export async function preflightRemote(
+  kernel: Kernel,
+  project: Project,
+  remote: ResolvedRemote,
+  options: { quick?: boolean } = {},
+): Promise<{ warnings: TracerWarning[]; state: Map<string, unknown> }> {
   const { session, warnings, close } = sessionFor(kernel, project, remote, { direction: 'check', quick: options.quick });
   try {
     await kernel.hooks.preflight.promise(session);

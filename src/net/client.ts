@@ -50,7 +50,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): ClientSettings {
     if (raw === undefined || raw === '') return undefined;
     const value = Number(raw);
     if (!Number.isInteger(value) || value < 0) {
-      throw new TracerError('invalid_environment', `${name} must be a whole number, not "${raw}"; fix or unset it.`, { exitCode: ExitCode.usage });
+      throw new TracerError('invalid_environment', `${name} must be a whole number, not "${raw}"; fix or unset it.`, {
+        exitCode: ExitCode.usage,
+      });
     }
     return value;
   };
@@ -131,7 +133,9 @@ export class RemoteClient {
 
   /** GET whose body `consume` streams somewhere; a failure mid-body retries the whole download. */
   async download<T>(route: string, consume: (body: Readable, response: Answer) => Promise<T>): Promise<T> {
-    return this.request({ method: 'GET', route, transfer: true, headers: { accept: 'application/octet-stream' } }, (response) => consume(response.body, response));
+    return this.request({ method: 'GET', route, transfer: true, headers: { accept: 'application/octet-stream' } }, (response) =>
+      consume(response.body, response),
+    );
   }
 
   close(): void {
@@ -224,18 +228,30 @@ async function readJsonText<T>(response: Answer, target: RemoteTarget, route: st
 function networkError(error: unknown, target: RemoteTarget, spec: RequestSpec, timedOut: boolean): TracerError {
   if (error instanceof TransientStatus) {
     // Unreachable: the last attempt reports the status itself. Kept for type narrowing.
-    return new TracerError('service_unavailable', `Remote "${target.name}" kept answering ${error.status} to ${spec.method} ${spec.route}; try again later.`, { exitCode: ExitCode.network });
+    return new TracerError(
+      'service_unavailable',
+      `Remote "${target.name}" kept answering ${error.status} to ${spec.method} ${spec.route}; try again later.`,
+      { exitCode: ExitCode.network },
+    );
   }
   const code = (error as { code?: string }).code;
   if (timedOut) {
-    return new TracerError('timeout', `${spec.method} ${spec.route} on remote "${target.name}" timed out after retries; check the network or raise TRACER_HTTP_TIMEOUT_MS.`, {
-      exitCode: ExitCode.network,
-      cause: error,
-    });
+    return new TracerError(
+      'timeout',
+      `${spec.method} ${spec.route} on remote "${target.name}" timed out after retries; check the network or raise TRACER_HTTP_TIMEOUT_MS.`,
+      {
+        exitCode: ExitCode.network,
+        cause: error,
+      },
+    );
   }
   const why = code ?? (error instanceof Error ? error.message : String(error));
-  return new TracerError('network_error', `Cannot reach remote "${target.name}" at ${target.apiRoot} (${why}); check the URL with tracer remote show ${target.name} and that the service is running.`, {
-    exitCode: ExitCode.network,
-    cause: error,
-  });
+  return new TracerError(
+    'network_error',
+    `Cannot reach remote "${target.name}" at ${target.apiRoot} (${why}); check the URL with tracer remote show ${target.name} and that the service is running.`,
+    {
+      exitCode: ExitCode.network,
+      cause: error,
+    },
+  );
 }

@@ -73,21 +73,44 @@ export function remoteErrorFrom(status: number, problem: Problem, remote: Remote
     return new RemoteError(status, { ...problem, code: code ?? 'unauthorized' }, message, ExitCode.auth);
   }
   if (status === 403 || code === 'forbidden') {
-    return new RemoteError(status, { ...problem, code: code ?? 'forbidden' },
-      `The token of remote "${remote.name}" does not cover ${remote.org}/${remote.project} (${said}); bind a token for that project with tracer remote set-token ${remote.name} --token <TOKEN>.`, ExitCode.scope);
+    return new RemoteError(
+      status,
+      { ...problem, code: code ?? 'forbidden' },
+      `The token of remote "${remote.name}" does not cover ${remote.org}/${remote.project} (${said}); bind a token for that project with tracer remote set-token ${remote.name} --token <TOKEN>.`,
+      ExitCode.scope,
+    );
   }
   if (code === 'project_not_found') {
-    return new RemoteError(status, problem,
-      `Project ${remote.org}/${remote.project} is not registered on the server of remote "${remote.name}"; register it once with tracer project create ${remote.url}.`, ExitCode.scope);
+    return new RemoteError(
+      status,
+      problem,
+      `Project ${remote.org}/${remote.project} is not registered on the server of remote "${remote.name}"; register it once with tracer project create ${remote.url}.`,
+      ExitCode.scope,
+    );
   }
   if (code === 'target_mismatch') {
-    return new RemoteError(status, problem, `${where} was refused: ${said}; check the URL with tracer remote show ${remote.name}.`, ExitCode.scope);
+    return new RemoteError(
+      status,
+      problem,
+      `${where} was refused: ${said}; check the URL with tracer remote show ${remote.name}.`,
+      ExitCode.scope,
+    );
   }
   if (status === 429 || status >= 500) {
-    return new RemoteError(status, problem, `${where} kept failing (${status}: ${said}) after retries; try again later or check the service.`, ExitCode.network);
+    return new RemoteError(
+      status,
+      problem,
+      `${where} kept failing (${status}: ${said}) after retries; try again later or check the service.`,
+      ExitCode.network,
+    );
   }
   if (status === 400 || status === 409 || status === 413 || status === 422) {
-    return new RemoteError(status, problem, `${where} was refused (${status} ${code ?? ''}): ${said}.`.replace(' )', ')'), ExitCode.validation);
+    return new RemoteError(
+      status,
+      problem,
+      `${where} was refused (${status} ${code ?? ''}): ${said}.`.replace(' )', ')'),
+      ExitCode.validation,
+    );
   }
   return new RemoteError(status, problem, `${where} answered ${status}${code ? ` ${code}` : ''}: ${said}.`, ExitCode.failure);
 }

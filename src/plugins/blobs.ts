@@ -23,11 +23,15 @@ const blobsPlugin: TracerPlugin = {
       if (head.status === 200) return { via: 'blob', alreadyPresent: true };
       if (head.status !== 404 || !(await routePresent(session))) return declined(session);
       try {
-        const { status } = await session.http.postStream(BLOBS_ROUTE, () => createReadStream(blob.path, { highWaterMark: BLOB_READ_CHUNK }), {
-          'content-type': 'application/octet-stream',
-          'content-length': String(blob.size),
-          'x-content-sha256': blob.sha256,
-        });
+        const { status } = await session.http.postStream(
+          BLOBS_ROUTE,
+          () => createReadStream(blob.path, { highWaterMark: BLOB_READ_CHUNK }),
+          {
+            'content-type': 'application/octet-stream',
+            'content-length': String(blob.size),
+            'x-content-sha256': blob.sha256,
+          },
+        );
         return { via: 'blob', alreadyPresent: status === 200 };
       } catch (error) {
         if (isRouteMissing(error)) return declined(session);

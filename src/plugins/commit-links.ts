@@ -5,7 +5,18 @@ import type { TracerPlugin } from '../kernel/kernel.js';
 const commitLinksFamily: TracerPlugin = {
   name: 'commit-links',
   apply(kernel) {
-    kernel.registerFamily({ name: 'commit-links', route: defaultRoute('commit-links'), idMember: 'id', required: ['id', 'ts', 'commit'], members: { id: 'sha256', ts: 'timestamp', commit: 'commit' }, file: 'commit-links.jsonl', storage: ['commit-links.jsonl'] }, { manifestKey: 'commit_link_ids' });
+    kernel.registerFamily(
+      {
+        name: 'commit-links',
+        route: defaultRoute('commit-links'),
+        idMember: 'id',
+        required: ['id', 'ts', 'commit'],
+        members: { id: 'sha256', ts: 'timestamp', commit: 'commit' },
+        file: 'commit-links.jsonl',
+        storage: ['commit-links.jsonl'],
+      },
+      { manifestKey: 'commit_link_ids' },
+    );
   },
 };
 

@@ -5,7 +5,18 @@ import type { TracerPlugin } from '../kernel/kernel.js';
 const ledgersFamily: TracerPlugin = {
   name: 'ledgers',
   apply(kernel) {
-    kernel.registerFamily({ name: 'ledgers', route: defaultRoute('ledgers'), idMember: 'sha', required: ['sha', 'ts', 'commit', 'trace_ids'], members: { sha: 'sha256', ts: 'timestamp', commit: 'commit', trace_ids: 'string-array' }, file: 'ledgers.jsonl', storage: ['ledgers.jsonl'] }, { manifestKey: 'ledger_shas' });
+    kernel.registerFamily(
+      {
+        name: 'ledgers',
+        route: defaultRoute('ledgers'),
+        idMember: 'sha',
+        required: ['sha', 'ts', 'commit', 'trace_ids'],
+        members: { sha: 'sha256', ts: 'timestamp', commit: 'commit', trace_ids: 'string-array' },
+        file: 'ledgers.jsonl',
+        storage: ['ledgers.jsonl'],
+      },
+      { manifestKey: 'ledger_shas' },
+    );
   },
 };
 

@@ -20,7 +20,13 @@ const remoteResolver: TracerPlugin = {
       const name = chooseRemoteName(remotes, query.name, projectConfig.remote?.default);
       const record = requireRemote(remotes, name);
       const target = parseRemoteUrl(record.url);
-      const credentials = resolveCredentials({ remoteName: name, remote: record, purpose: query.purpose, env: kernel.context.env, globalConfig });
+      const credentials = resolveCredentials({
+        remoteName: name,
+        remote: record,
+        purpose: query.purpose,
+        env: kernel.context.env,
+        globalConfig,
+      });
       return {
         name,
         record,

@@ -12,7 +12,18 @@ export const WAITING_FOR_ATTRIBUTION = 'waiting_for_attribution';
 const tracesFamily: TracerPlugin = {
   name: 'traces',
   apply(kernel) {
-    kernel.registerFamily({ name: 'traces', route: defaultRoute('traces'), idMember: 'id', required: ['id', 'ts'], members: { id: 'sha256', ts: 'timestamp' }, file: 'traces.jsonl', storage: ['traces.jsonl'] }, { manifestKey: 'trace_ids' });
+    kernel.registerFamily(
+      {
+        name: 'traces',
+        route: defaultRoute('traces'),
+        idMember: 'id',
+        required: ['id', 'ts'],
+        members: { id: 'sha256', ts: 'timestamp' },
+        file: 'traces.jsonl',
+        storage: ['traces.jsonl'],
+      },
+      { manifestKey: 'trace_ids' },
+    );
     kernel.hooks.beforeFamily.tapPromise('traces', async (plan, session) => {
       if (plan.family.name !== 'traces' || session.push?.full) return plan;
       // Read the ledgers only once some trace is not synced yet: a push with nothing new never opens them.

@@ -32,9 +32,13 @@ const whoamiPlugin: TracerPlugin = {
         if (!isRouteMissing(error)) throw error;
         const fallback = await kernel.hooks.routeMissing.promise({ feature: 'whoami', route: WHOAMI_ROUTE, status: error.status }, session);
         if (!fallback) {
-          throw new TracerError('whoami_unsupported', `The server of remote "${session.remote.name}" has no ${WHOAMI_ROUTE} (${error.status}), so the token's scope cannot be checked, and "whoami-unsupported" is switched off; upgrade the service or switch the plugin back on.`, {
-            exitCode: ExitCode.scope,
-          });
+          throw new TracerError(
+            'whoami_unsupported',
+            `The server of remote "${session.remote.name}" has no ${WHOAMI_ROUTE} (${error.status}), so the token's scope cannot be checked, and "whoami-unsupported" is switched off; upgrade the service or switch the plugin back on.`,
+            {
+              exitCode: ExitCode.scope,
+            },
+          );
         }
         if (fallback.warning) session.warn(fallback.warning);
         session.state.set(WHOAMI_STATE, undefined);
@@ -49,12 +53,26 @@ const whoamiPlugin: TracerPlugin = {
 
 function checkWhoami(value: unknown, session: SyncSession): Whoami {
   const whoami = value as Partial<Whoami> | null;
-  if (typeof whoami !== 'object' || whoami === null || typeof whoami.org_slug !== 'string' || (whoami.scope !== 'org' && whoami.scope !== 'project')) {
-    throw new TracerError('malformed_response', `Remote "${session.remote.name}" answered ${WHOAMI_ROUTE} without org_slug and scope; check that ${session.remote.target.url} points at a tracer service.`, {
-      exitCode: ExitCode.network,
-    });
+  if (
+    typeof whoami !== 'object' ||
+    whoami === null ||
+    typeof whoami.org_slug !== 'string' ||
+    (whoami.scope !== 'org' && whoami.scope !== 'project')
+  ) {
+    throw new TracerError(
+      'malformed_response',
+      `Remote "${session.remote.name}" answered ${WHOAMI_ROUTE} without org_slug and scope; check that ${session.remote.target.url} points at a tracer service.`,
+      {
+        exitCode: ExitCode.network,
+      },
+    );
   }
-  return { org_slug: whoami.org_slug, project_slug: typeof whoami.project_slug === 'string' ? whoami.project_slug : null, scope: whoami.scope, token_name: whoami.token_name };
+  return {
+    org_slug: whoami.org_slug,
+    project_slug: typeof whoami.project_slug === 'string' ? whoami.project_slug : null,
+    scope: whoami.scope,
+    token_name: whoami.token_name,
+  };
 }
 
 /** Spec §7: org differs → org_slug_mismatch; a project token for another project → project_scope_mismatch. */

@@ -27,7 +27,8 @@ function checkHeaders(raw: { rawHeaders: readonly string[]; httpVersion: string 
     seen.add(name);
   }
   // Node would refuse this itself, with an empty 400; checked here so the answer is a problem like every other.
-  if (raw.httpVersion === '1.1' && !seen.has('host')) throw new ProblemError(400, 'invalid_request', 'An HTTP/1.1 request must carry a Host header; send one.');
+  if (raw.httpVersion === '1.1' && !seen.has('host'))
+    throw new ProblemError(400, 'invalid_request', 'An HTTP/1.1 request must carry a Host header; send one.');
 }
 
 /** The gateway mount (spec §1): the same API under `/gw/<org>/<project>`. */
@@ -78,7 +79,11 @@ export function buildApp(context: ServiceContext): FastifyInstance {
   });
   app.setNotFoundHandler((request, reply) => {
     reply.header('x-request-id', request.id);
-    return sendProblem(request, reply, new ProblemError(404, 'not_found', `There is no ${request.method} ${request.url.split('?')[0]} on this service.`));
+    return sendProblem(
+      request,
+      reply,
+      new ProblemError(404, 'not_found', `There is no ${request.method} ${request.url.split('?')[0]} on this service.`),
+    );
   });
 
   app.register(healthRoutes);
@@ -88,9 +93,14 @@ export function buildApp(context: ServiceContext): FastifyInstance {
     // JSON is UTF-8 (RFC 8259) and is read as such: a body declared in another charset would be misread.
     scope.addHook('preParsing', async (request) => {
       const type = request.headers['content-type'];
-      const charset = typeof type === 'string' && /^application\/json\b/i.test(type) ? /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1] : undefined;
+      const charset =
+        typeof type === 'string' && /^application\/json\b/i.test(type) ? /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1] : undefined;
       if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
-        throw new ProblemError(415, 'unsupported_media_type', `JSON bodies must be UTF-8, not ${charset.slice(0, 40)}; send Content-Type: application/json.`);
+        throw new ProblemError(
+          415,
+          'unsupported_media_type',
+          `JSON bodies must be UTF-8, not ${charset.slice(0, 40)}; send Content-Type: application/json.`,
+        );
       }
     });
     if (context.routeEnabled('whoami')) await scope.register(whoamiRoutes(context));

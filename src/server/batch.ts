@@ -32,7 +32,11 @@ export function prepareBatch(body: unknown, family: FamilyDefinition): PreparedB
   }
   const items: unknown[] = body.items;
   if (items.length > MAX_ITEMS_PER_REQUEST) {
-    throw new ProblemError(413, 'too_many_items', `The request carries ${items.length} items; send at most ${MAX_ITEMS_PER_REQUEST} per request.`);
+    throw new ProblemError(
+      413,
+      'too_many_items',
+      `The request carries ${items.length} items; send at most ${MAX_ITEMS_PER_REQUEST} per request.`,
+    );
   }
   const invalid: ValidationError[] = [];
   const mismatched: ValidationError[] = [];
@@ -47,7 +51,12 @@ export function prepareBatch(body: unknown, family: FamilyDefinition): PreparedB
     // Records tracer wrote are checked the fast way, and their JSON line is then already at hand.
     const line = idMember === null ? undefined : verifiedLine(record, idMember);
     const id = idMember === null || line !== undefined ? undefined : canonicalId(record, idMember);
-    if (id instanceof Error) return invalid.push({ index, field: idMember!, message: `cannot be checked: the item has no RFC 8785 canonical form (${id.message})` });
+    if (id instanceof Error)
+      return invalid.push({
+        index,
+        field: idMember!,
+        message: `cannot be checked: the item has no RFC 8785 canonical form (${id.message})`,
+      });
     if (id !== undefined && id !== record[idMember!]) {
       return mismatched.push({
         index,
@@ -65,8 +74,14 @@ export function prepareBatch(body: unknown, family: FamilyDefinition): PreparedB
         delete stored[inlineMember];
       } else {
         const bytes = Buffer.from(record[inlineMember] as string, 'base64');
-        if (bytes.length !== size) return invalid.push({ index, field: inlineMember, message: `decodes to ${bytes.length} bytes, not the ${size} that "${sizeMember}" says` });
-        if (sha256Hex(bytes) !== sha) return invalid.push({ index, field: inlineMember, message: `does not hash to "${shaMember}" ${sha}` });
+        if (bytes.length !== size)
+          return invalid.push({
+            index,
+            field: inlineMember,
+            message: `decodes to ${bytes.length} bytes, not the ${size} that "${sizeMember}" says`,
+          });
+        if (sha256Hex(bytes) !== sha)
+          return invalid.push({ index, field: inlineMember, message: `does not hash to "${shaMember}" ${sha}` });
         batch.inlineBlobs.set(sha, bytes);
         // The bytes live in the blob store once; pull puts them back inline when they are small.
         delete stored[inlineMember];
@@ -75,9 +90,20 @@ export function prepareBatch(body: unknown, family: FamilyDefinition): PreparedB
     const body = line !== undefined && !family.blob ? line : JSON.stringify(stored);
     batch.items.push({ key: itemKey(record, family), tsMillis: timestampMillis(record.ts as string), body });
   });
-  if (invalid.length) throw new ProblemError(422, 'invalid_item', `${countItems(invalid)} of ${items.length} items are invalid; nothing was stored. Fix them and send the batch again.`, invalid);
+  if (invalid.length)
+    throw new ProblemError(
+      422,
+      'invalid_item',
+      `${countItems(invalid)} of ${items.length} items are invalid; nothing was stored. Fix them and send the batch again.`,
+      invalid,
+    );
   if (mismatched.length) {
-    throw new ProblemError(422, 'content_id_mismatch', `${countItems(mismatched)} of ${items.length} items carry a wrong content id; nothing was stored. Recompute the ids and send the batch again.`, mismatched);
+    throw new ProblemError(
+      422,
+      'content_id_mismatch',
+      `${countItems(mismatched)} of ${items.length} items carry a wrong content id; nothing was stored. Recompute the ids and send the batch again.`,
+      mismatched,
+    );
   }
   return batch;
 }
@@ -124,10 +150,15 @@ function itemProblems(item: unknown, index: number, family: FamilyDefinition): V
  * cannot exhaust the stack. `field` is the top-level member holding the problem.
  */
 export function jsonValueProblem(record: Record<string, unknown>): { field: string; message: string } | undefined {
-  const pending: Array<{ value: unknown; depth: number; field: string }> = Object.entries(record).map(([field, value]) => ({ value, depth: 1, field }));
+  const pending: Array<{ value: unknown; depth: number; field: string }> = Object.entries(record).map(([field, value]) => ({
+    value,
+    depth: 1,
+    field,
+  }));
   while (pending.length) {
     const { value, depth, field } = pending.pop()!;
-    if (typeof value === 'number' && !Number.isFinite(value)) return { field, message: 'holds a number too large for JSON (it parses as infinity)' };
+    if (typeof value === 'number' && !Number.isFinite(value))
+      return { field, message: 'holds a number too large for JSON (it parses as infinity)' };
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= MAX_ITEM_DEPTH) return { field, message: `nests deeper than ${MAX_ITEM_DEPTH} levels` };
     for (const child of Object.values(value)) pending.push({ value: child, depth: depth + 1, field });

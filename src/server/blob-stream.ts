@@ -29,13 +29,21 @@ export class BlobMeter {
   verify(sha: string): void {
     const actual = this.#hash.digest('hex');
     if (actual !== sha) {
-      throw new ProblemError(422, 'sha_mismatch', `The bytes hash to ${actual}, not to the X-Content-SHA256 ${sha}; nothing was stored. Recompute the SHA-256 and upload again.`);
+      throw new ProblemError(
+        422,
+        'sha_mismatch',
+        `The bytes hash to ${actual}, not to the X-Content-SHA256 ${sha}; nothing was stored. Recompute the SHA-256 and upload again.`,
+      );
     }
   }
 }
 
 export function blobTooLarge(maxBytes: number): ProblemError {
-  return new ProblemError(413, 'blob_too_large', `The blob is larger than this service's BLOB_MAX_BYTES (${maxBytes} bytes); send it inline if the route allows, or raise the limit.`);
+  return new ProblemError(
+    413,
+    'blob_too_large',
+    `The blob is larger than this service's BLOB_MAX_BYTES (${maxBytes} bytes); send it inline if the route allows, or raise the limit.`,
+  );
 }
 
 /** Regroups a byte stream into fixed-size pieces (the last may be shorter), so equal bytes always split the same way. */

@@ -15,11 +15,19 @@ import { ProblemError, PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './
 export function problemForClientError(error: NodeJS.ErrnoException): ProblemError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new ProblemError(431, 'headers_too_large', 'The request line and headers are larger than this service accepts; send a shorter URL and fewer or smaller headers.');
+      return new ProblemError(
+        431,
+        'headers_too_large',
+        'The request line and headers are larger than this service accepts; send a shorter URL and fewer or smaller headers.',
+      );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new ProblemError(408, 'request_timeout', 'The request did not arrive in time; send it again.');
     default:
-      return new ProblemError(400, 'invalid_request', 'The request is not well-formed HTTP (for example a body shorter or longer than its Content-Length, or a malformed header); fix the client and send it again.');
+      return new ProblemError(
+        400,
+        'invalid_request',
+        'The request is not well-formed HTTP (for example a body shorter or longer than its Content-Length, or a malformed header); fix the client and send it again.',
+      );
   }
 }
 
@@ -59,5 +67,9 @@ export function clientErrorHandler(log: () => FastifyBaseLogger) {
 export function frameworkErrorHandler(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.header('x-request-id', request.id);
   const why = error.code === 'FST_ERR_BAD_URL' ? 'a percent-encoded sequence in it does not decode' : 'a path segment is too long';
-  return sendProblem(request, reply, new ProblemError(400, 'invalid_request', `The URL is not valid: ${why}; fix the client and send it again.`));
+  return sendProblem(
+    request,
+    reply,
+    new ProblemError(400, 'invalid_request', `The URL is not valid: ${why}; fix the client and send it again.`),
+  );
 }

@@ -16,7 +16,11 @@ export function decodeCursor(cursor: string | undefined): number {
   const text = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
   const seq = text.startsWith(PREFIX) && /^\d{1,15}$/.test(text.slice(PREFIX.length)) ? Number(text.slice(PREFIX.length)) : Number.NaN;
   if (!Number.isSafeInteger(seq)) {
-    throw new ProblemError(400, 'invalid_cursor', 'The "after" cursor was not issued by this service; pass back next_cursor unchanged, or omit it to start over.');
+    throw new ProblemError(
+      400,
+      'invalid_cursor',
+      'The "after" cursor was not issued by this service; pass back next_cursor unchanged, or omit it to start over.',
+    );
   }
   return seq;
 }

@@ -19,5 +19,9 @@ export async function loadServiceFamilies(input: { home: string; cwd: string; en
   const list = effectivePluginList(layers);
   const kernel = new Kernel({ home: input.home, cwd: input.cwd, env: input.env });
   await applyPlugins(kernel, list.enabled);
-  return { families: kernel.families as readonly FamilyDefinition[], warnings: [...list.warnings, ...kernel.warnings], plugins: kernel.plugins.map((plugin) => plugin.name) };
+  return {
+    families: kernel.families as readonly FamilyDefinition[],
+    warnings: [...list.warnings, ...kernel.warnings],
+    plugins: kernel.plugins.map((plugin) => plugin.name),
+  };
 }

@@ -69,11 +69,19 @@ export interface ServeFlags {
 export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, home: string): ServeOptions {
   const pick = (flag: string | undefined, variable: string) => (flag ?? env[variable])?.trim() || undefined;
   const list = (flag: string[] | undefined, variable: string) =>
-    flag?.length ? flag : (env[variable] ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+    flag?.length
+      ? flag
+      : (env[variable] ?? '')
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean);
 
   const databaseUrl = pick(flags.database, ENV.databaseUrl);
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw usage('invalid_database_url', `--database (or ${ENV.databaseUrl}) must be a postgres:// URL; leave it unset for the embedded SQLite database.`);
+    throw usage(
+      'invalid_database_url',
+      `--database (or ${ENV.databaseUrl}) must be a postgres:// URL; leave it unset for the embedded SQLite database.`,
+    );
   }
   const logLevel = pick(flags.logLevel, ENV.logLevel) ?? DEFAULTS.logLevel;
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -84,9 +92,15 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, h
     port: integer(pick(flags.port, ENV.port), DEFAULTS.port, '--port', ENV.port, { min: 0, max: 65535 }),
     dataDir: pick(flags.dataDir, ENV.dataDir) ?? join(home, 'server'),
     databaseUrl,
-    blobMaxBytes: integer(pick(flags.blobMaxBytes, ENV.blobMaxBytes), DEFAULTS.blobMaxBytes, '--blob-max-bytes', ENV.blobMaxBytes, { min: 1 }),
-    bodyMaxBytes: integer(pick(flags.bodyMaxBytes, ENV.bodyMaxBytes), DEFAULTS.bodyMaxBytes, '--body-max-bytes', ENV.bodyMaxBytes, { min: 1024 }),
-    idleTimeoutMs: integer(pick(flags.idleTimeoutMs, ENV.idleTimeoutMs), DEFAULTS.idleTimeoutMs, '--idle-timeout-ms', ENV.idleTimeoutMs, { min: 100 }),
+    blobMaxBytes: integer(pick(flags.blobMaxBytes, ENV.blobMaxBytes), DEFAULTS.blobMaxBytes, '--blob-max-bytes', ENV.blobMaxBytes, {
+      min: 1,
+    }),
+    bodyMaxBytes: integer(pick(flags.bodyMaxBytes, ENV.bodyMaxBytes), DEFAULTS.bodyMaxBytes, '--body-max-bytes', ENV.bodyMaxBytes, {
+      min: 1024,
+    }),
+    idleTimeoutMs: integer(pick(flags.idleTimeoutMs, ENV.idleTimeoutMs), DEFAULTS.idleTimeoutMs, '--idle-timeout-ms', ENV.idleTimeoutMs, {
+      min: 100,
+    }),
     disabledRoutes: [...new Set(list(flags.disableRoute, ENV.disabledRoutes))],
     logLevel: logLevel as LogLevel,
     adminSecret: env[ENV.adminSecret] || undefined,
@@ -98,7 +112,8 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, h
 export function checkDisabledRoutes(disabled: readonly string[], familyNames: readonly string[]): void {
   const known = [...familyNames, ...OPTIONAL_ROUTES];
   for (const name of disabled) {
-    if (!known.includes(name)) throw usage('unknown_route', `--disable-route ${name} names no route of this service; use one of ${known.join(', ')}.`);
+    if (!known.includes(name))
+      throw usage('unknown_route', `--disable-route ${name} names no route of this service; use one of ${known.join(', ')}.`);
   }
 }
 

@@ -87,11 +87,23 @@ export function problemFromError(error: unknown): ProblemError {
   const fastifyError = error as { code?: string; statusCode?: number; message?: string };
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ProblemError(413, 'body_too_large', 'The request body is larger than this service accepts; send fewer or smaller items per request.');
+      return new ProblemError(
+        413,
+        'body_too_large',
+        'The request body is larger than this service accepts; send fewer or smaller items per request.',
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ProblemError(415, 'unsupported_media_type', 'This route does not accept that Content-Type; send application/json (blob bytes: application/octet-stream).');
+      return new ProblemError(
+        415,
+        'unsupported_media_type',
+        'This route does not accept that Content-Type; send application/json (blob bytes: application/octet-stream).',
+      );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ProblemError(400, 'invalid_request', 'The body is not as long as its Content-Length says; send the whole body with its true length.');
+      return new ProblemError(
+        400,
+        'invalid_request',
+        'The body is not as long as its Content-Length says; send the whole body with its true length.',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ProblemError(400, 'invalid_json', 'The body is empty; send a JSON object.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -103,5 +115,9 @@ export function problemFromError(error: unknown): ProblemError {
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return new ProblemError(fastifyError.statusCode, 'invalid_request', `${fastifyError.message ?? 'The request is invalid'}.`);
   }
-  return new ProblemError(500, 'internal_error', 'The service failed to handle this request; retry, and report it with the request id if it persists.');
+  return new ProblemError(
+    500,
+    'internal_error',
+    'The service failed to handle this request; retry, and report it with the request id if it persists.',
+  );
 }

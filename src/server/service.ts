@@ -33,7 +33,10 @@ export async function openStorage(options: ServeOptions): Promise<TraceStorage> 
 }
 
 export async function startService(options: ServeOptions, families: readonly FamilyDefinition[]): Promise<RunningService> {
-  checkDisabledRoutes(options.disabledRoutes, families.map((family) => family.name));
+  checkDisabledRoutes(
+    options.disabledRoutes,
+    families.map((family) => family.name),
+  );
   const storage = await openStorage(options);
   const context: ServiceContext = { storage, families, options, routeEnabled: (name) => !options.disabledRoutes.includes(name) };
   const app = buildApp(context);

@@ -32,10 +32,22 @@ export function requestTarget(request: FastifyRequest): { org: string; project: 
   }
   const target = fromPath ?? fromHeaders;
   if (!target) {
-    throw new ProblemError(400, 'target_missing', 'No target project: send X-Tracer-Org and X-Tracer-Project headers, or use the /gw/<org>/<project> mount.');
+    throw new ProblemError(
+      400,
+      'target_missing',
+      'No target project: send X-Tracer-Org and X-Tracer-Project headers, or use the /gw/<org>/<project> mount.',
+    );
   }
-  for (const [label, slug] of [['org', target.org], ['project', target.project]] as const) {
-    if (!isSlug(slug)) throw new ProblemError(400, 'invalid_target', `The ${label} slug "${slug}" does not match ^[a-z0-9][a-z0-9._-]{0,63}$; fix the remote URL.`);
+  for (const [label, slug] of [
+    ['org', target.org],
+    ['project', target.project],
+  ] as const) {
+    if (!isSlug(slug))
+      throw new ProblemError(
+        400,
+        'invalid_target',
+        `The ${label} slug "${slug}" does not match ^[a-z0-9][a-z0-9._-]{0,63}$; fix the remote URL.`,
+      );
   }
   return target;
 }
@@ -48,7 +60,12 @@ export async function authorizedProject(request: FastifyRequest, token: TokenRec
     throw new ProblemError(403, 'forbidden', `The token covers ${scope}, not ${org}/${project}; use a token for this project.`);
   }
   const found = await storage.findProject(org, project);
-  if (!found) throw new ProblemError(404, 'project_not_found', `The project ${org}/${project} is not registered on this service; register it with tracer project create.`);
+  if (!found)
+    throw new ProblemError(
+      404,
+      'project_not_found',
+      `The project ${org}/${project} is not registered on this service; register it with tracer project create.`,
+    );
   return found;
 }
 

@@ -35,26 +35,39 @@ export function formatTokenRef(ref: TokenRef): string {
 
 export function parseTokenRef(text: string): TokenRef {
   if (text.startsWith('global:') && text.length > 'global:'.length) return { kind: 'global', key: text.slice('global:'.length) };
-  if (text.startsWith('env:') && ENV_VAR_PATTERN.test(text.slice('env:'.length))) return { kind: 'env', variable: text.slice('env:'.length) };
-  throw new TracerError('invalid_token_ref', `"${text}" is not a token reference (global:<project_id>::<remote> or env:<VAR>); rebind with tracer remote set-token.`, {
-    exitCode: ExitCode.localState,
-  });
+  if (text.startsWith('env:') && ENV_VAR_PATTERN.test(text.slice('env:'.length)))
+    return { kind: 'env', variable: text.slice('env:'.length) };
+  throw new TracerError(
+    'invalid_token_ref',
+    `"${text}" is not a token reference (global:<project_id>::<remote> or env:<VAR>); rebind with tracer remote set-token.`,
+    {
+      exitCode: ExitCode.localState,
+    },
+  );
 }
 
 export function checkTokenValue(token: string): string {
   if (token === '' || /[\s\p{Cc}]/u.test(token)) {
-    throw new TracerError('invalid_token', 'A token must be non-empty and contain no spaces or control characters; copy it again without surrounding whitespace.', {
-      exitCode: ExitCode.usage,
-    });
+    throw new TracerError(
+      'invalid_token',
+      'A token must be non-empty and contain no spaces or control characters; copy it again without surrounding whitespace.',
+      {
+        exitCode: ExitCode.usage,
+      },
+    );
   }
   return token;
 }
 
 export function checkEnvVarName(name: string): string {
   if (!ENV_VAR_PATTERN.test(name)) {
-    throw new TracerError('invalid_env_var', `"${name}" is not an environment variable name; use letters, digits and _, not starting with a digit.`, {
-      exitCode: ExitCode.usage,
-    });
+    throw new TracerError(
+      'invalid_env_var',
+      `"${name}" is not an environment variable name; use letters, digits and _, not starting with a digit.`,
+      {
+        exitCode: ExitCode.usage,
+      },
+    );
   }
   return name;
 }

@@ -22,7 +22,7 @@ export function findGit(cwd: string, env: NodeJS.ProcessEnv = process.env): GitL
   if (env.GIT_DIR) {
     const gitDir = resolve(cwd, env.GIT_DIR);
     if (!isGitDir(gitDir)) return undefined;
-    const worktree = env.GIT_WORK_TREE ? resolve(cwd, env.GIT_WORK_TREE) : findWorktreeAbove(cwd) ?? cwd;
+    const worktree = env.GIT_WORK_TREE ? resolve(cwd, env.GIT_WORK_TREE) : (findWorktreeAbove(cwd) ?? cwd);
     return { worktree, gitDir, commonDir: env.GIT_COMMON_DIR ? resolve(cwd, env.GIT_COMMON_DIR) : commonDirOf(gitDir) };
   }
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {

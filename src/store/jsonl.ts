@@ -121,7 +121,11 @@ export type PositionedLine<T> = ({ ok: true; value: T; text: string } | { ok: fa
  * lines are skipped; a line that does not parse comes as `ok: false` (and
  * through `onCorrupt`).
  */
-export async function* readRecordsFrom<T = unknown>(path: string, from: LinePosition, options: ReadOptions = {}): AsyncGenerator<PositionedLine<T>> {
+export async function* readRecordsFrom<T = unknown>(
+  path: string,
+  from: LinePosition,
+  options: ReadOptions = {},
+): AsyncGenerator<PositionedLine<T>> {
   for await (const lines of readLineBatches(path, options.chunkSize, from)) {
     for (const line of lines) {
       const end = line.offset + line.length + (line.terminated ? 1 : 0);
@@ -131,7 +135,13 @@ export async function* readRecordsFrom<T = unknown>(path: string, from: LinePosi
       try {
         value = JSON.parse(line.text) as T;
       } catch {
-        options.onCorrupt?.({ path, line: line.number, offset: line.offset, torn: line.last && !line.terminated, preview: line.text.slice(0, 80) });
+        options.onCorrupt?.({
+          path,
+          line: line.number,
+          offset: line.offset,
+          torn: line.last && !line.terminated,
+          preview: line.text.slice(0, 80),
+        });
         yield { ok: false, end, line: line.number };
         continue;
       }
@@ -219,7 +229,9 @@ async function* readLineBatches(path: string, chunkSize = 1 << 20, from: LinePos
   }
   if (pendingBytes > 0) {
     number += 1;
-    yield [{ text: Buffer.concat(pending, pendingBytes).toString('utf8'), length: pendingBytes, number, offset, terminated: false, last: true }];
+    yield [
+      { text: Buffer.concat(pending, pendingBytes).toString('utf8'), length: pendingBytes, number, offset, terminated: false, last: true },
+    ];
   }
 }
 
@@ -230,4 +242,3 @@ function endsWithNewline(fd: number): boolean {
   readSync(fd, last, 0, 1, size - 1);
   return last[0] === NEWLINE;
 }
-

@@ -39,9 +39,13 @@ export interface ResolvedProject extends Project {
 export function resolveProject(query: ProjectQuery): ResolvedProject {
   const git = findGit(query.cwd, query.env);
   if (!git) {
-    throw new TracerError('not_a_git_repository', `${query.cwd} is not inside a git repository; cd into your repository (or run git init) and try again.`, {
-      exitCode: ExitCode.localState,
-    });
+    throw new TracerError(
+      'not_a_git_repository',
+      `${query.cwd} is not inside a git repository; cd into your repository (or run git init) and try again.`,
+      {
+        exitCode: ExitCode.localState,
+      },
+    );
   }
   const anchor = join(git.commonDir, ANCHOR_FILE);
   let id = readAnchor(anchor);
@@ -97,7 +101,9 @@ function readAnchor(anchor: string): string | undefined {
     text = readFileSync(anchor, 'utf8');
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
-    throw new TracerError('state_unreadable', `Cannot read ${anchor} (${errnoCode(error)}); check its permissions.`, { exitCode: ExitCode.localState });
+    throw new TracerError('state_unreadable', `Cannot read ${anchor} (${errnoCode(error)}); check its permissions.`, {
+      exitCode: ExitCode.localState,
+    });
   }
   const id = text.split('\n', 1)[0]!.trim();
   if (!isValidProjectId(id)) {
@@ -149,7 +155,11 @@ export async function registerProject(home: string, project: Project): Promise<v
   const now = new Date().toISOString();
   await updateStateFile<ProjectRegistry>(
     homePaths(home).registry,
-    { empty: () => ({ projects: {} }), isValid: (v): v is ProjectRegistry => isPlainObject(v) && isPlainObject(v.projects), mode: PRIVATE_FILE_MODE },
+    {
+      empty: () => ({ projects: {} }),
+      isValid: (v): v is ProjectRegistry => isPlainObject(v) && isPlainObject(v.projects),
+      mode: PRIVATE_FILE_MODE,
+    },
     (registry) => {
       const entry = (registry.projects[project.id] ??= { dir: project.dir, repo_paths: [], created_at: now, updated_at: now });
       if (!entry.repo_paths.includes(project.git.worktree)) entry.repo_paths.push(project.git.worktree);

@@ -26,13 +26,16 @@ export const REMOTE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const options: StateFileOptions<RemotesFile> & { mode: number } = {
   empty: () => ({ remotes: {} }),
   isValid: (value): value is RemotesFile =>
-    isPlainObject(value) && isPlainObject(value.remotes) && Object.values(value.remotes).every((remote) => isPlainObject(remote) && typeof remote.url === 'string'),
+    isPlainObject(value) &&
+    isPlainObject(value.remotes) &&
+    Object.values(value.remotes).every((remote) => isPlainObject(remote) && typeof remote.url === 'string'),
   mode: PRIVATE_FILE_MODE,
 };
 
 export const remotesPath = (projectDir: string) => join(projectDir, PROJECT_STATE_FILES.remotes);
 export const readRemotes = (projectDir: string) => readStateFile(remotesPath(projectDir), options);
-export const updateRemotes = (projectDir: string, change: (file: RemotesFile) => void) => updateStateFile(remotesPath(projectDir), options, change);
+export const updateRemotes = (projectDir: string, change: (file: RemotesFile) => void) =>
+  updateStateFile(remotesPath(projectDir), options, change);
 
 /** A record for `url`, keeping `auth` as given. The URL grammar is checked here. */
 export function remoteRecord(url: string, auth?: RemoteRecord['auth']): RemoteRecord {
@@ -44,9 +47,13 @@ export function remoteRecord(url: string, auth?: RemoteRecord['auth']): RemoteRe
 
 export function checkRemoteName(name: string): string {
   if (!REMOTE_NAME_PATTERN.test(name)) {
-    throw new TracerError('invalid_remote_name', `"${name}" is not a valid remote name; use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit.`, {
-      exitCode: ExitCode.usage,
-    });
+    throw new TracerError(
+      'invalid_remote_name',
+      `"${name}" is not a valid remote name; use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
+      {
+        exitCode: ExitCode.usage,
+      },
+    );
   }
   return name;
 }
@@ -73,7 +80,9 @@ export function chooseRemoteName(file: RemotesFile, requested: string | undefine
   const names = Object.keys(file.remotes);
   if (names.length === 1) return names[0]!;
   if (names.length === 0) {
-    throw new TracerError('no_remote', 'This project has no remote yet; add one with tracer remote add <name> <url> --token <TOKEN>.', { exitCode: ExitCode.usage });
+    throw new TracerError('no_remote', 'This project has no remote yet; add one with tracer remote add <name> <url> --token <TOKEN>.', {
+      exitCode: ExitCode.usage,
+    });
   }
   throw new TracerError(
     'remote_ambiguous',

@@ -26,11 +26,43 @@ export const LEGACY_TOKEN_HINT =
 export const SETTINGS: readonly Setting[] = [
   { key: 'notes', scope: 'project', type: 'string', path: ['notes'], description: 'Free-form notes about this project.' },
   { key: 'summary', scope: 'project', type: 'string', path: ['summary'], description: 'One-paragraph summary of this project.' },
-  { key: 'remote.default', scope: 'project', type: 'string', path: ['remote', 'default'], description: 'Remote used when --remote is not given.' },
-  { key: 'plugins', scope: 'project', type: 'string-list', path: ['plugins'], description: 'Plugins this project adds (module paths) or switches off (!name), comma-separated or a JSON array.' },
-  { key: 'capture_detached_edits', scope: 'global', type: 'boolean', path: ['capture_detached_edits'], description: 'Record edits made outside any git repository under detached/.' },
-  { key: 'telemetry.enabled', scope: 'global', type: 'boolean', path: ['telemetry', 'enabled'], description: 'Whether anonymous usage telemetry may be sent.' },
-  { key: 'auth-token', scope: 'global', type: 'string', path: ['auth_token'], description: 'Legacy global token slot (spec §5.2 rule 4); never read by sync.', secret: true, hint: LEGACY_TOKEN_HINT },
+  {
+    key: 'remote.default',
+    scope: 'project',
+    type: 'string',
+    path: ['remote', 'default'],
+    description: 'Remote used when --remote is not given.',
+  },
+  {
+    key: 'plugins',
+    scope: 'project',
+    type: 'string-list',
+    path: ['plugins'],
+    description: 'Plugins this project adds (module paths) or switches off (!name), comma-separated or a JSON array.',
+  },
+  {
+    key: 'capture_detached_edits',
+    scope: 'global',
+    type: 'boolean',
+    path: ['capture_detached_edits'],
+    description: 'Record edits made outside any git repository under detached/.',
+  },
+  {
+    key: 'telemetry.enabled',
+    scope: 'global',
+    type: 'boolean',
+    path: ['telemetry', 'enabled'],
+    description: 'Whether anonymous usage telemetry may be sent.',
+  },
+  {
+    key: 'auth-token',
+    scope: 'global',
+    type: 'string',
+    path: ['auth_token'],
+    description: 'Legacy global token slot (spec §5.2 rule 4); never read by sync.',
+    secret: true,
+    hint: LEGACY_TOKEN_HINT,
+  },
 ];
 
 /** Finds a setting; `global.<key>` is accepted as a spelling of a global key. */
@@ -41,10 +73,16 @@ export function findSetting(key: string, scope: SettingScope): Setting {
   if (setting) return setting;
   const known = SETTINGS.filter((candidate) => candidate.scope === wanted).map((candidate) => candidate.key);
   const elsewhere = SETTINGS.find((candidate) => candidate.key === bare);
-  const tip = elsewhere ? ` "${bare}" is a ${elsewhere.scope} setting: ${elsewhere.scope === 'global' ? 'add --global' : 'drop --global'}.` : '';
-  throw new TracerError('unknown_setting', `"${key}" is not a known ${wanted} setting; known ${wanted} settings: ${known.join(', ')}.${tip}`, {
-    exitCode: ExitCode.usage,
-  });
+  const tip = elsewhere
+    ? ` "${bare}" is a ${elsewhere.scope} setting: ${elsewhere.scope === 'global' ? 'add --global' : 'drop --global'}.`
+    : '';
+  throw new TracerError(
+    'unknown_setting',
+    `"${key}" is not a known ${wanted} setting; known ${wanted} settings: ${known.join(', ')}.${tip}`,
+    {
+      exitCode: ExitCode.usage,
+    },
+  );
 }
 
 export function parseSettingValue(setting: Setting, raw: string): unknown {
@@ -56,12 +94,19 @@ export function parseSettingValue(setting: Setting, raw: string): unknown {
       throw new TracerError('invalid_setting_value', `${setting.key} takes true or false, not "${raw}".`, { exitCode: ExitCode.usage });
     }
     case 'string-list': {
-      const list = raw.trim().startsWith('[') ? parseJsonList(setting, raw) : raw.split(',').map((item) => item.trim()).filter(Boolean);
+      const list = raw.trim().startsWith('[')
+        ? parseJsonList(setting, raw)
+        : raw
+            .split(',')
+            .map((item) => item.trim())
+            .filter(Boolean);
       return list;
     }
     case 'string':
       if (setting.secret && (raw === '' || /[\s\p{Cc}]/u.test(raw))) {
-        throw new TracerError('invalid_token', `${setting.key} must be a non-empty token without spaces or control characters.`, { exitCode: ExitCode.usage });
+        throw new TracerError('invalid_token', `${setting.key} must be a non-empty token without spaces or control characters.`, {
+          exitCode: ExitCode.usage,
+        });
       }
       return raw;
   }
@@ -74,7 +119,9 @@ function parseJsonList(setting: Setting, raw: string): string[] {
   } catch {
     // fall through to the error below
   }
-  throw new TracerError('invalid_setting_value', `${setting.key} takes a JSON array of strings or a comma-separated list, not ${raw}.`, { exitCode: ExitCode.usage });
+  throw new TracerError('invalid_setting_value', `${setting.key} takes a JSON array of strings or a comma-separated list, not ${raw}.`, {
+    exitCode: ExitCode.usage,
+  });
 }
 
 export function getPath(object: Record<string, unknown>, path: readonly string[]): unknown {

@@ -140,17 +140,32 @@ export function errnoCode(error: unknown): string | undefined {
 export function unwritable(path: string, error: unknown): TracerError {
   if (error instanceof TracerError) return error;
   const code = errnoCode(error);
-  const why = code === 'ENOSPC' ? 'the disk is full' : code === 'EROFS' ? 'the file system is read-only' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? (error as Error).message);
+  const why =
+    code === 'ENOSPC'
+      ? 'the disk is full'
+      : code === 'EROFS'
+        ? 'the file system is read-only'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : (code ?? (error as Error).message);
   const fix = code === 'ENOSPC' ? 'Free some space on that disk' : 'Make its folder writable';
-  return new TracerError('state_unwritable', `Cannot write ${path}: ${why}. ${fix} (or set TRACER_HOME to a folder that can take it) and run the command again.`, {
-    exitCode: ExitCode.localState,
-    cause: error,
-  });
+  return new TracerError(
+    'state_unwritable',
+    `Cannot write ${path}: ${why}. ${fix} (or set TRACER_HOME to a folder that can take it) and run the command again.`,
+    {
+      exitCode: ExitCode.localState,
+      cause: error,
+    },
+  );
 }
 
 function unreadable(path: string, error: unknown): TracerError {
-  return new TracerError('state_unreadable', `Cannot read ${path} (${errnoCode(error) ?? (error as Error).message}); check its permissions and run the command again.`, {
-    exitCode: ExitCode.localState,
-    cause: error,
-  });
+  return new TracerError(
+    'state_unreadable',
+    `Cannot read ${path} (${errnoCode(error) ?? (error as Error).message}); check its permissions and run the command again.`,
+    {
+      exitCode: ExitCode.localState,
+      cause: error,
+    },
+  );
 }

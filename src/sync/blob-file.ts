@@ -17,7 +17,11 @@ import { removeAbandonedTemporaries, temporaryPath } from '../store/temp-files.j
  * killed mid-download leaves its temp file behind; the next pull fetches the
  * same sha again (its row was never stored) and removes it then.
  */
-export async function writeVerifiedBlob(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sha256: string, destination: string): Promise<number> {
+export async function writeVerifiedBlob(
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  sha256: string,
+  destination: string,
+): Promise<number> {
   await locally(destination, () => mkdir(dirname(destination), { recursive: true, mode: PRIVATE_DIR_MODE }));
   await removeAbandonedTemporaries(destination);
   const temporary = temporaryPath(destination);
@@ -34,9 +38,13 @@ export async function writeVerifiedBlob(source: AsyncIterable<Uint8Array> | Iter
     await file.close();
     const actual = hash.digest('hex');
     if (actual !== sha256) {
-      throw new TracerError('sha_mismatch', `Received bytes hash to ${actual}, not ${sha256}; nothing was stored. Pull again; if it persists the server copy is damaged.`, {
-        exitCode: ExitCode.validation,
-      });
+      throw new TracerError(
+        'sha_mismatch',
+        `Received bytes hash to ${actual}, not ${sha256}; nothing was stored. Pull again; if it persists the server copy is damaged.`,
+        {
+          exitCode: ExitCode.validation,
+        },
+      );
     }
     await locally(destination, () => rename(temporary, destination));
     return size;
@@ -53,7 +61,7 @@ export async function writeVerifiedBlob(source: AsyncIterable<Uint8Array> | Iter
  * is written until it is all down or the system says why not.
  */
 async function writeWhole(file: FileHandle, chunk: Uint8Array): Promise<void> {
-  for (let offset = 0; offset < chunk.length; ) {
+  for (let offset = 0; offset < chunk.length;) {
     const { bytesWritten } = await file.write(chunk, offset, chunk.length - offset);
     if (bytesWritten === 0) throw Object.assign(new Error('no bytes written'), { code: 'ENOSPC' });
     offset += bytesWritten;

@@ -47,7 +47,9 @@ export function blobFamilyStore(projectDir: string, definition: FamilyDefinition
   const blobPath = (sha256: string) => blobCachePath(dir, sha256);
 
   async function* rows(warn: (warning: TracerWarning) => void): AsyncGenerator<Record<string, unknown>> {
-    for await (const row of readRecords<unknown>(rowsPath, { onCorrupt: (line) => warn(unreadableLine(line.path, line.line, line.torn)) })) {
+    for await (const row of readRecords<unknown>(rowsPath, {
+      onCorrupt: (line) => warn(unreadableLine(line.path, line.line, line.torn)),
+    })) {
       if (isPlainObject(row)) yield row;
     }
   }
@@ -62,7 +64,10 @@ export function blobFamilyStore(projectDir: string, definition: FamilyDefinition
     for (const [id, sha] of Object.entries(index)) {
       const key = `${id}:${sha}`;
       if (times.has(key)) continue;
-      const mtime = await stat(blobPath(sha)).then((info) => info.mtime.toISOString(), () => undefined);
+      const mtime = await stat(blobPath(sha)).then(
+        (info) => info.mtime.toISOString(),
+        () => undefined,
+      );
       if (mtime) times.set(key, mtime);
     }
     return times;
@@ -129,7 +134,13 @@ export function blobFamilyStore(projectDir: string, definition: FamilyDefinition
         const currentTs = current === undefined ? undefined : times.get(`${id}:${current}`);
         if (currentTs !== undefined && !isNewer(row.ts, currentTs)) continue;
         // Never point the index at bytes that are not there.
-        if (await stat(blobPath(String(row[blob.shaMember]))).then(() => true, () => false)) candidates.push(row);
+        if (
+          await stat(blobPath(String(row[blob.shaMember]))).then(
+            () => true,
+            () => false,
+          )
+        )
+          candidates.push(row);
       }
       if (pointAtFreshest(index, times, candidates)) await writeStateFile(indexPath, index);
     },

@@ -31,7 +31,12 @@ export async function doctorCommand(io: { kernel: Kernel; stdout: Writable; json
     if (exitCode === ExitCode.ok) exitCode = error instanceof TracerError ? error.exitCode : ExitCode.failure;
   };
   if (Object.keys(remotes).length === 0) {
-    fail({ check: 'remotes', ok: false, detail: '' }, new TracerError('no_remote', 'This project has no remote; add one with tracer remote add <name> <url> --token <TOKEN>.', { exitCode: ExitCode.usage }));
+    fail(
+      { check: 'remotes', ok: false, detail: '' },
+      new TracerError('no_remote', 'This project has no remote; add one with tracer remote add <name> <url> --token <TOKEN>.', {
+        exitCode: ExitCode.usage,
+      }),
+    );
   }
   for (const [name, record] of Object.entries(remotes)) {
     try {
@@ -44,7 +49,12 @@ export async function doctorCommand(io: { kernel: Kernel; stdout: Writable; json
     let remote;
     try {
       remote = await io.kernel.resolveRemote({ project, name, purpose: 'doctor' });
-      if (remote.token === undefined) throw new TracerError('token_unbound', `Remote "${name}" has no token bound, so the server will refuse it; bind one with tracer remote set-token ${name} --token <TOKEN>.`, { exitCode: ExitCode.auth });
+      if (remote.token === undefined)
+        throw new TracerError(
+          'token_unbound',
+          `Remote "${name}" has no token bound, so the server will refuse it; bind one with tracer remote set-token ${name} --token <TOKEN>.`,
+          { exitCode: ExitCode.auth },
+        );
       checks.push({ remote: name, check: 'token', ok: true, detail: `bound (${remote.tokenSource})` });
     } catch (error) {
       fail({ remote: name, check: 'token', ok: false, detail: '' }, error);
@@ -53,8 +63,16 @@ export async function doctorCommand(io: { kernel: Kernel; stdout: Writable; json
     try {
       const { warnings, state } = await preflightRemote(io.kernel, project, remote);
       checks.push({ remote: name, check: 'server', ok: true, detail: `${remote.apiRoot} answers` });
-      const whoami = state.get('whoami') as { org_slug: string; project_slug: string | null; scope: string; token_name?: string } | undefined;
-      checks.push({ remote: name, check: 'whoami', ok: true, detail: whoami ? `token ${whoami.token_name ? `"${whoami.token_name}" ` : ''}(${whoami.scope} scope, ${whoami.org_slug}${whoami.project_slug ? `/${whoami.project_slug}` : ''}) matches ${remote.target.org_slug}/${remote.target.project_slug}` : describeWarnings(warnings) });
+      const whoami = state.get('whoami') as
+        { org_slug: string; project_slug: string | null; scope: string; token_name?: string } | undefined;
+      checks.push({
+        remote: name,
+        check: 'whoami',
+        ok: true,
+        detail: whoami
+          ? `token ${whoami.token_name ? `"${whoami.token_name}" ` : ''}(${whoami.scope} scope, ${whoami.org_slug}${whoami.project_slug ? `/${whoami.project_slug}` : ''}) matches ${remote.target.org_slug}/${remote.target.project_slug}`
+          : describeWarnings(warnings),
+      });
       for (const warning of warnings) io.kernel.warn(warning);
     } catch (error) {
       // Any HTTP answer proves the server is there; only a transport failure says it is not.
@@ -72,7 +90,9 @@ export async function doctorCommand(io: { kernel: Kernel; stdout: Writable; json
   } else {
     for (const check of checks) {
       const where = check.remote ? `${check.remote} ` : '';
-      io.stdout.write(`${check.ok ? 'ok  ' : 'FAIL'}  ${where}${check.check}: ${check.detail}${check.code && !check.ok ? ` (${check.code})` : ''}\n`);
+      io.stdout.write(
+        `${check.ok ? 'ok  ' : 'FAIL'}  ${where}${check.check}: ${check.detail}${check.code && !check.ok ? ` (${check.code})` : ''}\n`,
+      );
     }
     const failed = checks.filter((check) => !check.ok).length;
     io.stdout.write(failed === 0 ? 'All checks passed.\n' : `${failed} check${failed === 1 ? '' : 's'} failed.\n`);

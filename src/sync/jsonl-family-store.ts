@@ -10,7 +10,9 @@ export function jsonlFamilyStore(projectDir: string, definition: FamilyDefinitio
   const path = join(projectDir, file);
   return {
     async *records(warn) {
-      for await (const record of readRecords<unknown>(path, { onCorrupt: (line) => warn(unreadableLine(line.path, line.line, line.torn)) })) {
+      for await (const record of readRecords<unknown>(path, {
+        onCorrupt: (line) => warn(unreadableLine(line.path, line.line, line.torn)),
+      })) {
         if (typeof record === 'object' && record !== null && !Array.isArray(record)) yield record as Record<string, unknown>;
         else warn({ code: 'invalid_local_record', message: `${path} holds a line that is not a JSON object; it is skipped.` });
       }
@@ -19,7 +21,9 @@ export function jsonlFamilyStore(projectDir: string, definition: FamilyDefinitio
       const usable = mark !== undefined && tailBefore(path, mark.offset) === mark.tail;
       const from = usable ? { offset: mark.offset, line: mark.line } : { offset: 0, line: 0 };
       async function* lines() {
-        for await (const entry of readRecordsFrom<unknown>(path, from, { onCorrupt: (line) => warn(unreadableLine(line.path, line.line, line.torn)) })) {
+        for await (const entry of readRecordsFrom<unknown>(path, from, {
+          onCorrupt: (line) => warn(unreadableLine(line.path, line.line, line.torn)),
+        })) {
           if (entry.ok && typeof entry.value === 'object' && entry.value !== null && !Array.isArray(entry.value)) {
             yield { record: entry.value as Record<string, unknown>, text: entry.text, end: entry.end, line: entry.line };
             continue;

@@ -16,14 +16,23 @@ export interface ProgressDisplay {
   finish(error?: unknown): Promise<void>;
 }
 
-export function outputMode(flags: { json?: boolean; quiet?: boolean }, stdout: Writable & { isTTY?: boolean; columns?: number }): OutputMode {
+export function outputMode(
+  flags: { json?: boolean; quiet?: boolean },
+  stdout: Writable & { isTTY?: boolean; columns?: number },
+): OutputMode {
   if (flags.json) return 'json';
   if (flags.quiet) return 'quiet';
   // A terminal too narrow to draw in (or reporting no width) gets plain lines.
   return stdout.isTTY && (stdout.columns ?? 0) >= 40 ? 'tty' : 'plain';
 }
 
-export async function showProgress(kernel: Kernel, mode: OutputMode, steps: readonly string[], stdout: Writable, indent = '  '): Promise<ProgressDisplay> {
+export async function showProgress(
+  kernel: Kernel,
+  mode: OutputMode,
+  steps: readonly string[],
+  stdout: Writable,
+  indent = '  ',
+): Promise<ProgressDisplay> {
   if (mode === 'plain') return plainDisplay(kernel, stdout, indent);
   if (mode === 'tty') return ttyDisplay(kernel, steps);
   return { finish: async () => undefined };
@@ -32,7 +41,8 @@ export async function showProgress(kernel: Kernel, mode: OutputMode, steps: read
 function plainDisplay(kernel: Kernel, stdout: Writable, indent: string): ProgressDisplay {
   let active = true;
   kernel.hooks.progress.tap('plain-display', (event) => {
-    if (active && event.type === 'step-end') stdout.write(`${indent}${event.step}: ${event.status === 'failed' ? 'failed' : event.summary}\n`);
+    if (active && event.type === 'step-end')
+      stdout.write(`${indent}${event.step}: ${event.status === 'failed' ? 'failed' : event.summary}\n`);
   });
   return {
     finish: async () => {
@@ -67,7 +77,10 @@ async function ttyDisplay(kernel: Kernel, steps: readonly string[]): Promise<Pro
   let active = true;
   kernel.hooks.progress.tap('tty-display', (event) => {
     if (!active) return;
-    if (event.type === 'step-progress') titles.get(event.step)?.(`${event.step}: ${event.done}${event.total ? `/${event.total}` : ''} ${event.detail ? `(${event.detail})` : ''}`.trimEnd());
+    if (event.type === 'step-progress')
+      titles.get(event.step)?.(
+        `${event.step}: ${event.done}${event.total ? `/${event.total}` : ''} ${event.detail ? `(${event.detail})` : ''}`.trimEnd(),
+      );
     if (event.type === 'step-end') {
       lastEnd.set(event.step, event);
       ends.get(event.step)?.settle(event, event.status === 'failed' ? new Error(event.summary) : undefined);

@@ -14,7 +14,14 @@ import type { RemoteRecord } from '../store/remotes.js';
  */
 const REFUSALS = new Set(['org_slug_mismatch', 'project_scope_mismatch', 'whoami_unsupported']);
 
-export async function checkTokenScope(kernel: Kernel, project: Project, name: string, record: RemoteRecord, token: string, tokenSource: string): Promise<TracerWarning[]> {
+export async function checkTokenScope(
+  kernel: Kernel,
+  project: Project,
+  name: string,
+  record: RemoteRecord,
+  token: string,
+  tokenSource: string,
+): Promise<TracerWarning[]> {
   const target = parseRemoteUrl(record.url);
   const remote: ResolvedRemote = { name, record, target, apiRoot: apiRoot(target), token, tokenSource };
   try {
@@ -22,7 +29,12 @@ export async function checkTokenScope(kernel: Kernel, project: Project, name: st
   } catch (error) {
     if (error instanceof TracerError && REFUSALS.has(error.code)) throw error;
     const why = error instanceof TracerError ? error.code : error instanceof Error ? error.message : String(error);
-    return [{ code: 'scope_unchecked', message: `Could not check the token's scope with ${target.base_url} (${why}); run tracer doctor once the server answers.` }];
+    return [
+      {
+        code: 'scope_unchecked',
+        message: `Could not check the token's scope with ${target.base_url} (${why}); run tracer doctor once the server answers.`,
+      },
+    ];
   }
 }
 
@@ -38,7 +50,8 @@ export async function checkScopeForUrl(kernel: Kernel, url: string): Promise<Tra
   try {
     remote = await kernel.resolveRemote({ project, name: entry[0], purpose: 'project-create' });
   } catch (error) {
-    if (error instanceof TracerError && error.exitCode === ExitCode.auth) return [{ code: 'scope_unchecked', message: `${error.message} The token's scope was not checked.` }];
+    if (error instanceof TracerError && error.exitCode === ExitCode.auth)
+      return [{ code: 'scope_unchecked', message: `${error.message} The token's scope was not checked.` }];
     throw error;
   }
   return remote.token ? checkTokenScope(kernel, project, remote.name, remote.record, remote.token, remote.tokenSource) : [];

@@ -38,7 +38,8 @@ export async function statusCommand(io: { kernel: Kernel; stdout: Writable; json
   const remotes = (await readRemotes(project.dir)).remotes;
   const warnings: TracerWarning[] = [];
   const result: RemoteStatus[] = [];
-  for (const [name, record] of Object.entries(remotes)) result.push(await remoteStatus(io.kernel, name, record.url, (warning) => warnings.push(warning)));
+  for (const [name, record] of Object.entries(remotes))
+    result.push(await remoteStatus(io.kernel, name, record.url, (warning) => warnings.push(warning)));
   for (const warning of dedupe(warnings)) io.kernel.warn(warning);
   if (io.json) {
     writeJson(io.stdout, { project: project.id, remotes: result });
@@ -51,7 +52,10 @@ export async function statusCommand(io: { kernel: Kernel; stdout: Writable; json
     print(`Remote ${remote.name} (${remote.url}): ${remote.unpushed === 0 ? 'everything pushed' : `${remote.unpushed} unpushed`}`);
     for (const [family, counts] of Object.entries(remote.families)) {
       const held = heldReasons(counts).map(([reason, count]) => `${count} ${reason.replace(/_/g, ' ')}`);
-      const line = counts.unpushed === 0 ? `up to date (${counts.local} local)` : `${counts.unpushed} unpushed of ${counts.local}${held.length ? ` (${held.join(', ')})` : ''}`;
+      const line =
+        counts.unpushed === 0
+          ? `up to date (${counts.local} local)`
+          : `${counts.unpushed} unpushed of ${counts.local}${held.length ? ` (${held.join(', ')})` : ''}`;
       print(`  ${family}: ${line}${counts.invalid ? `, ${counts.invalid} invalid` : ''}`);
     }
   }
@@ -69,7 +73,12 @@ async function remoteStatus(kernel: Kernel, name: string, url: string, warn: (wa
       plan = await kernel.hooks.beforeFamily.promise(plan, session);
       // A dry run counts exactly what a push would consider, and sends nothing.
       const report = await new FamilyPush(kernel, session, state, kernel.familySync(family.name)!, plan).run();
-      const counts: FamilyStatus = { local: report.local, unpushed: report.local - report.already_synced - report.invalid, ready: report.pending, invalid: report.invalid };
+      const counts: FamilyStatus = {
+        local: report.local,
+        unpushed: report.local - report.already_synced - report.invalid,
+        ready: report.pending,
+        invalid: report.invalid,
+      };
       for (const [reason, count] of Object.entries(report.held)) counts[reason] = count;
       status.families[family.name] = counts;
       status.unpushed += counts.unpushed;
@@ -86,11 +95,25 @@ function offlineSession(kernel: Kernel, name: string, url: string, warn: (warnin
   const project = requireProject(kernel);
   const target = parseRemoteUrl(url);
   const root = apiRoot(target);
-  const http = new RemoteClient({ name, url: target.url, org: target.org_slug, project: target.project_slug, apiRoot: root, hasToken: false, tokenSource: 'none' });
+  const http = new RemoteClient({
+    name,
+    url: target.url,
+    org: target.org_slug,
+    project: target.project_slug,
+    apiRoot: root,
+    hasToken: false,
+    tokenSource: 'none',
+  });
   return {
     direction: 'check',
     project,
-    remote: { name, record: { url: target.url, org_slug: target.org_slug, project_slug: target.project_slug, base_url: target.base_url }, target, apiRoot: root, tokenSource: 'none' },
+    remote: {
+      name,
+      record: { url: target.url, org_slug: target.org_slug, project_slug: target.project_slug, base_url: target.base_url },
+      target,
+      apiRoot: root,
+      tokenSource: 'none',
+    },
     http,
     dryRun: true,
     push: { full: false, dryRun: true },

@@ -42,7 +42,8 @@ export interface Stamp {
 const headPath = (projectDir: string) => join(projectDir, PROJECT_STATE_FILES.syncStateHead);
 
 export const stampOf = (info: BigIntStats): Stamp => ({ size: String(info.size), mtime_ns: String(info.mtimeNs), ino: String(info.ino) });
-export const sameStamp = (a: Stamp | undefined, b: Stamp | undefined) => a !== undefined && b !== undefined && a.size === b.size && a.mtime_ns === b.mtime_ns && a.ino === b.ino;
+export const sameStamp = (a: Stamp | undefined, b: Stamp | undefined) =>
+  a !== undefined && b !== undefined && a.size === b.size && a.mtime_ns === b.mtime_ns && a.ino === b.ino;
 
 /** The stamp of the file at `path` now; undefined when there is none. */
 export async function currentStamp(path: string): Promise<Stamp | undefined> {
@@ -54,7 +55,10 @@ export async function currentStamp(path: string): Promise<Stamp | undefined> {
 }
 
 /** The head when it describes `statePath` as it is now; undefined means: read sync-state.json. */
-export async function readSyncStateHead(projectDir: string, statePath: string): Promise<{ remotes: Record<string, HeadRecord> } | undefined> {
+export async function readSyncStateHead(
+  projectDir: string,
+  statePath: string,
+): Promise<{ remotes: Record<string, HeadRecord> } | undefined> {
   const [text, stamp] = await Promise.all([readFile(headPath(projectDir), 'utf8').catch(() => undefined), currentStamp(statePath)]);
   if (text === undefined || stamp === undefined) return undefined;
   let head: unknown;
@@ -68,7 +72,14 @@ export async function readSyncStateHead(projectDir: string, statePath: string): 
 }
 
 /** Written right after sync-state.json: `remotes` is that file's content, `stamp` its stamp. */
-export async function writeSyncStateHead(projectDir: string, stamp: Stamp, remotes: Record<string, { url?: string; synced?: Record<string, string[]>; cursors?: Record<string, string>; scanned?: Record<string, ScanMark> }>): Promise<void> {
+export async function writeSyncStateHead(
+  projectDir: string,
+  stamp: Stamp,
+  remotes: Record<
+    string,
+    { url?: string; synced?: Record<string, string[]>; cursors?: Record<string, string>; scanned?: Record<string, ScanMark> }
+  >,
+): Promise<void> {
   const head: HeadFile = { version: VERSION, of: stamp, remotes: {} };
   for (const [name, { url, synced, cursors, scanned }] of Object.entries(remotes)) {
     const listed = Object.fromEntries(Object.entries(synced ?? {}).map(([key, ids]) => [key, ids.length]));
@@ -85,7 +96,8 @@ function isHeadFile(value: unknown): value is HeadFile {
       (record.url === undefined || typeof record.url === 'string') &&
       isPlainObject(record.listed) &&
       Object.values(record.listed).every((count) => Number.isSafeInteger(count)) &&
-      (record.cursors === undefined || (isPlainObject(record.cursors) && Object.values(record.cursors).every((cursor) => typeof cursor === 'string'))) &&
+      (record.cursors === undefined ||
+        (isPlainObject(record.cursors) && Object.values(record.cursors).every((cursor) => typeof cursor === 'string'))) &&
       (record.scanned === undefined || isPlainObject(record.scanned)),
   );
 }

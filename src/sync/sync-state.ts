@@ -40,8 +40,11 @@ const options: StateFileOptions<SyncStateFile> = {
     Object.values(value.remotes).every(
       (remote) =>
         isPlainObject(remote) &&
-        (remote.synced === undefined || (isPlainObject(remote.synced) && Object.values(remote.synced).every((ids) => Array.isArray(ids) && ids.every((id) => typeof id === 'string')))) &&
-        (remote.cursors === undefined || (isPlainObject(remote.cursors) && Object.values(remote.cursors).every((cursor) => typeof cursor === 'string'))),
+        (remote.synced === undefined ||
+          (isPlainObject(remote.synced) &&
+            Object.values(remote.synced).every((ids) => Array.isArray(ids) && ids.every((id) => typeof id === 'string')))) &&
+        (remote.cursors === undefined ||
+          (isPlainObject(remote.cursors) && Object.values(remote.cursors).every((cursor) => typeof cursor === 'string'))),
     ),
 };
 
@@ -113,7 +116,8 @@ export class RemoteSyncState {
     else for (const [key, ids] of Object.entries(record?.synced ?? {})) this.#unread.set(key, ids);
     for (const [family, cursor] of Object.entries(record?.cursors ?? {})) this.#cursors.set(family, cursor);
     // A malformed mark is only a lost shortcut: ignore it rather than refuse the file.
-    for (const [family, mark] of Object.entries(isPlainObject(record?.scanned) ? record.scanned : {})) if (isScanMark(mark)) this.#scanned.set(family, mark);
+    for (const [family, mark] of Object.entries(isPlainObject(record?.scanned) ? record.scanned : {}))
+      if (isScanMark(mark)) this.#scanned.set(family, mark);
   }
 
   /**
@@ -208,7 +212,8 @@ export class RemoteSyncState {
       if (!force) return;
       await this.#flushing;
     }
-    if (!this.#dirty || (!force && Date.now() - this.#lastFlush < Math.max(FLUSH_INTERVAL_MS, this.#lastFlushCost * FLUSH_COST_FACTOR))) return;
+    if (!this.#dirty || (!force && Date.now() - this.#lastFlush < Math.max(FLUSH_INTERVAL_MS, this.#lastFlushCost * FLUSH_COST_FACTOR)))
+      return;
     const started = Date.now();
     this.#flushing = this.save().finally(() => (this.#flushing = undefined));
     await this.#flushing;
@@ -229,7 +234,8 @@ export class RemoteSyncState {
 
   private async write(): Promise<void> {
     const known = this.#snapshot;
-    const unchanged = known?.stamp !== undefined && !this.#deferred && sameStamp(known.stamp, await currentStamp(syncStatePath(this.projectDir)));
+    const unchanged =
+      known?.stamp !== undefined && !this.#deferred && sameStamp(known.stamp, await currentStamp(syncStatePath(this.projectDir)));
     // Else re-read, so another remote's record, or ids another process added meanwhile, are kept.
     const file = unchanged ? known!.file : await readSyncStateFile(this.projectDir);
     const previous = recordFor(file, this.remote, this.url);

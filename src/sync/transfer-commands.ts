@@ -54,7 +54,12 @@ interface Legs {
   pull?: PullReport;
 }
 
-async function transfer(io: TransferIO, command: 'push' | 'pull' | 'sync', remote: string | undefined, run: (mode: OutputMode, warnings: TracerWarning[]) => Promise<Legs>): Promise<number> {
+async function transfer(
+  io: TransferIO,
+  command: 'push' | 'pull' | 'sync',
+  remote: string | undefined,
+  run: (mode: OutputMode, warnings: TracerWarning[]) => Promise<Legs>,
+): Promise<number> {
   const mode = outputMode(io, io.stdout);
   const warnings: TracerWarning[] = [];
   let legs: Legs;
@@ -75,9 +80,13 @@ async function transfer(io: TransferIO, command: 'push' | 'pull' | 'sync', remot
     if (legs.pull) io.stdout.write(`${pullConclusion(legs.pull)}\n`);
   }
   if (failed > 0) {
-    throw new TracerError('items_unsynced', `${failed} item${failed === 1 ? ' was' : 's were'} refused and left unsynced (nothing was dropped); see the warnings above and ${PUSH_LOG_FILE} in the project folder.`, {
-      exitCode: ExitCode.validation,
-    });
+    throw new TracerError(
+      'items_unsynced',
+      `${failed} item${failed === 1 ? ' was' : 's were'} refused and left unsynced (nothing was dropped); see the warnings above and ${PUSH_LOG_FILE} in the project folder.`,
+      {
+        exitCode: ExitCode.validation,
+      },
+    );
   }
   return exitCode;
 }
@@ -96,13 +105,32 @@ async function pushLeg(io: TransferIO, mode: OutputMode, flags: PushFlags, warni
 }
 
 async function pullLeg(io: TransferIO, mode: OutputMode, flags: PullFlags, warnings: TracerWarning[]): Promise<PullReport> {
-  const opened = await openSession(io.kernel, { direction: 'pull', remote: flags.remote, dryRun: flags.dryRun, onWarning: (warning) => warnings.push(warning) });
+  const opened = await openSession(io.kernel, {
+    direction: 'pull',
+    remote: flags.remote,
+    dryRun: flags.dryRun,
+    onWarning: (warning) => warnings.push(warning),
+  });
   const heading = `${flags.dryRun ? 'Dry run: reading' : 'Pulling'} from`;
-  return runLeg(io, mode, opened, heading, io.kernel.families.map((family) => family.name), () => runPull(io.kernel, opened.session, flags.since));
+  return runLeg(
+    io,
+    mode,
+    opened,
+    heading,
+    io.kernel.families.map((family) => family.name),
+    () => runPull(io.kernel, opened.session, flags.since),
+  );
 }
 
 /** One leg under its progress display: the heading, the live steps, and the session closed whatever happens. */
-async function runLeg<T>(io: TransferIO, mode: OutputMode, opened: Awaited<ReturnType<typeof openSession>>, heading: string, steps: string[], run: () => Promise<T>): Promise<T> {
+async function runLeg<T>(
+  io: TransferIO,
+  mode: OutputMode,
+  opened: Awaited<ReturnType<typeof openSession>>,
+  heading: string,
+  steps: string[],
+  run: () => Promise<T>,
+): Promise<T> {
   const { session, close } = opened;
   if (mode === 'plain' || mode === 'tty') io.stdout.write(`${heading} ${session.remote.name} (${session.remote.target.url})\n`);
   const display = await showProgress(io.kernel, mode, steps, io.stdout);
@@ -121,13 +149,15 @@ async function runLeg<T>(io: TransferIO, mode: OutputMode, opened: Awaited<Retur
 function pushConclusion(report: PushReport): string {
   const { totals } = report;
   const held = totals.held > 0 ? ` ${totals.held} held back (see tracer status; --full sends unattributed traces).` : '';
-  if (report.dry_run) return `Dry run: nothing was sent. A push would send ${totals.pending} item${totals.pending === 1 ? '' : 's'} to ${report.remote}.${held}`;
+  if (report.dry_run)
+    return `Dry run: nothing was sent. A push would send ${totals.pending} item${totals.pending === 1 ? '' : 's'} to ${report.remote}.${held}`;
   return `Pushed ${totals.sent} item${totals.sent === 1 ? '' : 's'} to ${report.remote} (${totals.inserted} new on the server).${held}`;
 }
 
 function pullConclusion(report: PullReport): string {
   const { totals } = report;
-  if (report.dry_run) return `Dry run: nothing was written. A pull would add ${totals.inserted} item${totals.inserted === 1 ? '' : 's'} from ${report.remote}.`;
+  if (report.dry_run)
+    return `Dry run: nothing was written. A pull would add ${totals.inserted} item${totals.inserted === 1 ? '' : 's'} from ${report.remote}.`;
   return `Pulled ${totals.inserted} new item${totals.inserted === 1 ? '' : 's'} from ${report.remote} (${totals.duplicates} already here).`;
 }
 
@@ -144,7 +174,9 @@ function passWarnings(kernel: Kernel, mode: OutputMode, warnings: readonly Trace
 }
 
 export function errorJson(error: unknown): { code: string; message: string } {
-  return error instanceof TracerError ? { code: error.code, message: error.message } : { code: 'internal_error', message: error instanceof Error ? error.message : String(error) };
+  return error instanceof TracerError
+    ? { code: error.code, message: error.message }
+    : { code: 'internal_error', message: error instanceof Error ? error.message : String(error) };
 }
 
 export function writeJson(stdout: Writable, value: unknown): void {

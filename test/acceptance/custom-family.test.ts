@@ -24,7 +24,9 @@ test('a custom family is pushed and pulled through the real service like a built
   const b = await machine({ cloneOf: a.repo, remoteUrl: url, token });
   for (const m of [a, b]) assert.is((await m.run(['config', 'set', 'plugins', PLUGIN])).code, 0);
 
-  const notes = [1, 2, 3].map((n) => withContentId({ ts: `2024-05-0${n}T10:00:00.000Z`, commit: 'c'.repeat(40), note: `note ${n} — ünïcode` }, 'id'));
+  const notes = [1, 2, 3].map((n) =>
+    withContentId({ ts: `2024-05-0${n}T10:00:00.000Z`, commit: 'c'.repeat(40), note: `note ${n} — ünïcode` }, 'id'),
+  );
   appendRows(join(a.dir, 'review-notes.jsonl'), notes);
   const trace = addTrace(a);
   addLedger(a, [trace.id]);
@@ -51,7 +53,9 @@ test('a service without the family answers 404 for its route: push fails, naming
   await service.createProject('acme', 'web');
   const a = await machine({ remoteUrl: `${service.url}/acme/web`, token: await service.createToken({ org: 'acme', project: 'web' }) });
   await a.run(['config', 'set', 'plugins', PLUGIN]);
-  appendRows(join(a.dir, 'review-notes.jsonl'), [withContentId({ ts: '2024-05-01T10:00:00.000Z', commit: 'c'.repeat(40), note: 'x' }, 'id')]);
+  appendRows(join(a.dir, 'review-notes.jsonl'), [
+    withContentId({ ts: '2024-05-01T10:00:00.000Z', commit: 'c'.repeat(40), note: 'x' }, 'id'),
+  ]);
   const pushed = await a.run(['push']);
   assert.is(pushed.code, 1);
   assert.match(pushed.stderr, '/api/v1/sync/review-notes');

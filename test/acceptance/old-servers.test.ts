@@ -4,7 +4,18 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/cli.js';
 import { startService, stopAllServices } from '../helpers/service.js';
-import { addConversation, addLedger, addSummary, addTrace, machine, readConversation, readRows, storeSnapshot, syncState, transcript } from '../helpers/sync-fixtures.js';
+import {
+  addConversation,
+  addLedger,
+  addSummary,
+  addTrace,
+  machine,
+  readConversation,
+  readRows,
+  storeSnapshot,
+  syncState,
+  transcript,
+} from '../helpers/sync-fixtures.js';
 
 /**
  * Old servers (spec §9): the service started with `--disable-route` for each
@@ -23,7 +34,8 @@ async function oldServer(disabled: string) {
   return { service, url, token, machine: () => machine({ remoteUrl: url, token }) };
 }
 
-const switchOff = (m: { run: (args: string[]) => Promise<{ code: number; stderr: string }> }, plugin: string) => m.run(['config', 'set', 'plugins', `!${plugin}`]);
+const switchOff = (m: { run: (args: string[]) => Promise<{ code: number; stderr: string }> }, plugin: string) =>
+  m.run(['config', 'set', 'plugins', `!${plugin}`]);
 
 test('no summaries route: push and pull skip summaries silently and exit 0', async () => {
   const server = await oldServer('summaries');
@@ -57,7 +69,10 @@ test('no blob route: large transcripts go inline, the fallback is logged, exit 0
   assert.is(pushed.code, 0, pushed.stderr);
   assert.match(pushed.stdout, '1 sent inline (no blob route)');
   assert.match(pushed.stderr, 'blob_fallback_inline');
-  const log = readFileSync(join(a.dir, 'push-errors.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const log = readFileSync(join(a.dir, 'push-errors.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   assert.is(log.length, 1);
   assert.is(log[0].code, 'blob_fallback_inline');
   assert.is(log[0].remote, 'origin');

@@ -12,7 +12,8 @@ test.after(async () => {
   cleanup();
 });
 
-const remotes = (dir: string) => (existsSync(join(dir, 'remotes.json')) ? JSON.parse(readFileSync(join(dir, 'remotes.json'), 'utf8')).remotes : {});
+const remotes = (dir: string) =>
+  existsSync(join(dir, 'remotes.json')) ? JSON.parse(readFileSync(join(dir, 'remotes.json'), 'utf8')).remotes : {};
 
 test('remote add refuses a token of another org or project before writing anything', async () => {
   const service = await startService();
@@ -26,10 +27,19 @@ test('remote add refuses a token of another org or project before writing anythi
   assert.match(refused.stderr, '(org_slug_mismatch)');
   assert.equal(remotes(m.dir), {});
   const apiToken = await service.createToken({ org: 'acme', project: 'api' });
-  const scoped = await m.run(['remote', 'add', 'origin', `${service.url}/acme/web`, '--token-env', 'API_TOKEN'], { env: { API_TOKEN: apiToken } });
+  const scoped = await m.run(['remote', 'add', 'origin', `${service.url}/acme/web`, '--token-env', 'API_TOKEN'], {
+    env: { API_TOKEN: apiToken },
+  });
   assert.is(scoped.code, 6);
   assert.match(scoped.stderr, '(project_scope_mismatch)');
-  const good = await m.run(['remote', 'add', 'origin', `${service.url}/acme/web`, '--token', await service.createToken({ org: 'acme', project: 'web' })]);
+  const good = await m.run([
+    'remote',
+    'add',
+    'origin',
+    `${service.url}/acme/web`,
+    '--token',
+    await service.createToken({ org: 'acme', project: 'web' }),
+  ]);
   assert.is(good.code, 0, good.stderr);
   assert.is(good.stderr, '');
   assert.ok(remotes(m.dir).origin);
@@ -39,7 +49,14 @@ test('remote add on an old or unreachable server adds the remote with a warning'
   const old = await startService({ disableRoutes: ['whoami'] });
   await old.createProject('acme', 'web');
   const m = await machine();
-  const added = await m.run(['remote', 'add', 'origin', `${old.url}/acme/web`, '--token', await old.createToken({ org: 'acme', project: 'web' })]);
+  const added = await m.run([
+    'remote',
+    'add',
+    'origin',
+    `${old.url}/acme/web`,
+    '--token',
+    await old.createToken({ org: 'acme', project: 'web' }),
+  ]);
   assert.is(added.code, 0, added.stderr);
   assert.match(added.stderr, '(whoami_unsupported)');
   const offline = await m.run(['remote', 'add', 'later', 'http://127.0.0.1:9/acme/web', '--token', 'some-token']);
@@ -74,17 +91,26 @@ test('remote add --create registers the project with TRACER_ADMIN_SECRET, after 
   assert.match(noSecret.stderr, '(admin_secret_missing)');
   assert.equal(remotes(m.dir), {}, 'nothing is written when the project cannot be registered');
 
-  const created = await m.run(['remote', 'add', 'origin', url, '--token', token, '--create'], { env: { TRACER_ADMIN_SECRET: service.adminSecret! } });
+  const created = await m.run(['remote', 'add', 'origin', url, '--token', token, '--create'], {
+    env: { TRACER_ADMIN_SECRET: service.adminSecret! },
+  });
   assert.is(created.code, 0, created.stderr);
   assert.match(created.stdout, 'project: created');
   assert.ok(remotes(m.dir).origin);
-  assert.not.ok(created.stdout.includes(service.adminSecret!) || created.stderr.includes(service.adminSecret!), 'the admin secret is never printed');
+  assert.not.ok(
+    created.stdout.includes(service.adminSecret!) || created.stderr.includes(service.adminSecret!),
+    'the admin secret is never printed',
+  );
 
-  const again = await m.run(['remote', 'add', 'second', url, '--token', token, '--create'], { env: { TRACER_ADMIN_SECRET: service.adminSecret! } });
+  const again = await m.run(['remote', 'add', 'second', url, '--token', token, '--create'], {
+    env: { TRACER_ADMIN_SECRET: service.adminSecret! },
+  });
   assert.is(again.code, 0, again.stderr);
   assert.match(again.stdout, 'project: already registered');
 
-  const foreign = await m.run(['remote', 'add', 'third', `${service.url}/other/fresh`, '--token', token, '--create'], { env: { TRACER_ADMIN_SECRET: service.adminSecret! } });
+  const foreign = await m.run(['remote', 'add', 'third', `${service.url}/other/fresh`, '--token', token, '--create'], {
+    env: { TRACER_ADMIN_SECRET: service.adminSecret! },
+  });
   assert.is(foreign.code, 6, 'the pre-flight refuses before the project is created');
   assert.match(foreign.stderr, '(org_slug_mismatch)');
   const register = await fetch(`${service.url}/api/v1/admin/projects`, {

@@ -4,7 +4,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/cli.js';
 import { startService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
-import { addCommitLink, addConversation, addLedger, addSummary, addTrace, machine, readConversation, readRows, storeSnapshot, syncState, transcript, type Machine } from '../helpers/sync-fixtures.js';
+import {
+  addCommitLink,
+  addConversation,
+  addLedger,
+  addSummary,
+  addTrace,
+  machine,
+  readConversation,
+  readRows,
+  storeSnapshot,
+  syncState,
+  transcript,
+  type Machine,
+} from '../helpers/sync-fixtures.js';
 
 /** Two machines (two TRACER_HOMEs, two clones) and one real `tracer serve`, driven through the built CLI. */
 test.after(async () => {
@@ -71,7 +84,8 @@ test('a second push on a clean state sends zero items; pulled rows count as sync
     assert.is(result.push.totals.pending, 0);
   }
   const state = syncState(a);
-  for (const key of ['trace_ids', 'ledger_shas', 'commit_link_ids', 'conversation_keys', 'summary_ids', 'blob_shas']) assert.ok(state.remotes.origin.synced[key].length > 0, key);
+  for (const key of ['trace_ids', 'ledger_shas', 'commit_link_ids', 'conversation_keys', 'summary_ids', 'blob_shas'])
+    assert.ok(state.remotes.origin.synced[key].length > 0, key);
   assert.ok(Object.keys(state.remotes.origin.cursors).length > 0);
 });
 

@@ -149,7 +149,10 @@ test('an interrupted push resumes: what was sent stays in the manifest, the next
   const brokenToken = await broken.createToken({ org: 'acme', project: 'web' });
   const a = await machine({ remoteUrl: `${broken.url}/acme/web`, token: brokenToken });
   const traces = [addTrace(a), addTrace(a)];
-  addLedger(a, traces.map((trace) => trace.id));
+  addLedger(
+    a,
+    traces.map((trace) => trace.id),
+  );
   const failed = await a.run(['push']);
   assert.is(failed.code, 1);
   assert.match(failed.stderr, '(route_unsupported)');

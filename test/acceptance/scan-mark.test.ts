@@ -35,7 +35,10 @@ test('a push marks the end of what it synced; the next push reads on from there 
   addLedger(m, [a.id, b.id]);
   const first = await m.run(['push']);
   assert.is(first.code, 0, first.stderr);
-  assert.equal({ offset: mark(m).offset, records: mark(m).records, line: mark(m).line }, { offset: size(m, 'traces.jsonl'), records: 2, line: 2 });
+  assert.equal(
+    { offset: mark(m).offset, records: mark(m).records, line: mark(m).line },
+    { offset: size(m, 'traces.jsonl'), records: 2, line: 2 },
+  );
   assert.is(mark(m, 'ledgers').records, 1);
 
   const c = addTrace(m);

@@ -9,13 +9,20 @@ import { cleanup, tempDir } from '../helpers/cli.js';
 
 test.after(cleanup);
 
-const rows = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
+const rows = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, any>);
 const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 test('the sync data set: every row carries its content id, every trace is attributed once, links point at their ledgers', async () => {
   const dir = tempDir('bench-data-');
   const summary = await writeSyncDataset(dir, { traces: 120, ledgers: 6, commitLinks: 6 });
-  assert.equal({ traces: summary.traces, ledgers: summary.ledgers, commitLinks: summary.commitLinks }, { traces: 120, ledgers: 6, commitLinks: 6 });
+  assert.equal(
+    { traces: summary.traces, ledgers: summary.ledgers, commitLinks: summary.commitLinks },
+    { traces: 120, ledgers: 6, commitLinks: 6 },
+  );
   const traces = rows(join(dir, 'traces.jsonl'));
   const ledgers = rows(join(dir, 'ledgers.jsonl'));
   const links = rows(join(dir, 'commit-links.jsonl'));
@@ -23,7 +30,9 @@ test('the sync data set: every row carries its content id, every trace is attrib
   for (const trace of traces) {
     assert.is(trace.id, contentId(trace, 'id'));
     assert.match(trace.ts, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    assert.ok(trace.files.length >= 1 && trace.files.every((file: any) => file.line_hashes.every((hash: string) => /^[0-9a-f]{16}$/.test(hash))));
+    assert.ok(
+      trace.files.length >= 1 && trace.files.every((file: any) => file.line_hashes.every((hash: string) => /^[0-9a-f]{16}$/.test(hash))),
+    );
   }
   const average = traces.reduce((sum, trace) => sum + JSON.stringify(trace).length, 0) / traces.length;
   assert.ok(average > 600 && average < 1600, `about 1 KB per trace, got ${average}`);
@@ -33,7 +42,10 @@ test('the sync data set: every row carries its content id, every trace is attrib
   }
   const attributed = ledgers.flatMap((ledger) => ledger.trace_ids as string[]);
   assert.equal([...attributed].sort(), traces.map((trace) => trace.id).sort());
-  assert.equal(links.map((link) => link.ledger_sha), ledgers.map((ledger) => ledger.sha));
+  assert.equal(
+    links.map((link) => link.ledger_sha),
+    ledgers.map((ledger) => ledger.sha),
+  );
   for (const link of links) assert.is(link.id, contentId(link, 'id'));
 });
 

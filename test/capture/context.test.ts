@@ -16,7 +16,8 @@ async function recordedWork() {
   const box = sandbox();
   const transcript = join(tempDir('claude-transcripts-'), 'session.jsonl');
   copyFileSync(fixturePath('claude-code', 'transcript.jsonl'), transcript);
-  const send = (agent: string, event: string, name = event) => hook(agent, event, payload(agent, name, { repo: box.repo, transcript }), { cwd: box.repo, home: box.home });
+  const send = (agent: string, event: string, name = event) =>
+    hook(agent, event, payload(agent, name, { repo: box.repo, transcript }), { cwd: box.repo, home: box.home });
   mkdirSync(join(box.repo, 'src'));
   writeFileSync(join(box.repo, 'src/greet.ts'), GREET);
   await send('claude-code', 'PostToolUse', 'PostToolUse.Write');
@@ -30,20 +31,28 @@ async function recordedWork() {
   return { ...box, commit: git(box.repo, 'rev-parse', 'HEAD') };
 }
 
-test('--json: sessions newest first with files and latest summary, and the commit\'s ai/human line counts', async () => {
+test("--json: sessions newest first with files and latest summary, and the commit's ai/human line counts", async () => {
   const { run, commit, home } = await recordedWork();
   const result = await run(['context', '--json']);
   assert.is(result.code, 0, result.stderr);
   const digest = JSON.parse(result.stdout);
   assert.is(digest.project_id.length > 0, true);
-  assert.equal(digest.sessions.map((session: any) => [session.agent, session.conversation_id, session.events]), [['codex', CODEX, 1], ['claude-code', CLAUDE, 2]]);
+  assert.equal(
+    digest.sessions.map((session: any) => [session.agent, session.conversation_id, session.events]),
+    [
+      ['codex', CODEX, 1],
+      ['claude-code', CLAUDE, 2],
+    ],
+  );
   const claude = digest.sessions[1];
   assert.equal(claude.files, ['src/greet.ts']);
   assert.is(claude.conversation_url, `claude-code://session/${CLAUDE}`);
   assert.is(claude.summary, "Added `greet()` in src/greet.ts.\n\nsrc/main.ts now prints greet('world').");
   assert.ok(claude.first_ts <= claude.last_ts);
   assert.is(digest.sessions[0].summary, 'Added a 1.1.0 entry to CHANGELOG.md and bumped pkg/version.txt to 1.1.0.');
-  assert.equal(digest.commits, [{ commit, ts: digest.commits[0].ts, lines: { ai: 3, human: 1, mixed: 0 }, files: { ai: 0, human: 0, mixed: 1 } }]);
+  assert.equal(digest.commits, [
+    { commit, ts: digest.commits[0].ts, lines: { ai: 3, human: 1, mixed: 0 }, files: { ai: 0, human: 0, mixed: 1 } },
+  ]);
   assert.ok(projectDir(home).length > 0);
 });
 
@@ -52,7 +61,10 @@ test('text form: compact lines an agent can read; --limit caps sessions and comm
   const full = await run(['context']);
   assert.is(full.code, 0, full.stderr);
   assert.match(full.stdout, /Recent sessions \(2, newest first\):/);
-  assert.match(full.stdout, /- claude-code 0d8f6c1e-5a2…: .* 2 events\n {2}files: src\/greet\.ts\n {2}summary: Added `greet\(\)` in src\/greet\.ts\. src\/main\.ts now prints greet\('world'\)\./);
+  assert.match(
+    full.stdout,
+    /- claude-code 0d8f6c1e-5a2…: .* 2 events\n {2}files: src\/greet\.ts\n {2}summary: Added `greet\(\)` in src\/greet\.ts\. src\/main\.ts now prints greet\('world'\)\./,
+  );
   assert.ok(full.stdout.includes(`- ${commit.slice(0, 12)} `));
   assert.match(full.stdout, /ai 3, human 1 lines in 1 file \(1 mixed\)/);
   const limited = JSON.parse((await run(['context', '--json', '--limit', '1'])).stdout);
@@ -69,7 +81,10 @@ test('an amended commit shows once, under its new id', async () => {
   const rewritten = await run(['rewrite-ledger', 'amend'], { input: `${commit} ${amended}\n` });
   assert.is(rewritten.code, 0, rewritten.stderr);
   const digest = JSON.parse((await run(['context', '--json'])).stdout);
-  assert.equal(digest.commits.map((entry: any) => entry.commit), [amended]);
+  assert.equal(
+    digest.commits.map((entry: any) => entry.commit),
+    [amended],
+  );
 });
 
 test('a fresh project prints empty sections; a repository without a project or a bad --limit is refused', async () => {

@@ -18,11 +18,12 @@ function setup() {
   mkdirSync(join(box.repo, 'src'));
   const transcript = join(tempDir('claude-transcripts-'), `${SESSION}.jsonl`);
   copyFileSync(fixturePath('claude-code', 'transcript.jsonl'), transcript);
-  const send = (event: string, name = event) => hook('claude-code', event, payload('claude-code', name, { repo: box.repo, transcript }), { cwd: box.repo, home: box.home });
+  const send = (event: string, name = event) =>
+    hook('claude-code', event, payload('claude-code', name, { repo: box.repo, transcript }), { cwd: box.repo, home: box.home });
   return { ...box, transcript, send };
 }
 
-test('Write: the whole file is the agent\'s; the first capture creates the anchor and registers the project', async () => {
+test("Write: the whole file is the agent's; the first capture creates the anchor and registers the project", async () => {
   const { repo, home, send } = setup();
   const content = 'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n';
   writeFileSync(join(repo, 'src/greet.ts'), content);
@@ -49,7 +50,10 @@ test('Write: the whole file is the agent\'s; the first capture creates the ancho
 
 test('Edit: the range covers the new text as the file now stands, line_hashes its non-blank whole lines', async () => {
   const { repo, home, send } = setup();
-  writeFileSync(join(repo, 'src/main.ts'), "// entry point\nimport { greet } from './greet.js';\n\nconsole.log(greet('world'));\nexport {};\n");
+  writeFileSync(
+    join(repo, 'src/main.ts'),
+    "// entry point\nimport { greet } from './greet.js';\n\nconsole.log(greet('world'));\nexport {};\n",
+  );
   await send('PostToolUse', 'PostToolUse.Edit');
   const [row] = readJsonl(join(projectDir(home), 'traces.jsonl'));
   const written = ["import { greet } from './greet.js';", '', "console.log(greet('world'));"];
@@ -59,13 +63,31 @@ test('Edit: the range covers the new text as the file now stands, line_hashes it
 
 test('MultiEdit: a path relative to cwd, one range per edit, replace_all takes every occurrence', async () => {
   const { repo, home, send } = setup();
-  const text = ['export const config = {', '  port: Number(process.env.PORT ?? 8080),', '  debug: false,', '  nested: { debug: false },', '};', ''].join('\n');
+  const text = [
+    'export const config = {',
+    '  port: Number(process.env.PORT ?? 8080),',
+    '  debug: false,',
+    '  nested: { debug: false },',
+    '};',
+    '',
+  ].join('\n');
   writeFileSync(join(repo, 'src/config.ts'), text);
   await send('PostToolUse', 'PostToolUse.MultiEdit');
   const [row] = readJsonl(join(projectDir(home), 'traces.jsonl'));
   assert.is(row!.files[0].path, 'src/config.ts');
-  assert.equal(row!.files[0].ranges.map((range: any) => [range.start_line, range.end_line]), [[2, 2], [3, 3], [4, 4]]);
-  assert.equal(row!.files[0].line_hashes, [lineHash('  port: Number(process.env.PORT ?? 8080),'), lineHash('  debug: false,'), lineHash('  nested: { debug: false },')]);
+  assert.equal(
+    row!.files[0].ranges.map((range: any) => [range.start_line, range.end_line]),
+    [
+      [2, 2],
+      [3, 3],
+      [4, 4],
+    ],
+  );
+  assert.equal(row!.files[0].line_hashes, [
+    lineHash('  port: Number(process.env.PORT ?? 8080),'),
+    lineHash('  debug: false,'),
+    lineHash('  nested: { debug: false },'),
+  ]);
 });
 
 test('Other events: one row each, no files; the prompt is never stored, only its length', async () => {
@@ -74,7 +96,10 @@ test('Other events: one row each, no files; the prompt is never stored, only its
   await send('UserPromptSubmit');
   await send('PreToolUse');
   const rows = readJsonl(join(projectDir(home), 'traces.jsonl'));
-  assert.equal(rows.map((row) => row.event), ['SessionStart', 'UserPromptSubmit', 'PreToolUse']);
+  assert.equal(
+    rows.map((row) => row.event),
+    ['SessionStart', 'UserPromptSubmit', 'PreToolUse'],
+  );
   assert.ok(rows.every((row) => row.files === undefined));
   assert.is(rows[0]!.model, 'claude-sonnet-4-5-20250929');
   const prompt = 'Add a greet() helper to src/greet.ts and use it in src/main.ts';
@@ -91,7 +116,10 @@ test('Stop: the transcript is snapshotted, indexed and summarized once; new byte
   assert.equal(readFileSync(join(dir, 'conversations', firstSha.slice(0, 2), firstSha)), first);
   assert.equal(JSON.parse(readFileSync(join(dir, 'conversations', '_index.json'), 'utf8')), { [SESSION]: firstSha });
   const rows = readJsonl(join(dir, 'conversations.jsonl'));
-  assert.equal(rows.map(({ conversation_id, content_sha256, size }) => ({ conversation_id, content_sha256, size })), [{ conversation_id: SESSION, content_sha256: firstSha, size: first.length }]);
+  assert.equal(
+    rows.map(({ conversation_id, content_sha256, size }) => ({ conversation_id, content_sha256, size })),
+    [{ conversation_id: SESSION, content_sha256: firstSha, size: first.length }],
+  );
   const [summary] = readJsonl(join(dir, 'session-summaries.jsonl'));
   assert.is(summary!.conversation_url, `claude-code://session/${SESSION}`);
   assert.is(summary!.summary, "Added `greet()` in src/greet.ts.\n\nsrc/main.ts now prints greet('world').");
@@ -104,7 +132,10 @@ test('Stop: the transcript is snapshotted, indexed and summarized once; new byte
   assert.is(readJsonl(join(dir, 'conversations.jsonl')).length, 1);
   assert.is(readJsonl(join(dir, 'session-summaries.jsonl')).length, 1);
 
-  appendFileSync(transcript, `${JSON.stringify({ type: 'assistant', message: { id: 'msg_01C', role: 'assistant', content: [{ type: 'text', text: 'Also added a test.' }] } })}\n`);
+  appendFileSync(
+    transcript,
+    `${JSON.stringify({ type: 'assistant', message: { id: 'msg_01C', role: 'assistant', content: [{ type: 'text', text: 'Also added a test.' }] } })}\n`,
+  );
   await send('Stop');
   const second = readFileSync(transcript);
   const secondSha = sha256(second);
@@ -113,15 +144,24 @@ test('Stop: the transcript is snapshotted, indexed and summarized once; new byte
   assert.equal(readFileSync(join(dir, 'conversations', secondSha.slice(0, 2), secondSha)), second);
   assert.is(readJsonl(join(dir, 'conversations.jsonl')).length, 2);
   const summaries = readJsonl(join(dir, 'session-summaries.jsonl'));
-  assert.equal(summaries.map((row) => row.summary), ["Added `greet()` in src/greet.ts.\n\nsrc/main.ts now prints greet('world').", 'Also added a test.']);
-  assert.equal(readJsonl(join(dir, 'traces.jsonl')).map((row) => row.event), ['Stop', 'SessionEnd', 'Stop']);
+  assert.equal(
+    summaries.map((row) => row.summary),
+    ["Added `greet()` in src/greet.ts.\n\nsrc/main.ts now prints greet('world').", 'Also added a test.'],
+  );
+  assert.equal(
+    readJsonl(join(dir, 'traces.jsonl')).map((row) => row.event),
+    ['Stop', 'SessionEnd', 'Stop'],
+  );
 });
 
 test('A transcript of several MB is snapshotted byte for byte', async () => {
   const { home, transcript, send } = setup();
   const line = `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4000) } })}\n`;
   appendFileSync(transcript, line.repeat(1500));
-  appendFileSync(transcript, `${JSON.stringify({ type: 'assistant', message: { id: 'm9', role: 'assistant', content: [{ type: 'text', text: 'Done after a long session.' }] } })}\n`);
+  appendFileSync(
+    transcript,
+    `${JSON.stringify({ type: 'assistant', message: { id: 'm9', role: 'assistant', content: [{ type: 'text', text: 'Done after a long session.' }] } })}\n`,
+  );
   await send('SessionEnd');
   const bytes = readFileSync(transcript);
   const sha = sha256(bytes);

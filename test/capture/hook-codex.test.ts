@@ -15,7 +15,8 @@ function setup() {
   const box = sandbox();
   const transcript = join(tempDir('codex-rollouts-'), 'rollout.jsonl');
   copyFileSync(fixturePath('codex', 'transcript.jsonl'), transcript);
-  const send = (event: string) => hook('codex', event, payload('codex', event, { repo: box.repo, transcript }), { cwd: box.repo, home: box.home });
+  const send = (event: string) =>
+    hook('codex', event, payload('codex', event, { repo: box.repo, transcript }), { cwd: box.repo, home: box.home });
   return { ...box, transcript, send };
 }
 
@@ -30,10 +31,13 @@ test('PostToolUse apply_patch: added files and the "+" lines of updated ones', a
   assert.is(row!.turn_id, '1');
   assert.is(row!.model, 'gpt-5-codex');
   assert.is(row!.tool, 'apply_patch');
-  assert.equal(row!.files.map((file: any) => [file.path, file.ranges.map((range: any) => [range.start_line, range.end_line])]), [
-    ['CHANGELOG.md', [[1, 4]]],
-    ['pkg/version.txt', [[1, 1]]],
-  ]);
+  assert.equal(
+    row!.files.map((file: any) => [file.path, file.ranges.map((range: any) => [range.start_line, range.end_line])]),
+    [
+      ['CHANGELOG.md', [[1, 4]]],
+      ['pkg/version.txt', [[1, 1]]],
+    ],
+  );
   assert.equal(row!.files[0].line_hashes, ['# Changelog', '## 1.1.0', '- Configurable retries.'].map(lineHash));
 });
 
@@ -51,7 +55,10 @@ test('Stop: last_assistant_message becomes the summary (once), the rollout is sn
   assert.equal(JSON.parse(readFileSync(join(dir, 'conversations', '_index.json'), 'utf8')), { [SESSION]: sha });
   assert.is(readJsonl(join(dir, 'conversations.jsonl')).length, 1);
   const rows = readJsonl(join(dir, 'traces.jsonl'));
-  assert.equal(rows.map((row) => row.event), ['UserPromptSubmit', 'Stop', 'Stop']);
+  assert.equal(
+    rows.map((row) => row.event),
+    ['UserPromptSubmit', 'Stop', 'Stop'],
+  );
   assert.is(rows[0]!.prompt_chars, 'Add a CHANGELOG entry and bump the version'.length);
 });
 

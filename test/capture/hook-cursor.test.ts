@@ -18,13 +18,27 @@ function setup() {
   const transcript = join(tempDir('cursor-transcripts-'), 'transcript.jsonl');
   copyFileSync(fixturePath('cursor', 'transcript.jsonl'), transcript);
   // Cursor runs hooks from anywhere; the project comes from workspace_roots, so run them from a subfolder.
-  const send = (event: string) => hook('cursor', event, payload('cursor', event, { repo: box.repo, transcript }), { cwd: join(box.repo, 'lib'), home: box.home });
+  const send = (event: string) =>
+    hook('cursor', event, payload('cursor', event, { repo: box.repo, transcript }), { cwd: join(box.repo, 'lib'), home: box.home });
   return { ...box, transcript, send };
 }
 
 test('afterFileEdit: one range per edit, turn_id from generation_id, model kept', async () => {
   const { repo, home, send } = setup();
-  const text = ['import time', '', 'def retry(fn, attempts=3):', '    for _ in range(attempts):', '        try:', '            return fn()', '        except Exception:', '            time.sleep(1)', '', '', 'DEFAULT_ATTEMPTS = 3', ''].join('\n');
+  const text = [
+    'import time',
+    '',
+    'def retry(fn, attempts=3):',
+    '    for _ in range(attempts):',
+    '        try:',
+    '            return fn()',
+    '        except Exception:',
+    '            time.sleep(1)',
+    '',
+    '',
+    'DEFAULT_ATTEMPTS = 3',
+    '',
+  ].join('\n');
   writeFileSync(join(repo, 'lib/retry.py'), text);
   await send('afterFileEdit');
   const [row] = readJsonl(join(projectDir(home), 'traces.jsonl'));
@@ -34,10 +48,19 @@ test('afterFileEdit: one range per edit, turn_id from generation_id, model kept'
   assert.is(row!.turn_id, GENERATION);
   assert.is(row!.model, 'claude-4.5-sonnet');
   assert.is(row!.files[0].path, 'lib/retry.py');
-  assert.equal(row!.files[0].ranges.map((range: any) => [range.start_line, range.end_line]), [[3, 4], [10, 11]]);
+  assert.equal(
+    row!.files[0].ranges.map((range: any) => [range.start_line, range.end_line]),
+    [
+      [3, 4],
+      [10, 11],
+    ],
+  );
   const sha = createHash('sha256').update('def retry(fn, attempts=3):\n    for _ in range(attempts):').digest('hex');
   assert.is(row!.files[0].ranges[0].content_sha256, sha);
-  assert.equal(row!.files[0].line_hashes, ['def retry(fn, attempts=3):', '    for _ in range(attempts):', 'DEFAULT_ATTEMPTS = 3'].map(lineHash));
+  assert.equal(
+    row!.files[0].line_hashes,
+    ['def retry(fn, attempts=3):', '    for _ in range(attempts):', 'DEFAULT_ATTEMPTS = 3'].map(lineHash),
+  );
 });
 
 test('A linked worktree records into the same project, with paths relative to that worktree', async () => {
@@ -50,7 +73,10 @@ test('A linked worktree records into the same project, with paths relative to th
   const input = payload('cursor', 'afterFileEdit', { repo: worktree });
   await hook('cursor', 'afterFileEdit', input, { cwd: worktree, home });
   const rows = readJsonl(join(projectDir(home), 'traces.jsonl'));
-  assert.equal(rows.map((row) => row.event), ['sessionStart', 'afterFileEdit']);
+  assert.equal(
+    rows.map((row) => row.event),
+    ['sessionStart', 'afterFileEdit'],
+  );
   assert.is(rows[1]!.files[0].path, 'lib/retry.py');
   const registry = JSON.parse(readFileSync(join(home, 'projects.json'), 'utf8'));
   const [entry] = Object.values(registry.projects) as Array<{ repo_paths: string[] }>;
@@ -64,7 +90,10 @@ test('beforeSubmitPrompt keeps only the prompt length; stop snapshots the transc
   await send('sessionEnd');
   const dir = projectDir(home);
   const rows = readJsonl(join(dir, 'traces.jsonl'));
-  assert.equal(rows.map((row) => row.event), ['beforeSubmitPrompt', 'stop', 'sessionEnd']);
+  assert.equal(
+    rows.map((row) => row.event),
+    ['beforeSubmitPrompt', 'stop', 'sessionEnd'],
+  );
   assert.is(rows[0]!.prompt_chars, 'Make the retry count configurable'.length);
   assert.not.ok(readFileSync(join(dir, 'traces.jsonl'), 'utf8').includes('retry count'));
   const sha = createHash('sha256').update(readFileSync(transcript)).digest('hex');

@@ -11,13 +11,23 @@ export function fixturePath(agent: string, name: string): string {
 }
 
 export function payload(agent: string, name: string, values: { repo: string; transcript?: string }): string {
-  return readFileSync(fixturePath(agent, `${name}.json`), 'utf8').replaceAll('__REPO__', values.repo).replaceAll('__TRANSCRIPT__', values.transcript ?? join(values.repo, 'no-transcript.jsonl'));
+  return readFileSync(fixturePath(agent, `${name}.json`), 'utf8')
+    .replaceAll('__REPO__', values.repo)
+    .replaceAll('__TRANSCRIPT__', values.transcript ?? join(values.repo, 'no-transcript.jsonl'));
 }
 
 /** Runs `tracer hook <agent> <event>` as an agent does and checks the hook's promises: exit 0, silent stdout. */
-export async function hook(agent: string, event: string, input: string | Buffer, options: { cwd: string; home: string; env?: Record<string, string> }): Promise<RunResult> {
+export async function hook(
+  agent: string,
+  event: string,
+  input: string | Buffer,
+  options: { cwd: string; home: string; env?: Record<string, string> },
+): Promise<RunResult> {
   const result = await runTracer(['hook', agent, event], { ...options, input });
-  if (result.code !== 0 || result.stdout !== '') throw new Error(`tracer hook ${agent} ${event} exited ${result.code} with stdout ${JSON.stringify(result.stdout)}, stderr ${result.stderr}`);
+  if (result.code !== 0 || result.stdout !== '')
+    throw new Error(
+      `tracer hook ${agent} ${event} exited ${result.code} with stdout ${JSON.stringify(result.stdout)}, stderr ${result.stderr}`,
+    );
   return result;
 }
 
@@ -35,5 +45,8 @@ export function readJsonl(path: string): Array<Record<string, any>> {
   } catch {
     return [];
   }
-  return text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line));
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line));
 }

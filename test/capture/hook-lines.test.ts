@@ -6,7 +6,7 @@ import { lineHash } from '../../src/capture/trace-record.js';
 
 const spans = (file: ReturnType<typeof tracedFile>) => file?.ranges.map((range) => [range.start_line, range.end_line]);
 
-test('an edit inside a line makes the whole line the agent\'s', () => {
+test("an edit inside a line makes the whole line the agent's", () => {
   const file = tracedFile('a.ts', 'const a = 1;\nconst total = a + 2;\n', [{ text: 'total' }]);
   assert.equal(spans(file), [[2, 2]]);
   assert.equal(file!.line_hashes, [lineHash('const total = a + 2;')]);
@@ -37,11 +37,33 @@ test('text no longer in the file (or a file that is gone) still counts by its ow
 
 test('apply_patch: added files, "+" runs of updates, moves, deletions left out', () => {
   const writes = parseApplyPatch(
-    ['*** Begin Patch', '*** Add File: new.txt', '+hello', '+world', '*** Delete File: old.txt', '*** Update File: a.py', '*** Move to: b.py', '@@ def f():', ' keep', '-gone', '+came', '+in', ' keep', '+tail', '*** End Patch'].join('\n'),
+    [
+      '*** Begin Patch',
+      '*** Add File: new.txt',
+      '+hello',
+      '+world',
+      '*** Delete File: old.txt',
+      '*** Update File: a.py',
+      '*** Move to: b.py',
+      '@@ def f():',
+      ' keep',
+      '-gone',
+      '+came',
+      '+in',
+      ' keep',
+      '+tail',
+      '*** End Patch',
+    ].join('\n'),
   );
   assert.equal(writes, [
     { filePath: 'new.txt', fragments: [{ text: 'hello\nworld', wholeLines: true }] },
-    { filePath: 'b.py', fragments: [{ text: 'came\nin', wholeLines: true }, { text: 'tail', wholeLines: true }] },
+    {
+      filePath: 'b.py',
+      fragments: [
+        { text: 'came\nin', wholeLines: true },
+        { text: 'tail', wholeLines: true },
+      ],
+    },
   ]);
 });
 

@@ -16,7 +16,15 @@ function gitAs(home: string, cwd: string, args: string[], extraEnv: Record<strin
   return spawnSync('git', args, {
     cwd,
     encoding: 'utf8',
-    env: { ...cleanEnv(), TRACER_HOME: home, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com', ...extraEnv },
+    env: {
+      ...cleanEnv(),
+      TRACER_HOME: home,
+      GIT_AUTHOR_NAME: 'Test',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 'Test',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+      ...extraEnv,
+    },
   });
 }
 
@@ -40,7 +48,13 @@ function useFakeTracer(hookPath: string, behaviour: 'log' | 'fail' | 'missing'):
   return log;
 }
 
-const calls = (log: string) => (existsSync(log) ? read(log).trim().split('\n').map((line) => JSON.parse(line)) : []);
+const calls = (log: string) =>
+  existsSync(log)
+    ? read(log)
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+    : [];
 
 test('fresh hooks are executable, name commit-link and rewrite-ledger, and a second init leaves them byte-identical', async () => {
   const { repo, run } = sandbox();
@@ -58,7 +72,7 @@ test('fresh hooks are executable, name commit-link and rewrite-ledger, and a sec
   assert.equal([read(postCommit), read(postRewrite)], before);
 });
 
-test('the hooks hand tracer the commit, the rewrite kind and git\'s old/new lines, and print nothing', async () => {
+test("the hooks hand tracer the commit, the rewrite kind and git's old/new lines, and print nothing", async () => {
   const { home, repo, run } = sandbox();
   assertOk(await run(['init', '--agents', 'none']));
   const commitLog = useFakeTracer(join(repo, '.git/hooks/post-commit'), 'log');
@@ -69,7 +83,10 @@ test('the hooks hand tracer the commit, the rewrite kind and git\'s old/new line
   const commit = gitAs(home, repo, ['commit', '-q', '-m', 'add a']);
   assert.is(commit.status, 0, commit.stderr);
   assert.is(commit.stdout + commit.stderr, '');
-  assert.equal(calls(commitLog).map((call) => call.args), [['commit-link']]);
+  assert.equal(
+    calls(commitLog).map((call) => call.args),
+    [['commit-link']],
+  );
 
   const old = git(repo, 'rev-parse', 'HEAD');
   const amend = gitAs(home, repo, ['commit', '-q', '--amend', '-m', 'add a, amended']);
@@ -201,7 +218,11 @@ test('--notes adds the notes fetch refspec once (to every remote or the named on
   git(upstream, 'clone', '-q', upstream, clone);
   git(clone, 'config', '--add', 'remote.origin.fetch', '+refs/notes/tracer:refs/notes/tracer');
   git(clone, 'fetch', '-q');
-  assert.is(git(clone, 'notes', '--ref=tracer', 'show', 'HEAD'), '{"ledger":1}', 'the refspec init adds is the one that brings notes to a clone');
+  assert.is(
+    git(clone, 'notes', '--ref=tracer', 'show', 'HEAD'),
+    '{"ledger":1}',
+    'the refspec init adds is the one that brings notes to a clone',
+  );
 
   assertOk(await run(['init', '--uninstall', '--agents', 'none']));
   assert.equal(fetchSpecs('origin'), ['+refs/heads/*:refs/remotes/origin/*']);

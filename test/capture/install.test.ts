@@ -14,12 +14,15 @@ const json = (path: string) => JSON.parse(read(path));
 
 /** Every command in a settings file, whatever the agent's layout. */
 function commands(settings: any): string[] {
-  return Object.values(settings.hooks ?? {}).flatMap((list: any) => list.flatMap((item: any) => (item.hooks ? item.hooks.map((h: any) => h.command) : [item.command])));
+  return Object.values(settings.hooks ?? {}).flatMap((list: any) =>
+    list.flatMap((item: any) => (item.hooks ? item.hooks.map((h: any) => h.command) : [item.command])),
+  );
 }
 
 function snapshot(repo: string): Record<string, string> {
   const files: Record<string, string> = {};
-  for (const path of [...AGENT_FILES, '.git/hooks/post-commit', '.git/hooks/post-rewrite']) if (existsSync(join(repo, path))) files[path] = read(join(repo, path));
+  for (const path of [...AGENT_FILES, '.git/hooks/post-commit', '.git/hooks/post-rewrite'])
+    if (existsSync(join(repo, path))) files[path] = read(join(repo, path));
   return files;
 }
 
@@ -63,10 +66,20 @@ test('the installed command finds this tracer by absolute path, without PATH, an
   assert.ok(command.includes(BIN.replace(/.*\/bin\//, 'bin/')), command);
 
   const env = { ...cleanEnv(), PATH: '/nonexistent', TRACER_HOME: home };
-  const version = execFileSync('/bin/sh', ['-c', command.replace(/ hook claude-code UserPromptSubmit$/, ' --version')], { cwd: repo, env, encoding: 'utf8' });
+  const version = execFileSync('/bin/sh', ['-c', command.replace(/ hook claude-code UserPromptSubmit$/, ' --version')], {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+  });
   assert.match(version, /^\d+\.\d+\.\d+/);
 
-  const payload = JSON.stringify({ session_id: 'sess-1', transcript_path: join(repo, 'none.jsonl'), cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'hello' });
+  const payload = JSON.stringify({
+    session_id: 'sess-1',
+    transcript_path: join(repo, 'none.jsonl'),
+    cwd: repo,
+    hook_event_name: 'UserPromptSubmit',
+    prompt: 'hello',
+  });
   const stdout = execFileSync('/bin/sh', ['-c', command], { cwd: repo, env, input: payload, encoding: 'utf8' });
   assert.is(stdout, '', 'an agent parses hook stdout: nothing may be printed');
 });
@@ -85,7 +98,8 @@ test('existing user settings keep every entry, key and order; uninstall brings b
     },
     "model": "opus"
 }`;
-  const cursorText = '{\n  "version": 1,\n  "hooks": {\n    "afterFileEdit": [\n      {\n        "command": "./format.sh"\n      }\n    ]\n  }\n}\n';
+  const cursorText =
+    '{\n  "version": 1,\n  "hooks": {\n    "afterFileEdit": [\n      {\n        "command": "./format.sh"\n      }\n    ]\n  }\n}\n';
   writeFileSync(join(repo, '.claude/settings.json'), claudeText);
   writeFileSync(join(repo, '.cursor/hooks.json'), cursorText);
 
@@ -99,7 +113,12 @@ test('existing user settings keep every entry, key and order; uninstall brings b
   const cursor = json(join(repo, '.cursor/hooks.json'));
   assert.equal(cursor.hooks.afterFileEdit[0], { command: './format.sh' });
   assert.is(cursor.hooks.afterFileEdit.length, 2);
-  assert.is(read(join(repo, '.cursor/hooks.json')).startsWith('{\n  "version": 1,\n  "hooks": {\n    "afterFileEdit": [\n      {\n        "command": "./format.sh"\n      },'), true);
+  assert.is(
+    read(join(repo, '.cursor/hooks.json')).startsWith(
+      '{\n  "version": 1,\n  "hooks": {\n    "afterFileEdit": [\n      {\n        "command": "./format.sh"\n      },',
+    ),
+    true,
+  );
 
   const installed = snapshot(repo);
   assertOk(await run(['init']));
@@ -111,7 +130,10 @@ test('existing user settings keep every entry, key and order; uninstall brings b
   assert.is(read(join(repo, '.cursor/hooks.json')), cursorText);
   assert.not.ok(existsSync(join(repo, '.codex')), 'a folder init created for its file goes with it');
   assert.not.ok(existsSync(join(repo, '.git/hooks/post-commit')));
-  assert.is(git(repo, 'status', '--porcelain', '--untracked-files=all'), '?? .claude/settings.json\n?? .cursor/hooks.json'.replace(/\n/g, '\n'));
+  assert.is(
+    git(repo, 'status', '--porcelain', '--untracked-files=all'),
+    '?? .claude/settings.json\n?? .cursor/hooks.json'.replace(/\n/g, '\n'),
+  );
   assert.ok(existsSync(join(repo, '.git/tracer-id')), 'the project anchor stays');
 
   const twice = await run(['init', '--uninstall']);
@@ -138,7 +160,23 @@ test('an entry from another install path is updated in place, never duplicated',
   const path = join(repo, '.claude/settings.json');
   writeFileSync(
     path,
-    `${JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo first' }, { type: 'command', command: '/old/node /old/tracer/bin/tracer.js hook claude-code Stop' }] }], PreToolUse: [{ hooks: [{ type: 'command', command: 'tracer hook claude-code PreToolUse' }] }] } }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        hooks: {
+          Stop: [
+            {
+              hooks: [
+                { type: 'command', command: 'echo first' },
+                { type: 'command', command: '/old/node /old/tracer/bin/tracer.js hook claude-code Stop' },
+              ],
+            },
+          ],
+          PreToolUse: [{ hooks: [{ type: 'command', command: 'tracer hook claude-code PreToolUse' }] }],
+        },
+      },
+      null,
+      2,
+    )}\n`,
   );
   const result = await run(['init', '--agents', 'claude-code', '--no-git-hooks']);
   assertOk(result);
@@ -182,7 +220,8 @@ test('--global writes the user settings under $HOME, not the repository, and wor
   const env = { HOME: userHome, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined };
   const result = await run(['init', '--global'], { env });
   assertOk(result);
-  for (const file of ['.claude/settings.json', '.cursor/hooks.json', '.codex/hooks.json']) assert.ok(existsSync(join(userHome, file)), file);
+  for (const file of ['.claude/settings.json', '.cursor/hooks.json', '.codex/hooks.json'])
+    assert.ok(existsSync(join(userHome, file)), file);
   assert.ok(commands(json(join(userHome, '.claude/settings.json'))).some((command) => command.endsWith(' hook claude-code Stop')));
   for (const file of AGENT_FILES) assert.not.ok(existsSync(join(repo, file)));
   assert.ok(existsSync(join(repo, '.git/hooks/post-commit')), 'inside a repository the git hooks still go in');
@@ -218,10 +257,19 @@ test('end to end: the installed agent hook records an edit and the installed git
   assert.is(execFileSync('/bin/sh', ['-c', command], { cwd: repo, env, input: JSON.stringify(payload), encoding: 'utf8' }), '');
 
   execFileSync('git', ['add', 'hello.ts'], { cwd: repo, env });
-  const gitEnv = { ...env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com' };
+  const gitEnv = {
+    ...env,
+    GIT_AUTHOR_NAME: 'Test',
+    GIT_AUTHOR_EMAIL: 't@example.com',
+    GIT_COMMITTER_NAME: 'Test',
+    GIT_COMMITTER_EMAIL: 't@example.com',
+  };
   assert.is(execFileSync('git', ['commit', '-q', '-m', 'agent wrote hello'], { cwd: repo, env: gitEnv, encoding: 'utf8' }), '');
   const dataDir = readdirSync(join(home, 'projects')).map((name) => join(home, 'projects', name))[0]!;
-  const links = read(join(dataDir, 'commit-links.jsonl')).trim().split('\n').map((line) => JSON.parse(line));
+  const links = read(join(dataDir, 'commit-links.jsonl'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   assert.is(links.length, 1);
   assert.is(links[0].commit, git(repo, 'rev-parse', 'HEAD'));
   assert.ok(JSON.stringify(links[0]).includes('e2e-session'), 'the link names the session the agent hook recorded');

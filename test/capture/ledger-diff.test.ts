@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseAddedLines, unquoteC } from '../../src/capture/ledger/diff-parse.js';
 
-const added = (diff: string) => Object.fromEntries([...parseAddedLines(diff)].map(([path, lines]) => [path, lines.map((line) => [line.line, line.text])]));
+const added = (diff: string) =>
+  Object.fromEntries([...parseAddedLines(diff)].map(([path, lines]) => [path, lines.map((line) => [line.line, line.text])]));
 
 test('added lines carry their new-file line numbers across several hunks', () => {
   const diff = [
@@ -18,12 +19,34 @@ test('added lines carry their new-file line numbers across several hunks', () =>
     '+eleven',
     '',
   ].join('\n');
-  assert.equal(added(diff), { 'f.ts': [[2, 'two'], [3, 'three'], [11, 'eleven']] });
+  assert.equal(added(diff), {
+    'f.ts': [
+      [2, 'two'],
+      [3, 'three'],
+      [11, 'eleven'],
+    ],
+  });
 });
 
 test('an added line that looks like a header is still a line of the hunk', () => {
-  const diff = ['diff --git a/x b/x', 'new file mode 100644', '--- /dev/null', '+++ b/x', '@@ -0,0 +1,3 @@', '+++ not a header', '+diff --git a/y b/y', '+@@ -1 +1 @@', ''].join('\n');
-  assert.equal(added(diff), { x: [[1, '++ not a header'], [2, 'diff --git a/y b/y'], [3, '@@ -1 +1 @@']] });
+  const diff = [
+    'diff --git a/x b/x',
+    'new file mode 100644',
+    '--- /dev/null',
+    '+++ b/x',
+    '@@ -0,0 +1,3 @@',
+    '+++ not a header',
+    '+diff --git a/y b/y',
+    '+@@ -1 +1 @@',
+    '',
+  ].join('\n');
+  assert.equal(added(diff), {
+    x: [
+      [1, '++ not a header'],
+      [2, 'diff --git a/y b/y'],
+      [3, '@@ -1 +1 @@'],
+    ],
+  });
 });
 
 test('deleted, binary, submodule and symlink entries add nothing', () => {
@@ -56,7 +79,19 @@ test('deleted, binary, submodule and symlink entries add nothing', () => {
 });
 
 test('quoted names and names with a space (git adds a tab after them) come back as written', () => {
-  const diff = ['diff --git "a/na\\303\\257ve\\t\\"q\\".txt" "b/na\\303\\257ve\\t\\"q\\".txt"', '--- /dev/null', '+++ "b/na\\303\\257ve\\t\\"q\\".txt"', '@@ -0,0 +1 @@', '+x', 'diff --git a/with space b/with space', '--- /dev/null', '+++ b/with space\t', '@@ -0,0 +1 @@', '+y', ''].join('\n');
+  const diff = [
+    'diff --git "a/na\\303\\257ve\\t\\"q\\".txt" "b/na\\303\\257ve\\t\\"q\\".txt"',
+    '--- /dev/null',
+    '+++ "b/na\\303\\257ve\\t\\"q\\".txt"',
+    '@@ -0,0 +1 @@',
+    '+x',
+    'diff --git a/with space b/with space',
+    '--- /dev/null',
+    '+++ b/with space\t',
+    '@@ -0,0 +1 @@',
+    '+y',
+    '',
+  ].join('\n');
   assert.equal(added(diff), { 'naïve\t"q".txt': [[1, 'x']], 'with space': [[1, 'y']] });
   assert.is(unquoteC('"b/\\\\back\\nslash"'), 'b/\\back\nslash');
 });

@@ -2,7 +2,20 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, runTracer, tempDir } from '../helpers/cli.js';
-import { commitAll, commitLink, gitIn, ledgerOf, linesByType, machine, note, rawLines, rows, seedTraces, traceRow, writeFile } from './ledger-helpers.js';
+import {
+  commitAll,
+  commitLink,
+  gitIn,
+  ledgerOf,
+  linesByType,
+  machine,
+  note,
+  rawLines,
+  rows,
+  seedTraces,
+  traceRow,
+  writeFile,
+} from './ledger-helpers.js';
 
 test.after(cleanup);
 
@@ -26,7 +39,11 @@ test('a merge is read against its first parent; lines the merged branch brought 
   assert.is(ledgerOf(m, feature).files[0].contributor.type, 'ai');
   const ledger = ledgerOf(m, merge);
   assert.equal(ledger.metadata['dev.tracer'].parents, [mainTip, feature]);
-  assert.equal(ledger.files.map((file: any) => [file.path, file.contributor.type]), [['merge-fix.txt', 'human']], "feature.ts is the feature commit's, not the merge's");
+  assert.equal(
+    ledger.files.map((file: any) => [file.path, file.contributor.type]),
+    [['merge-fix.txt', 'human']],
+    "feature.ts is the feature commit's, not the merge's",
+  );
   assert.equal(ledger.trace_ids, []);
 });
 
@@ -82,7 +99,7 @@ test('notes are written even where git has no identity configured', async () => 
   assert.ok(note(m.repo, commit));
 });
 
-test('a linked worktree records into the same project, and its notes are the repository\'s', async () => {
+test("a linked worktree records into the same project, and its notes are the repository's", async () => {
   const m = machine();
   writeFile(m.repo, 'base.txt', ['base']);
   commitAll(m.repo, 'base');
@@ -115,7 +132,10 @@ test('through the hooks tracer init installs: commit, amend and rebase keep ledg
   const amended = gitIn(m.repo, ['rev-parse', 'HEAD']);
   assert.equal(linesByType(ledgerOf(m, amended).files[0]), { ai: [1], human: [2] });
   const links = rows(m, 'commit-links.jsonl').filter((link) => link.commit === amended);
-  assert.ok(links.some((link) => link.rewritten_from === first), 'post-rewrite linked the amended commit to the old one');
+  assert.ok(
+    links.some((link) => link.rewritten_from === first),
+    'post-rewrite linked the amended commit to the old one',
+  );
   assert.ok(note(m.repo, amended));
 
   gitIn(m.repo, ['checkout', '-q', '-b', 'moved', 'HEAD~1']);

@@ -105,7 +105,10 @@ export function seedTraces(m: Machine, rows: readonly TraceRecord[]): void {
 export function rows<T = any>(m: Machine, file: string): T[] {
   const path = join(m.dir, file);
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as T);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
 }
 
 export function rawLines(m: Machine, file: string): string[] {
@@ -115,7 +118,9 @@ export function rawLines(m: Machine, file: string): string[] {
 
 /** The newest ledger for `commit`. */
 export function ledgerOf(m: Machine, commit: string): any {
-  return rows(m, 'ledgers.jsonl').filter((ledger) => ledger.commit === commit).at(-1);
+  return rows(m, 'ledgers.jsonl')
+    .filter((ledger) => ledger.commit === commit)
+    .at(-1);
 }
 
 export function commitLink(m: Machine, args: string[] = [], cwd = m.repo) {

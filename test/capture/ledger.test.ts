@@ -4,7 +4,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { contentId } from '../../src/core/content-id.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
-import { commitAll, commitLink, gitIn, ledgerOf, linesByType, machine, note, rawLines, rows, seedTraces, traceRow, writeFile } from './ledger-helpers.js';
+import {
+  commitAll,
+  commitLink,
+  gitIn,
+  ledgerOf,
+  linesByType,
+  machine,
+  note,
+  rawLines,
+  rows,
+  seedTraces,
+  traceRow,
+  writeFile,
+} from './ledger-helpers.js';
 
 test.after(cleanup);
 
@@ -35,7 +48,14 @@ test('lines the agent wrote are ai, with the conversation url, model and trace; 
     {
       url: 'claude-code://session/sess-a',
       contributor: { type: 'ai', model_id: 'claude-sonnet-4-5' },
-      ranges: [{ start_line: 1, end_line: 3, content_hash: file.conversations[0].ranges[0].content_hash, contributor: { type: 'ai', model_id: 'claude-sonnet-4-5' } }],
+      ranges: [
+        {
+          start_line: 1,
+          end_line: 3,
+          content_hash: file.conversations[0].ranges[0].content_hash,
+          contributor: { type: 'ai', model_id: 'claude-sonnet-4-5' },
+        },
+      ],
       trace_ids: [trace.id],
     },
   ]);
@@ -43,13 +63,16 @@ test('lines the agent wrote are ai, with the conversation url, model and trace; 
 
   const [link] = rows(m, 'commit-links.jsonl');
   assert.is(link.id, contentId(link, 'id'));
-  assert.equal({ commit: link.commit, ts: link.ts, session_ids: link.session_ids, trace_ids: link.trace_ids, ledger_sha: link.ledger_sha }, {
-    commit,
-    ts: ledger.ts,
-    session_ids: ['sess-a'],
-    trace_ids: [trace.id],
-    ledger_sha: ledger.sha,
-  });
+  assert.equal(
+    { commit: link.commit, ts: link.ts, session_ids: link.session_ids, trace_ids: link.trace_ids, ledger_sha: link.ledger_sha },
+    {
+      commit,
+      ts: ledger.ts,
+      session_ids: ['sess-a'],
+      trace_ids: [trace.id],
+      ledger_sha: ledger.sha,
+    },
+  );
   const state = JSON.parse(readFileSync(join(m.dir, 'attribution-state.json'), 'utf8'));
   assert.is(state.last_commit, commit);
   assert.is(state.last_commit_ts, ledger.ts);
@@ -66,13 +89,20 @@ test('lines no trace wrote are human; a file with both is mixed with per-range c
   assert.is((await commitLink(m)).code, 0);
 
   const ledger = ledgerOf(m, commit);
-  assert.equal(ledger.files.map((file: any) => [file.path, file.contributor.type]), [
-    ['README.md', 'human'],
-    ['lib.js', 'mixed'],
-  ]);
+  assert.equal(
+    ledger.files.map((file: any) => [file.path, file.contributor.type]),
+    [
+      ['README.md', 'human'],
+      ['lib.js', 'mixed'],
+    ],
+  );
   const lib = ledger.files[1];
   assert.equal(linesByType(lib), { ai: [2, 3, 4, 5, 6], human: [1, 7] }, 'the blank line 5 sits inside the agent range');
-  assert.equal(lib.conversations.map((c: any) => c.contributor.type), ['ai', 'human'], 'agents first, the person last');
+  assert.equal(
+    lib.conversations.map((c: any) => c.contributor.type),
+    ['ai', 'human'],
+    'agents first, the person last',
+  );
   for (const conversation of lib.conversations) {
     for (const range of conversation.ranges) assert.equal(range.contributor, conversation.contributor, 'every range names its contributor');
   }
@@ -105,7 +135,10 @@ test('an agent edit left out of one commit keeps its credit for the next', async
   assert.is((await commitLink(m)).code, 0);
   const next = commitAll(m.repo, 'the other');
   assert.is((await commitLink(m)).code, 0);
-  assert.equal(ledgerOf(m, next).files.map((file: any) => [file.path, file.contributor.type]), [['two.txt', 'ai']]);
+  assert.equal(
+    ledgerOf(m, next).files.map((file: any) => [file.path, file.contributor.type]),
+    [['two.txt', 'ai']],
+  );
 });
 
 test('the newest trace that still holds a line gets it; an ended conversation without model has no model_id', async () => {
@@ -140,7 +173,10 @@ test('running it again appends nothing and leaves the note alone', async () => {
 
 test('two machines (separate homes, a clone) with the same traces write byte-identical ledgers and links', async () => {
   const a = machine();
-  const rowsSeeded = [traceRow({ files: { 'src/m.ts': ['export const m = 1;', 'export const n = 2;'] } }), traceRow({ agent: 'cursor', conversation: 'c-9', model: 'gpt-5', files: { 'src/m.ts': ['// tuned'] } })];
+  const rowsSeeded = [
+    traceRow({ files: { 'src/m.ts': ['export const m = 1;', 'export const n = 2;'] } }),
+    traceRow({ agent: 'cursor', conversation: 'c-9', model: 'gpt-5', files: { 'src/m.ts': ['// tuned'] } }),
+  ];
   seedTraces(a, rowsSeeded);
   writeFile(a.repo, 'src/m.ts', ['// tuned', 'export const m = 1;', 'const local = 0;', 'export const n = 2;']);
   const commit = commitAll(a.repo, 'm');
@@ -181,7 +217,10 @@ test('binary files, deletions and names git quotes are handled', async () => {
   gitIn(m.repo, ['rm', '-q', 'gone.txt']);
   const commit = commitAll(m.repo, 'odd');
   assert.is((await commitLink(m)).code, 0);
-  assert.equal(ledgerOf(m, commit).files.map((file: any) => [file.path, file.contributor.type]), [[odd, 'ai']]);
+  assert.equal(
+    ledgerOf(m, commit).files.map((file: any) => [file.path, file.contributor.type]),
+    [[odd, 'ai']],
+  );
 });
 
 test('as a hook it never fails: a bad revision is logged and exits 0 silently; --verbose reports it', async () => {
@@ -189,7 +228,10 @@ test('as a hook it never fails: a bad revision is logged and exits 0 silently; -
   commitAll(m.repo, 'base');
   const quiet = await commitLink(m, ['--commit', 'no-such-rev']);
   assert.equal([quiet.code, quiet.stdout, quiet.stderr], [0, '', '']);
-  const log = readFileSync(join(m.dir, 'hook-errors.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const log = readFileSync(join(m.dir, 'hook-errors.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   assert.is(log.at(-1).code, 'unknown_commit');
   assert.is(log.at(-1).event, 'post-commit');
   const loud = await commitLink(m, ['--commit', 'no-such-rev', '--verbose']);

@@ -3,11 +3,25 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, runTracer } from '../helpers/cli.js';
-import { commitAll, commitLink, gitIn, ledgerOf, linesByType, machine, note, rows, seedTraces, traceRow, writeFile, type Machine } from './ledger-helpers.js';
+import {
+  commitAll,
+  commitLink,
+  gitIn,
+  ledgerOf,
+  linesByType,
+  machine,
+  note,
+  rows,
+  seedTraces,
+  traceRow,
+  writeFile,
+  type Machine,
+} from './ledger-helpers.js';
 
 test.after(cleanup);
 
-const rewrite = (m: Machine, kind: string, pairs: string, args: string[] = []) => runTracer(['rewrite-ledger', kind, ...args], { cwd: m.repo, home: m.home, input: pairs });
+const rewrite = (m: Machine, kind: string, pairs: string, args: string[] = []) =>
+  runTracer(['rewrite-ledger', kind, ...args], { cwd: m.repo, home: m.home, input: pairs });
 const state = (m: Machine) => JSON.parse(readFileSync(join(m.dir, 'attribution-state.json'), 'utf8'));
 
 test('amend: the new commit gets its own ledger from its own diff, the link records rewritten_from, the note follows', async () => {
@@ -64,7 +78,10 @@ test('rebase onto a moved base: each rebased commit keeps its attribution and no
 
   const after = [ledgerOf(m, new1), ledgerOf(m, new2)].map((ledger) => linesByType(ledger.files[0]));
   assert.equal(after, before);
-  for (const [from, to] of [[old1, new1], [old2, new2]] as const) {
+  for (const [from, to] of [
+    [old1, new1],
+    [old2, new2],
+  ] as const) {
     assert.ok(rows(m, 'commit-links.jsonl').some((link) => link.commit === to && link.rewritten_from === from));
     assert.ok(note(m.repo, to));
   }
@@ -98,11 +115,17 @@ test('bad input never fails git: logged and exit 0; with --verbose the error and
   const commit = commitAll(m.repo, 'x');
   assert.equal(await rewrite(m, 'squash', `${commit} ${commit}\n`), { code: 0, stdout: '', stderr: '' });
   assert.equal(await rewrite(m, 'amend', 'not a pair\n'), { code: 0, stdout: '', stderr: '' });
-  const log = readFileSync(join(m.dir, 'hook-errors.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-  assert.equal(log.map((entry) => [entry.event, entry.code]), [
-    ['post-rewrite', 'invalid_rewrite_kind'],
-    ['post-rewrite', 'invalid_rewrite_input'],
-  ]);
+  const log = readFileSync(join(m.dir, 'hook-errors.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  assert.equal(
+    log.map((entry) => [entry.event, entry.code]),
+    [
+      ['post-rewrite', 'invalid_rewrite_kind'],
+      ['post-rewrite', 'invalid_rewrite_input'],
+    ],
+  );
   const loud = await rewrite(m, 'amend', 'not a pair\n', ['--verbose']);
   assert.is(loud.code, 2);
   assert.match(loud.stderr, /\(invalid_rewrite_input\)\n$/);

@@ -8,7 +8,11 @@ import { assertOk, assertOneLineError } from '../cli/expect.js';
 test.after(cleanup);
 
 const read = (path: string) => readFileSync(path, 'utf8');
-const RULE_FILES = (name: string) => [`.cursor/rules/tracer-${name}.mdc`, `.claude/rules/tracer-${name}.md`, `.codex/rules/tracer-${name}.md`];
+const RULE_FILES = (name: string) => [
+  `.cursor/rules/tracer-${name}.mdc`,
+  `.claude/rules/tracer-${name}.md`,
+  `.codex/rules/tracer-${name}.md`,
+];
 
 test('rule add writes the built-in rule for the three agents, Cursor with front matter; adding it again changes nothing', async () => {
   const { repo, run } = sandbox();
@@ -46,11 +50,12 @@ test('rule add --text / --from; a different rule is refused without --force and 
   assertOneLineError(await run(['rule', 'add', 'x', '--text', 'a', '--from', source]), 'rule_source_conflict', 2);
   assertOneLineError(await run(['rule', 'add', 'x', '--from', join(repo, 'missing.md')]), 'rule_source_unreadable', 2);
   assertOneLineError(await run(['rule', 'add', 'x', '--text', '  ']), 'rule_text_empty', 2);
-  for (const bad of ['Bad', 'a/b', '../x', 'a--b', 'a-', 'x'.repeat(65)]) assertOneLineError(await run(['rule', 'add', bad]), 'invalid_rule_name', 2);
+  for (const bad of ['Bad', 'a/b', '../x', 'a--b', 'a-', 'x'.repeat(65)])
+    assertOneLineError(await run(['rule', 'add', bad]), 'invalid_rule_name', 2);
   assert.not.ok(existsSync(join(repo, '.claude/rules/tracer-x.md')));
 });
 
-test('rule list shows which agents have which tracer rule and ignores the user\'s own rules', async () => {
+test("rule list shows which agents have which tracer rule and ignores the user's own rules", async () => {
   const { repo, run } = sandbox();
   const empty = await run(['rule', 'list']);
   assertOk(empty);
@@ -64,7 +69,13 @@ test('rule list shows which agents have which tracer rule and ignores the user\'
   assertOk(listed);
   assert.is(listed.stdout, 'NAME     AGENTS\ncontext  claude-code, cursor, codex\nreview   cursor, codex\n');
   const asJson = JSON.parse((await run(['rule', 'list', '--json'])).stdout);
-  assert.equal(asJson[1], { name: 'review', agents: [{ agent: 'cursor', path: '.cursor/rules/tracer-review.mdc' }, { agent: 'codex', path: '.codex/rules/tracer-review.md' }] });
+  assert.equal(asJson[1], {
+    name: 'review',
+    agents: [
+      { agent: 'cursor', path: '.cursor/rules/tracer-review.mdc' },
+      { agent: 'codex', path: '.codex/rules/tracer-review.md' },
+    ],
+  });
 });
 
 test('rule remove deletes only that rule (folders left empty go too); an unknown rule is an error', async () => {

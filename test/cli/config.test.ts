@@ -37,7 +37,10 @@ test('config get/set/unset/list for project settings, unknown keys refused with 
   assert.match(list.stdout, /^remote\.default\s+\(unset\)\s+# Remote used when --remote is not given\./m);
   assert.ok(list.stdout.includes(`plugins         ${JSON.stringify(['!summaries', fixture])}`));
   const rows = JSON.parse((await run(['config', 'list', '--json'])).stdout);
-  assert.equal(rows.map((row: { key: string }) => row.key), ['notes', 'summary', 'remote.default', 'plugins']);
+  assert.equal(
+    rows.map((row: { key: string }) => row.key),
+    ['notes', 'summary', 'remote.default', 'plugins'],
+  );
 
   const unset = await run(['config', 'unset', 'notes']);
   assertOk(unset);
@@ -46,7 +49,11 @@ test('config get/set/unset/list for project settings, unknown keys refused with 
   assertOk(await run(['config', 'unset', 'plugins']));
   assert.equal(projectConfig(), {});
 
-  for (const args of [['config', 'get', 'bogus'], ['config', 'set', 'bogus', 'x'], ['config', 'unset', 'bogus']]) {
+  for (const args of [
+    ['config', 'get', 'bogus'],
+    ['config', 'set', 'bogus', 'x'],
+    ['config', 'unset', 'bogus'],
+  ]) {
     const refused = await run(args);
     assertOneLineError(refused, 'unknown_setting', 2);
     assert.match(refused.stderr, /known project settings: notes, summary, remote\.default, plugins/);

@@ -17,7 +17,22 @@ test('--version, --help and per-command help with examples', async () => {
 
   const help = await run(['--help']);
   assertOk(help);
-  for (const command of ['init', 'remote add', 'remote set-url', 'remote set-token', 'remote rename', 'remote remove', 'remote show', 'remote list', 'config unset', 'config list', 'reset', 'set global', 'set globaluser', 'plugins']) {
+  for (const command of [
+    'init',
+    'remote add',
+    'remote set-url',
+    'remote set-token',
+    'remote rename',
+    'remote remove',
+    'remote show',
+    'remote list',
+    'config unset',
+    'config list',
+    'reset',
+    'set global',
+    'set globaluser',
+    'plugins',
+  ]) {
     assert.ok(help.stdout.includes(`tracer ${command}`), `--help lists ${command}`);
   }
 
@@ -81,7 +96,11 @@ test('a corrupt remotes.json or config.json is moved aside with a timestamp and 
   const config = await run(['remote', 'set-token', 'origin', '--token', 'tok_abcdefghijklmnop']);
   assertOneLineError(config, 'state_file_corrupt', 3);
   assert.match(config.stderr, /config\.json does not have the expected shape; it was moved to .*config\.json\.corrupt-/);
-  assert.equal(JSON.parse(readFileSync(join(dir, 'remotes.json'), 'utf8')).remotes.origin.auth, undefined, 'the ref was not bound to a secret that was never stored');
+  assert.equal(
+    JSON.parse(readFileSync(join(dir, 'remotes.json'), 'utf8')).remotes.origin.auth,
+    undefined,
+    'the ref was not bound to a secret that was never stored',
+  );
 
   // project-config.json is read while the kernel boots, before any command runs.
   writeFileSync(join(dir, 'project-config.json'), '{"notes": "unterminated');
@@ -100,7 +119,11 @@ test('an unwritable TRACER_HOME gives one line and a non-zero exit', async () =>
   const init = await run(['init']);
   assertOneLineError(init, 'state_unwritable', 3);
   assert.match(init.stderr, /Cannot write .*not-a-dir\/home/);
-  assertOneLineError(await run(['remote', 'add', 'origin', 'https://h.example.com/acme/web', '--token', 'tok_abcdefghijklmnop']), 'state_unwritable', 3);
+  assertOneLineError(
+    await run(['remote', 'add', 'origin', 'https://h.example.com/acme/web', '--token', 'tok_abcdefghijklmnop']),
+    'state_unwritable',
+    3,
+  );
   assertOneLineError(await run(['set', 'global', 'telemetry.enabled', 'false']), 'state_unwritable', 3);
   assertOneLineError(await run(['set', 'globaluser', 'tok_abcdefghijklmnop']), 'state_unwritable', 3);
 });

@@ -42,10 +42,18 @@ test('init is idempotent, works from a subfolder and a linked worktree, and writ
   assertOk(fromWorktree);
   assert.match(fromWorktree.stdout, /^Already initialized/);
   assert.is(projectIdIn(fromWorktree.stdout), id);
-  assert.not.ok(readdirSync(worktree).some((name) => name.includes('tracer')), 'the worktree holds no anchor');
+  assert.not.ok(
+    readdirSync(worktree).some((name) => name.includes('tracer')),
+    'the worktree holds no anchor',
+  );
 
   const agentFolders = ['.claude', '.codex', '.cursor'];
-  assert.equal(readdirSync(repo).filter((name) => name !== 'src' && !agentFolders.includes(name)).sort(), before);
+  assert.equal(
+    readdirSync(repo)
+      .filter((name) => name !== 'src' && !agentFolders.includes(name))
+      .sort(),
+    before,
+  );
   assert.is(
     git(repo, 'status', '--porcelain', '--untracked-files=all'),
     '?? .claude/settings.json\n?? .codex/hooks.json\n?? .cursor/hooks.json',

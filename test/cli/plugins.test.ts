@@ -15,28 +15,46 @@ test('plugins shows built-ins in order, a user-layer switch-off and a project-la
   const plain = await run(['plugins', '--json']);
   assertOk(plain);
   const before = JSON.parse(plain.stdout);
-  assert.equal(before.enabled.map((entry: { spec: string }) => entry.spec), BUILTINS);
+  assert.equal(
+    before.enabled.map((entry: { spec: string }) => entry.spec),
+    BUILTINS,
+  );
   assert.ok(before.enabled.every((entry: { source: string }) => entry.source === 'builtin'));
   assert.equal(before.disabled, []);
 
   assertOk(await run(['init']));
   writeFileSync(join(home, 'plugins.json'), JSON.stringify({ plugins: ['!summaries'] }));
   const fixture = join(tempDir('tracer-plugin-'), 'audit.mjs');
-  writeFileSync(fixture, "export default { name: 'audit-fixture', apply(kernel) { kernel.warn({ code: 'fixture_loaded', message: 'audit fixture applied' }); } };\n");
+  writeFileSync(
+    fixture,
+    "export default { name: 'audit-fixture', apply(kernel) { kernel.warn({ code: 'fixture_loaded', message: 'audit fixture applied' }); } };\n",
+  );
   assertOk(await run(['config', 'set', 'plugins', fixture]));
 
   const result = await run(['plugins', '--json']);
   assertOk(result);
   const list = JSON.parse(result.stdout);
-  assert.equal(list.enabled.map((entry: { spec: string }) => entry.spec), [...BUILTINS.filter((name) => name !== 'summaries'), fixture]);
+  assert.equal(
+    list.enabled.map((entry: { spec: string }) => entry.spec),
+    [...BUILTINS.filter((name) => name !== 'summaries'), fixture],
+  );
   const last = list.enabled.at(-1);
   assert.is(last.source, 'project');
   assert.is(last.name, 'audit-fixture');
   assert.match(last.file, /project-config\.json$/);
-  assert.equal(list.disabled.map((entry: { spec: string; source: string; disabled_by: string; disabled_in: string }) => [entry.spec, entry.source, entry.disabled_by, entry.disabled_in]), [
-    ['summaries', 'builtin', 'user', join(home, 'plugins.json')],
-  ]);
-  assert.equal(list.layers.map((layer: { source: string }) => layer.source), ['builtin', 'user', 'project']);
+  assert.equal(
+    list.disabled.map((entry: { spec: string; source: string; disabled_by: string; disabled_in: string }) => [
+      entry.spec,
+      entry.source,
+      entry.disabled_by,
+      entry.disabled_in,
+    ]),
+    [['summaries', 'builtin', 'user', join(home, 'plugins.json')]],
+  );
+  assert.equal(
+    list.layers.map((layer: { source: string }) => layer.source),
+    ['builtin', 'user', 'project'],
+  );
   assert.match(result.stderr, /audit fixture applied \(fixture_loaded\)/, 'the project plugin was really applied');
 
   const text = await run(['plugins']);

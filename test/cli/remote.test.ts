@@ -94,8 +94,16 @@ test('remote add refuses bad URLs with the grammar, bad names and conflicting to
   const both = await box.run(['remote', 'add', 'origin', 'https://traces.example.com/acme/web', '--token', SECRET, '--token-env', 'X']);
   assertOneLineError(both, 'invalid_usage', 2);
   assertOneLineError(await box.run(['remote', 'add', 'bad name', 'https://traces.example.com/acme/web']), 'invalid_remote_name', 2);
-  assertOneLineError(await box.run(['remote', 'add', 'origin', 'https://traces.example.com/acme/web', '--token-env', '1BAD']), 'invalid_env_var', 2);
-  assertOneLineError(await box.run(['remote', 'add', 'origin', 'https://traces.example.com/acme/web', '--token', 'has space']), 'invalid_token', 2);
+  assertOneLineError(
+    await box.run(['remote', 'add', 'origin', 'https://traces.example.com/acme/web', '--token-env', '1BAD']),
+    'invalid_env_var',
+    2,
+  );
+  assertOneLineError(
+    await box.run(['remote', 'add', 'origin', 'https://traces.example.com/acme/web', '--token', 'has space']),
+    'invalid_token',
+    2,
+  );
   assertOneLineError(await box.run(['remote', 'add', 'origin']), 'invalid_usage', 2);
 
   const list = await box.run(['remote', 'list', '--json']);
@@ -202,7 +210,10 @@ test('default remote: remote.default, else the sole remote, else an error listin
   assertOneLineError(ambiguous, 'remote_ambiguous', 2);
   assert.match(ambiguous.stderr, /\(a, b\)/);
   assert.match(ambiguous.stderr, /tracer config set remote\.default <name>/);
-  assert.equal(JSON.parse((await box.run(['remote', 'list', '--json'])).stdout).map((view: { default: boolean }) => view.default), [false, false]);
+  assert.equal(
+    JSON.parse((await box.run(['remote', 'list', '--json'])).stdout).map((view: { default: boolean }) => view.default),
+    [false, false],
+  );
 
   assertOneLineError(await box.run(['config', 'set', 'remote.default', 'c']), 'remote_not_found', 2);
   assertOk(await box.run(['config', 'set', 'remote.default', 'b']));

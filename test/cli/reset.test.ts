@@ -19,7 +19,8 @@ test('reset removes cursors and settings, keeps remotes and data unless --data w
   assertOk(await run(['remote', 'add', 'origin', 'https://traces.example.com/acme/web', '--token-env', 'T', '--default']));
   const seed = () => {
     for (const name of STATE) if (!existsSync(join(dir, name))) writeFileSync(join(dir, name), '{}\n');
-    for (const name of DATA.filter((name) => name.endsWith('.jsonl'))) writeFileSync(join(dir, name), '{"id":"x","ts":"2024-01-01T00:00:00Z"}\n');
+    for (const name of DATA.filter((name) => name.endsWith('.jsonl')))
+      writeFileSync(join(dir, name), '{"id":"x","ts":"2024-01-01T00:00:00Z"}\n');
     mkdirSync(join(dir, 'conversations', 'ab'), { recursive: true });
     writeFileSync(join(dir, 'conversations', 'ab', 'ab12'), 'transcript');
   };
@@ -66,7 +67,12 @@ test('reset --data leaves the files of a switched-off family alone', async () =>
 /** Runs tracer on a pseudo-terminal (util-linux `script`), so the y/N prompt is really shown and answered. */
 function runOnTerminal(args: string[], cwd: string, home: string, answer: string) {
   const command = ['node', BIN, ...args].map((word) => `'${word}'`).join(' ');
-  return spawnSync('script', ['-qec', command, '/dev/null'], { cwd, input: answer, encoding: 'utf8', env: { ...cleanEnv(), TRACER_HOME: home, NO_COLOR: '1' } });
+  return spawnSync('script', ['-qec', command, '/dev/null'], {
+    cwd,
+    input: answer,
+    encoding: 'utf8',
+    env: { ...cleanEnv(), TRACER_HOME: home, NO_COLOR: '1' },
+  });
 }
 
 const hasScript = spawnSync('script', ['--version']).status === 0;

@@ -35,7 +35,8 @@ test('RFC 8785 §3.2.2 example: numbers, escapes and literals', () => {
     '{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],' +
       ' "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}',
   );
-  const expected = '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}';
+  const expected =
+    '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}';
   assert.is(canonicalJson(input), expected);
   assert.is(contentId({ id: 'ignored', ...input }, 'id'), sha256(expected));
 });
@@ -83,8 +84,11 @@ test('RFC 8785 Appendix B: number serialization from IEEE 754 bit patterns', () 
 });
 
 test('numbers as written in records: 1.0, -0, 0.1, exponents, large integers', () => {
-  const record = JSON.parse('{"id":"x","a":1.0,"b":-0,"c":0.1,"d":1e21,"e":1e20,"f":5E-7,"g":1e-6,"h":9007199254740993,"i":-1.5e+3,"j":123456789012345680000}');
-  const expected = '{"a":1,"b":0,"c":0.1,"d":1e+21,"e":100000000000000000000,"f":5e-7,"g":0.000001,"h":9007199254740992,"i":-1500,"j":123456789012345680000}';
+  const record = JSON.parse(
+    '{"id":"x","a":1.0,"b":-0,"c":0.1,"d":1e21,"e":1e20,"f":5E-7,"g":1e-6,"h":9007199254740993,"i":-1.5e+3,"j":123456789012345680000}',
+  );
+  const expected =
+    '{"a":1,"b":0,"c":0.1,"d":1e+21,"e":100000000000000000000,"f":5e-7,"g":0.000001,"h":9007199254740992,"i":-1500,"j":123456789012345680000}';
   assert.is(canonicalJson({ ...record, id: undefined }), expected);
   assert.is(contentId(record, 'id'), sha256(expected));
 });
@@ -119,7 +123,12 @@ test('nested objects with unsorted keys, arrays keep their order, booleans and n
     '{"list":[{"a":2,"b":1},[],{}],"meta":{"":"empty key","a":{"B":false,"b":true,"y":null},"e":2,"z":[3,1,2],"\u00e9":1},"ts":"2024-05-01T10:00:00Z"}';
   assert.is(contentId(record, 'id'), sha256(expected));
   // Key order in the input never changes the id.
-  const reordered = { list: record.list, meta: { e: 2, é: 1, '': 'empty key', a: { B: false, b: true, y: null }, z: [3, 1, 2] }, id: 'other', ts: record.ts };
+  const reordered = {
+    list: record.list,
+    meta: { e: 2, é: 1, '': 'empty key', a: { B: false, b: true, y: null }, z: [3, 1, 2] },
+    id: 'other',
+    ts: record.ts,
+  };
   assert.is(contentId(reordered, 'id'), contentId(record, 'id'));
 });
 
@@ -148,18 +157,33 @@ test('withContentId sets the id member first, the rest in canonical order; repla
   assert.is(verifiedLine(trace, 'id'), undefined, 'and leaves every other record to contentId');
   assert.equal(withContentId(withId, 'id'), withId);
   assert.is(trace.id, 'stale', 'the input record is not mutated');
-  const ledger = withContentId<Record<string, unknown>>({ ts: '2024-01-01T00:00:00Z', commit: 'b'.repeat(40), trace_ids: [withId.id] }, 'sha');
+  const ledger = withContentId<Record<string, unknown>>(
+    { ts: '2024-01-01T00:00:00Z', commit: 'b'.repeat(40), trace_ids: [withId.id] },
+    'sha',
+  );
   assert.is(ledger.sha, contentId(ledger, 'sha'));
 });
 
 test('identifiedLine: the id of the text it hashed, and that text as the stored line with the id member first', () => {
-  const ledger = { ts: '2024-01-01T00:00:00Z', sha: 'claimed', trace_ids: ['t2', 't1'], commit: 'c'.repeat(40), meta: { b: 1, a: [true, null] } };
+  const ledger = {
+    ts: '2024-01-01T00:00:00Z',
+    sha: 'claimed',
+    trace_ids: ['t2', 't1'],
+    commit: 'c'.repeat(40),
+    meta: { b: 1, a: [true, null] },
+  };
   const { id, line } = identifiedLine(ledger, 'sha');
   assert.is(id, contentId(ledger, 'sha'));
-  assert.is(line, `{"sha":"${id}","commit":"${'c'.repeat(40)}","meta":{"a":[true,null],"b":1},"trace_ids":["t2","t1"],"ts":"2024-01-01T00:00:00Z"}`);
+  assert.is(
+    line,
+    `{"sha":"${id}","commit":"${'c'.repeat(40)}","meta":{"a":[true,null],"b":1},"trace_ids":["t2","t1"],"ts":"2024-01-01T00:00:00Z"}`,
+  );
   assert.equal(JSON.parse(line), { ...ledger, sha: id });
   assert.equal(identifiedLine({ id: 'only' }, 'id'), { id: contentId({}, 'id'), line: `{"id":"${contentId({}, 'id')}"}` });
-  assert.throws(() => identifiedLine({ id: 'x', n: Number.NaN }, 'id'), (error: unknown) => error instanceof TracerError && error.code === 'invalid_record');
+  assert.throws(
+    () => identifiedLine({ id: 'x', n: Number.NaN }, 'id'),
+    (error: unknown) => error instanceof TracerError && error.code === 'invalid_record',
+  );
 });
 
 test('verifiedLine accepts only a record whose own JSON text, less its id, is canonical and hashes to that id', () => {

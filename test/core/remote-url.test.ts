@@ -4,7 +4,11 @@ import { ExitCode, TracerError } from '../../src/core/errors.js';
 import { apiRoot, isSlug, parseRemoteUrl } from '../../src/core/remote-url.js';
 
 /** Spec §1, written out here rather than imported, so the message is checked against the spec itself. */
-const GRAMMAR_PIECES = ['<scheme>://<host>[:port]/<org_slug>/<project_slug>', '<scheme>://<host>[:port]/gw/<org_slug>/<project_slug>', '^[a-z0-9][a-z0-9._-]{0,63}$'];
+const GRAMMAR_PIECES = [
+  '<scheme>://<host>[:port]/<org_slug>/<project_slug>',
+  '<scheme>://<host>[:port]/gw/<org_slug>/<project_slug>',
+  '^[a-z0-9][a-z0-9._-]{0,63}$',
+];
 
 function refusal(input: string): TracerError {
   try {
@@ -14,7 +18,8 @@ function refusal(input: string): TracerError {
     const refused = error as TracerError;
     assert.is(refused.code, 'invalid_remote_url', input);
     assert.is(refused.exitCode, ExitCode.usage, input);
-    for (const piece of GRAMMAR_PIECES) assert.ok(refused.message.includes(piece), `message for ${input} quotes ${piece}: ${refused.message}`);
+    for (const piece of GRAMMAR_PIECES)
+      assert.ok(refused.message.includes(piece), `message for ${input} quotes ${piece}: ${refused.message}`);
     assert.not.match(refused.message, /\n/, 'one line');
     return refused;
   }
@@ -36,7 +41,13 @@ test('standalone shape: slugs, base URL and the API root at the bare base', () =
 
 test('gateway shape: the gw segment, and sync routes under <base>/gw/<org>/<project>', () => {
   const parsed = parseRemoteUrl('http://localhost:8080/gw/acme/web');
-  assert.equal(parsed, { url: 'http://localhost:8080/gw/acme/web', base_url: 'http://localhost:8080', org_slug: 'acme', project_slug: 'web', mount: 'gateway' });
+  assert.equal(parsed, {
+    url: 'http://localhost:8080/gw/acme/web',
+    base_url: 'http://localhost:8080',
+    org_slug: 'acme',
+    project_slug: 'web',
+    mount: 'gateway',
+  });
   assert.is(apiRoot(parsed), 'http://localhost:8080/gw/acme/web');
 });
 
@@ -74,7 +85,8 @@ test('slug pattern: 64 characters pass, 65 fail; ., _ and - allowed after the fi
   assert.is(parseRemoteUrl(`https://h.example/${sixtyFour}/${sixtyFour}`).org_slug, sixtyFour);
   refusal(`https://h.example/${sixtyFour}c/web`);
   refusal(`https://h.example/acme/${sixtyFour}c`);
-  for (const slug of ['a', '0', 'a.b_c-d', 'a.', 'acme-', '9lives', 'a..b']) assert.is(parseRemoteUrl(`https://h.example/${slug}/web`).org_slug, slug, slug);
+  for (const slug of ['a', '0', 'a.b_c-d', 'a.', 'acme-', '9lives', 'a..b'])
+    assert.is(parseRemoteUrl(`https://h.example/${slug}/web`).org_slug, slug, slug);
 });
 
 test('slugs refused: leading . - _, uppercase, spaces, non-ASCII, percent-encoding', () => {
@@ -104,7 +116,13 @@ test('dot segments are refused, not silently resolved away', () => {
 });
 
 test('a bare host is refused with the grammar', () => {
-  for (const input of ['https://h.example', 'https://h.example/', 'http://localhost:8080', 'https://h.example/gw', 'https://h.example/gw/']) {
+  for (const input of [
+    'https://h.example',
+    'https://h.example/',
+    'http://localhost:8080',
+    'https://h.example/gw',
+    'https://h.example/gw/',
+  ]) {
     refusal(input);
   }
   assert.match(refusal('https://h.example').message, /no org and project slug/);
@@ -148,7 +166,13 @@ test('userinfo, query and fragment are refused without echoing the secret', () =
 });
 
 test('schemes other than http and https are refused, naming the scheme', () => {
-  for (const input of ['ftp://h.example/acme/web', 'ws://h.example/acme/web', 'file:///acme/web', 'git+ssh://h.example/acme/web', 'ssh://git@h.example/acme/web']) {
+  for (const input of [
+    'ftp://h.example/acme/web',
+    'ws://h.example/acme/web',
+    'file:///acme/web',
+    'git+ssh://h.example/acme/web',
+    'ssh://git@h.example/acme/web',
+  ]) {
     refusal(input);
   }
   assert.match(refusal('ftp://h.example/acme/web').message, /ftp/);
@@ -174,7 +198,10 @@ test('things that are not URLs: empty, relative, host only, scp-like, whitespace
 
 test('apiRoot builds both mounts from the derived record fields alone', () => {
   assert.is(apiRoot({ base_url: 'https://h.example', org_slug: 'acme', project_slug: 'web', mount: 'standalone' }), 'https://h.example');
-  assert.is(apiRoot({ base_url: 'https://h.example:8443', org_slug: 'acme', project_slug: 'web', mount: 'gateway' }), 'https://h.example:8443/gw/acme/web');
+  assert.is(
+    apiRoot({ base_url: 'https://h.example:8443', org_slug: 'acme', project_slug: 'web', mount: 'gateway' }),
+    'https://h.example:8443/gw/acme/web',
+  );
 });
 
 test.run();

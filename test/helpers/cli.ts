@@ -34,7 +34,9 @@ export function runTracer(args: readonly string[], options: RunOptions): Promise
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.on('close', (code) =>
+      resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
     child.stdin.end(options.input ?? '');
   });
 }
@@ -75,7 +77,14 @@ export function cleanup(): void {
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd,
-    env: { ...cleanEnv(), TRACER_HOME: hookHome(), GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com' },
+    env: {
+      ...cleanEnv(),
+      TRACER_HOME: hookHome(),
+      GIT_AUTHOR_NAME: 'Test',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 'Test',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
     encoding: 'utf8',
   }).trim();
 }

@@ -118,7 +118,17 @@ export async function spawnService(options: ServiceOptions = {}): Promise<Servic
   let exited: Promise<number | null> = Promise.resolve(null);
   let code: number | null = null;
   const launch = async (port: number): Promise<string> => {
-    const args = ['serve', '--host', '127.0.0.1', '--port', String(port), '--data-dir', setup.dataDir, '--log-level', options.logLevel ?? 'warn'];
+    const args = [
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--data-dir',
+      setup.dataDir,
+      '--log-level',
+      options.logLevel ?? 'warn',
+    ];
     if (setup.databaseUrl) args.push('--database', setup.databaseUrl);
     if (options.blobMaxBytes !== undefined) args.push('--blob-max-bytes', String(options.blobMaxBytes));
     if (options.bodyMaxBytes !== undefined) args.push('--body-max-bytes', String(options.bodyMaxBytes));

@@ -17,7 +17,9 @@ export interface Machine {
   run(args: readonly string[], options?: Partial<RunOptions>): Promise<RunResult>;
 }
 
-export async function machine(options: { cloneOf?: string; remoteUrl?: string; token?: string; env?: Record<string, string> } = {}): Promise<Machine> {
+export async function machine(
+  options: { cloneOf?: string; remoteUrl?: string; token?: string; env?: Record<string, string> } = {},
+): Promise<Machine> {
   const home = join(tempDir('tracer-home-'), 'home');
   let repo: string;
   if (options.cloneOf) {
@@ -26,7 +28,8 @@ export async function machine(options: { cloneOf?: string; remoteUrl?: string; t
   } else {
     repo = tempRepo();
   }
-  const run = (args: readonly string[], extra: Partial<RunOptions> = {}) => runTracer(args, { cwd: repo, home, ...extra, env: { ...options.env, ...extra.env } });
+  const run = (args: readonly string[], extra: Partial<RunOptions> = {}) =>
+    runTracer(args, { cwd: repo, home, ...extra, env: { ...options.env, ...extra.env } });
   const init = await run(['init']);
   if (init.code !== 0) throw new Error(`init failed: ${init.stderr}`);
   const dir = /data:\s+(\S+)/.exec(init.stdout)![1]!;
@@ -44,14 +47,19 @@ const stamp = (offsetMinutes = 0) => new Date(Date.UTC(2024, 4, 1, 12, 0, 0) + o
 
 export function addTrace(m: Machine, fields: Record<string, unknown> = {}): Record<string, unknown> & { id: string } {
   counter += 1;
-  const record = withContentId({ ts: stamp(counter), tool: 'edit', n: counter, ...fields }, 'id') as unknown as Record<string, unknown> & { id: string };
+  const record = withContentId({ ts: stamp(counter), tool: 'edit', n: counter, ...fields }, 'id') as unknown as Record<string, unknown> & {
+    id: string;
+  };
   appendRows(join(m.dir, 'traces.jsonl'), [record]);
   return record;
 }
 
 export function addLedger(m: Machine, traceIds: string[], fields: Record<string, unknown> = {}): Record<string, unknown> & { sha: string } {
   counter += 1;
-  const record = withContentId({ ts: stamp(counter), commit: createHash('sha1').update(String(counter)).digest('hex'), trace_ids: traceIds, ...fields }, 'sha') as unknown as Record<string, unknown> & { sha: string };
+  const record = withContentId(
+    { ts: stamp(counter), commit: createHash('sha1').update(String(counter)).digest('hex'), trace_ids: traceIds, ...fields },
+    'sha',
+  ) as unknown as Record<string, unknown> & { sha: string };
   appendRows(join(m.dir, 'ledgers.jsonl'), [record]);
   return record;
 }
@@ -65,13 +73,21 @@ export function addCommitLink(m: Machine, fields: Record<string, unknown> = {}):
 
 export function addSummary(m: Machine, fields: Record<string, unknown> = {}): Record<string, unknown> {
   counter += 1;
-  const record = withContentId({ ts: stamp(counter), conversation_url: `https://agent.example/c/${counter}`, summary: `summary ${counter}`, ...fields }, 'id');
+  const record = withContentId(
+    { ts: stamp(counter), conversation_url: `https://agent.example/c/${counter}`, summary: `summary ${counter}`, ...fields },
+    'id',
+  );
   appendRows(join(m.dir, 'session-summaries.jsonl'), [record]);
   return record;
 }
 
 /** A transcript snapshot: bytes in the cache, a row in conversations.jsonl, the index pointing at it. */
-export function addConversation(m: Machine, conversationId: string, bytes: Buffer, options: { ts?: string; row?: boolean } = {}): { sha: string; row: Record<string, unknown> } {
+export function addConversation(
+  m: Machine,
+  conversationId: string,
+  bytes: Buffer,
+  options: { ts?: string; row?: boolean } = {},
+): { sha: string; row: Record<string, unknown> } {
   counter += 1;
   const sha = createHash('sha256').update(bytes).digest('hex');
   const cache = join(m.dir, 'conversations', sha.slice(0, 2));
@@ -104,7 +120,10 @@ export function appendRows(path: string, rows: readonly unknown[]): void {
 
 export function readRows(path: string): Record<string, unknown>[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line));
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line));
 }
 
 /** The transcript cache as file name → SHA-256 of its bytes (a name that lies shows up as a mismatch). */
@@ -114,14 +133,20 @@ export function cacheDigest(m: Machine): Record<string, string> {
   if (!existsSync(cacheDir)) return blobs;
   for (const prefix of readdirSync(cacheDir)) {
     if (prefix.length !== 2) continue;
-    for (const name of readdirSync(join(cacheDir, prefix))) blobs[name] = createHash('sha256').update(readFileSync(join(cacheDir, prefix, name))).digest('hex');
+    for (const name of readdirSync(join(cacheDir, prefix)))
+      blobs[name] = createHash('sha256')
+        .update(readFileSync(join(cacheDir, prefix, name)))
+        .digest('hex');
   }
   return blobs;
 }
 
 /** Everything a machine holds, order-free: canonical rows per family file, cache bytes by sha, the index. */
 export function storeSnapshot(m: Machine) {
-  const rows = (file: string) => readRows(join(m.dir, file)).map((row) => canonicalJson(row)).sort();
+  const rows = (file: string) =>
+    readRows(join(m.dir, file))
+      .map((row) => canonicalJson(row))
+      .sort();
   const blobs = cacheDigest(m);
   const indexPath = join(m.dir, 'conversations', '_index.json');
   return {

@@ -28,14 +28,20 @@ test('boot reads the three layers in order: built-ins, $TRACER_HOME/plugins.json
   writeFileSync(homePaths(home).plugins, JSON.stringify({ plugins: [join(FIXTURES, 'alpha.ts'), '!summaries'] }));
   writeFileSync(join(project.dir, 'project-config.json'), JSON.stringify({ plugins: ['!traces', join(FIXTURES, 'beta.ts')] }));
   const layers = await pluginLayers(home, project);
-  assert.equal(layers.map((layer) => [layer.source, layer.file]), [
-    ['builtin', BUILTIN_LIST_FILE],
-    ['user', homePaths(home).plugins],
-    ['project', join(project.dir, 'project-config.json')],
-  ]);
+  assert.equal(
+    layers.map((layer) => [layer.source, layer.file]),
+    [
+      ['builtin', BUILTIN_LIST_FILE],
+      ['user', homePaths(home).plugins],
+      ['project', join(project.dir, 'project-config.json')],
+    ],
+  );
   const kernel = await bootKernel({ home, cwd: join(repo), env: {} });
   assert.is(kernel.context.project?.id, project.id);
-  assert.equal(kernel.families.map((family) => family.name), ['ledgers', 'commit-links', 'conversations', 'fixture-alpha', 'fixture-beta']);
+  assert.equal(
+    kernel.families.map((family) => family.name),
+    ['ledgers', 'commit-links', 'conversations', 'fixture-alpha', 'fixture-beta'],
+  );
   assert.equal(kernel.warnings, []);
 });
 
@@ -45,8 +51,14 @@ test('outside a project the kernel boots with the built-ins and the user layer o
   writeFileSync(homePaths(home).plugins, JSON.stringify({ plugins: [join(FIXTURES, 'alpha.ts')] }));
   const kernel = await bootKernel({ home, cwd: tempDir('tracer-not-git-'), env: {} });
   assert.is(kernel.context.project, undefined);
-  assert.equal(kernel.families.map((family) => family.name), [...BUILTIN_FAMILIES, 'fixture-alpha']);
-  assert.equal((await pluginLayers(home, undefined)).map((layer) => layer.source), ['builtin', 'user']);
+  assert.equal(
+    kernel.families.map((family) => family.name),
+    [...BUILTIN_FAMILIES, 'fixture-alpha'],
+  );
+  assert.equal(
+    (await pluginLayers(home, undefined)).map((layer) => layer.source),
+    ['builtin', 'user'],
+  );
 });
 
 test('a project plugins setting that is not a list of strings is refused with invalid_setting_value', async () => {

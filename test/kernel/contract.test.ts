@@ -5,7 +5,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TracerError } from '../../src/core/errors.js';
 import { Kernel } from '../../src/kernel/kernel.js';
-import { applyPlugins, BUILTIN_LIST_FILE, effectivePluginList, readPluginListFile, type PluginLayer } from '../../src/kernel/plugin-list.js';
+import {
+  applyPlugins,
+  BUILTIN_LIST_FILE,
+  effectivePluginList,
+  readPluginListFile,
+  type PluginLayer,
+} from '../../src/kernel/plugin-list.js';
 import type { FamilyPlan } from '../../src/kernel/types.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
 import { clearJournal, fakeSession, journal } from '../fixtures/plugins/journal.js';
@@ -42,7 +48,10 @@ async function rejection(run: () => Promise<unknown>): Promise<TracerError> {
   throw new Error('unreachable');
 }
 
-const plan = (): FamilyPlan => ({ family: { name: 'traces', route: '/api/v1/sync/traces', idMember: 'id', required: ['id'], storage: [] }, filters: [] });
+const plan = (): FamilyPlan => ({
+  family: { name: 'traces', route: '/api/v1/sync/traces', idMember: 'id', required: ['id'], storage: [] },
+  filters: [],
+});
 const pulled = () => ({ family: plan().family, received: 0, inserted: 0 });
 
 test('plugins apply, and their taps run, in list order', async () => {
@@ -55,7 +64,10 @@ test('plugins apply, and their taps run, in list order', async () => {
   const backward = await kernelWith(userLayer('./beta.ts', './alpha.ts'));
   await backward.hooks.preflight.promise(fakeSession());
   assert.equal(journal.splice(0), ['apply:beta', 'apply:alpha', 'preflight:beta', 'preflight:alpha']);
-  assert.equal(backward.plugins.map((plugin) => plugin.name), ['fixture-beta', 'fixture-alpha']);
+  assert.equal(
+    backward.plugins.map((plugin) => plugin.name),
+    ['fixture-beta', 'fixture-alpha'],
+  );
 });
 
 test('a lower stage runs first whatever the list order', async () => {
@@ -110,7 +122,11 @@ test('an Error thrown in a tap comes out as plugin_failed naming the plugin and 
   const cases: Array<[string, () => Promise<unknown>, string]> = [
     ['preflight', () => kernel.hooks.preflight.promise(session), 'disk on fire'],
     ['afterPull', () => kernel.hooks.afterPull.promise(pulled(), session), 'callback failure'],
-    ['uploadBlob', () => kernel.hooks.uploadBlob.promise({ sha256: 'a'.repeat(64), size: 1, path: '/x', family: plan().family }, session), 'sync failure'],
+    [
+      'uploadBlob',
+      () => kernel.hooks.uploadBlob.promise({ sha256: 'a'.repeat(64), size: 1, path: '/x', family: plan().family }, session),
+      'sync failure',
+    ],
     ['beforeFamily', () => kernel.hooks.beforeFamily.promise(plan(), session), 'a bare string'],
   ];
   for (const [hook, run, cause] of cases) {
@@ -156,17 +172,26 @@ test('invalid plugin modules are refused with invalid_plugin naming the entry an
 });
 
 test('effectivePluginList: three layers, a later "!name" switches a built-in off, a still later layer re-enables it', async () => {
-  const builtin: PluginLayer = { source: 'builtin', file: BUILTIN_LIST_FILE, entries: ['remote-resolver', 'traces', 'ledgers', 'commit-links', 'conversations', 'summaries'] };
+  const builtin: PluginLayer = {
+    source: 'builtin',
+    file: BUILTIN_LIST_FILE,
+    entries: ['remote-resolver', 'traces', 'ledgers', 'commit-links', 'conversations', 'summaries'],
+  };
   const user: PluginLayer = { source: 'user', file: '/home/u/.tracer/plugins.json', entries: ['!ledgers', '!summaries', '/opt/extra.js'] };
-  const project: PluginLayer = { source: 'project', file: '/home/u/.tracer/projects/p/project-config.json', entries: ['ledgers', '!not-enabled', 'traces'] };
+  const project: PluginLayer = {
+    source: 'project',
+    file: '/home/u/.tracer/projects/p/project-config.json',
+    entries: ['ledgers', '!not-enabled', 'traces'],
+  };
   const list = effectivePluginList([builtin, user, project]);
   assert.equal(
     list.enabled.map((entry) => `${entry.spec}@${entry.source}`),
     ['remote-resolver@builtin', 'traces@builtin', 'commit-links@builtin', 'conversations@builtin', '/opt/extra.js@user', 'ledgers@project'],
   );
-  assert.equal(list.disabled.map((entry) => `${entry.spec}@${entry.source} off by ${entry.disabledBy} in ${entry.disabledIn}`), [
-    `summaries@builtin off by user in ${user.file}`,
-  ]);
+  assert.equal(
+    list.disabled.map((entry) => `${entry.spec}@${entry.source} off by ${entry.disabledBy} in ${entry.disabledIn}`),
+    [`summaries@builtin off by user in ${user.file}`],
+  );
   assert.is(list.warnings.length, 1);
   assert.is(list.warnings[0]!.code, 'plugin_not_enabled');
   assert.ok(list.warnings[0]!.message.includes('not-enabled') && list.warnings[0]!.message.includes(project.file));
@@ -174,8 +199,14 @@ test('effectivePluginList: three layers, a later "!name" switches a built-in off
 
 test('the warning for an unknown switch-off reaches the kernel, which still boots', async () => {
   const kernel = await kernelWith(userLayer('./alpha.ts', '!fixture-nothing'));
-  assert.equal(kernel.warnings.map((warning) => warning.code), ['plugin_not_enabled']);
-  assert.equal(kernel.plugins.map((plugin) => plugin.name), ['fixture-alpha']);
+  assert.equal(
+    kernel.warnings.map((warning) => warning.code),
+    ['plugin_not_enabled'],
+  );
+  assert.equal(
+    kernel.plugins.map((plugin) => plugin.name),
+    ['fixture-alpha'],
+  );
 });
 
 test('module paths are relative to the listing file, not to the working directory', async () => {
@@ -186,9 +217,14 @@ test('module paths are relative to the listing file, not to the working director
   assert.ok(relativeEntry.startsWith('..'));
   writeFileSync(file, JSON.stringify({ plugins: [relativeEntry] }));
   const kernel = await kernelWith(await readPluginListFile(file, 'user'));
-  assert.equal(kernel.plugins.map((plugin) => plugin.name), ['fixture-alpha']);
+  assert.equal(
+    kernel.plugins.map((plugin) => plugin.name),
+    ['fixture-alpha'],
+  );
   // The same text listed from another folder names another (missing) file.
-  const error = await rejection(() => kernelWith({ source: 'user', file: join(dir, 'a-level-deeper', 'plugins.json'), entries: [relativeEntry] }));
+  const error = await rejection(() =>
+    kernelWith({ source: 'user', file: join(dir, 'a-level-deeper', 'plugins.json'), entries: [relativeEntry] }),
+  );
   assert.is(error.code, 'invalid_plugin');
 });
 
@@ -202,19 +238,39 @@ test('a module path switched off from another listing file is matched by the fil
     { source: 'user', file: join(userDir, 'plugins.json'), entries: [userEntry, './beta.ts'] },
     { source: 'project', file: join(projectDir, 'project-config.json'), entries: [`!${projectEntry}`, './beta.ts'] },
   ]);
-  assert.equal(list.enabled.map((entry) => entry.source), ['user', 'project'], 'alpha switched off; ./beta.ts of each folder are two different files');
-  assert.equal(list.disabled.map((entry) => entry.spec), [userEntry]);
+  assert.equal(
+    list.enabled.map((entry) => entry.source),
+    ['user', 'project'],
+    'alpha switched off; ./beta.ts of each folder are two different files',
+  );
+  assert.equal(
+    list.disabled.map((entry) => entry.spec),
+    [userEntry],
+  );
   assert.equal(list.warnings, []);
 });
 
 test('families are registered in list order; built-ins first in plugins.json order', async () => {
   const builtin = await readPluginListFile(BUILTIN_LIST_FILE, 'builtin');
   const familyPlugins = ['traces', 'ledgers', 'commit-links', 'conversations', 'summaries'];
-  assert.equal(builtin.entries.filter((entry) => familyPlugins.includes(entry)), familyPlugins, 'the spec families, in the spec order');
+  assert.equal(
+    builtin.entries.filter((entry) => familyPlugins.includes(entry)),
+    familyPlugins,
+    'the spec families, in the spec order',
+  );
   const kernel = await kernelWith(builtin, userLayer('./beta.ts', './alpha.ts'));
-  assert.equal(kernel.families.map((family) => family.name), [...familyPlugins, 'fixture-beta', 'fixture-alpha']);
-  const reordered = await kernelWith({ ...builtin, entries: ['summaries', 'traces', 'ledgers', 'commit-links', 'conversations'] }, userLayer('./alpha.ts', './beta.ts'));
-  assert.equal(reordered.families.map((family) => family.name), ['summaries', 'traces', 'ledgers', 'commit-links', 'conversations', 'fixture-alpha', 'fixture-beta']);
+  assert.equal(
+    kernel.families.map((family) => family.name),
+    [...familyPlugins, 'fixture-beta', 'fixture-alpha'],
+  );
+  const reordered = await kernelWith(
+    { ...builtin, entries: ['summaries', 'traces', 'ledgers', 'commit-links', 'conversations'] },
+    userLayer('./alpha.ts', './beta.ts'),
+  );
+  assert.equal(
+    reordered.families.map((family) => family.name),
+    ['summaries', 'traces', 'ledgers', 'commit-links', 'conversations', 'fixture-alpha', 'fixture-beta'],
+  );
   assert.is(kernel.family('fixture-alpha')?.route, '/api/v1/sync/fixture-alpha');
   assert.ok(Object.isFrozen(kernel.family('traces')));
 });
@@ -232,15 +288,25 @@ test('a duplicate family name or route is refused, naming the plugin', async () 
 test('removing a plugin from the list removes its family and nothing else', async () => {
   const builtin = await readPluginListFile(BUILTIN_LIST_FILE, 'builtin');
   const full = await kernelWith(builtin, userLayer('./alpha.ts'));
-  const tapsOf = (kernel: Kernel) => Object.fromEntries(Object.entries(kernel.hooks).map(([name, hook]) => [name, hook.taps.map((tap) => tap.name)]));
+  const tapsOf = (kernel: Kernel) =>
+    Object.fromEntries(Object.entries(kernel.hooks).map(([name, hook]) => [name, hook.taps.map((tap) => tap.name)]));
   for (const [switchOff, family, plugin] of [
     ['!ledgers', 'ledgers', 'ledgers'],
     ['!./alpha.ts', 'fixture-alpha', 'fixture-alpha'],
   ] as const) {
     const without = await kernelWith(builtin, userLayer('./alpha.ts'), { source: 'project', file: FIXTURE_LIST, entries: [switchOff] });
-    assert.equal(without.families, full.families.filter((known) => known.name !== family), switchOff);
-    assert.equal(without.plugins.map((known) => known.name), full.plugins.map((known) => known.name).filter((name) => name !== plugin));
-    const expectedTaps = Object.fromEntries(Object.entries(tapsOf(full)).map(([hook, names]) => [hook, names.filter((name) => name !== plugin)]));
+    assert.equal(
+      without.families,
+      full.families.filter((known) => known.name !== family),
+      switchOff,
+    );
+    assert.equal(
+      without.plugins.map((known) => known.name),
+      full.plugins.map((known) => known.name).filter((name) => name !== plugin),
+    );
+    const expectedTaps = Object.fromEntries(
+      Object.entries(tapsOf(full)).map(([hook, names]) => [hook, names.filter((name) => name !== plugin)]),
+    );
     assert.equal(tapsOf(without), expectedTaps, `${switchOff}: every other tap is still there`);
     assert.equal(without.warnings, []);
   }

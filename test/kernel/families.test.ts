@@ -29,7 +29,8 @@ test('a well-formed family passes; the default route is /api/v1/sync/<name>', ()
 });
 
 test('names: lowercase letters, digits and "-", starting with a letter', () => {
-  for (const name of ['', 'Notes', '1notes', 'no tes', 'no_tes', 'notes/x', '-notes', 'n'.repeat(65)]) refused(family({ name }), [], /family name/);
+  for (const name of ['', 'Notes', '1notes', 'no tes', 'no_tes', 'notes/x', '-notes', 'n'.repeat(65)])
+    refused(family({ name }), [], /family name/);
 });
 
 test('a second family with the same name or the same route is refused', () => {
@@ -38,7 +39,15 @@ test('a second family with the same name or the same route is refused', () => {
 });
 
 test('routes must be paths under /api/v1/', () => {
-  for (const route of ['/sync/notes', 'api/v1/sync/notes', '/api/v2/sync/notes', '/api/v1/', '/api/v1/sync/../admin', '/api/v1/sync/notes?x=1', 'https://h/api/v1/sync/notes']) {
+  for (const route of [
+    '/sync/notes',
+    'api/v1/sync/notes',
+    '/api/v2/sync/notes',
+    '/api/v1/',
+    '/api/v1/sync/../admin',
+    '/api/v1/sync/notes?x=1',
+    'https://h/api/v1/sync/notes',
+  ]) {
     refused(family({ route }), [], /must be a path under/);
   }
 });

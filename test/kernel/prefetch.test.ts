@@ -52,7 +52,8 @@ test('pull has written its request for page 3 before it writes page 2', async ()
   http.request = function (this: unknown, ...args: Parameters<typeof http.request>) {
     const req = request.apply(this, args);
     // Page 3: by then a kept-alive connection is free, so nothing waits on a connect.
-    if (String(args[0]).includes('/sync/traces?') && String(args[0]).includes('after=')) req.on('finish', () => events.push(`page ${(asked += 1) + 1} asked`));
+    if (String(args[0]).includes('/sync/traces?') && String(args[0]).includes('after='))
+      req.on('finish', () => events.push(`page ${(asked += 1) + 1} asked`));
     return req;
   } as typeof http.request;
   try {

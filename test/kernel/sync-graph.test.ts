@@ -22,7 +22,8 @@ test.after(() => {
   cleanup();
 });
 
-const trace = (n: number, extra: Record<string, unknown> = {}) => withContentId({ ts: '2024-05-01T00:00:00.000Z', n, ...extra }, 'id') as unknown as Record<string, unknown> & { id: string };
+const trace = (n: number, extra: Record<string, unknown> = {}) =>
+  withContentId({ ts: '2024-05-01T00:00:00.000Z', n, ...extra }, 'id') as unknown as Record<string, unknown> & { id: string };
 
 /** The manifest as the run left it on disk. */
 async function savedState(projectDir: string): Promise<RemoteSyncState> {
@@ -59,10 +60,13 @@ test('batches are split by bytes too', async () => {
   const big = 'x'.repeat(3 * 1024 * 1024);
   appendRows(join(project.dir, 'traces.jsonl'), [trace(1, { big }), trace(2, { big }), trace(3, { big })]);
   const sizes: number[] = [];
-  nock(BASE).post('/api/v1/sync/traces').times(3).reply((_uri, body) => {
-    sizes.push((body as { items: unknown[] }).items.length);
-    return [200, { received: 1, inserted: 1, duplicates: 0 }];
-  });
+  nock(BASE)
+    .post('/api/v1/sync/traces')
+    .times(3)
+    .reply((_uri, body) => {
+      sizes.push((body as { items: unknown[] }).items.length);
+      return [200, { received: 1, inserted: 1, duplicates: 0 }];
+    });
   const { session: s, close } = session(kernel, project, { push: { full: true } });
   await runPush(kernel, s);
   close();
@@ -107,7 +111,10 @@ test('local records the service would refuse are not sent, and reported once', a
   close();
   assert.is(report.families[0]!.invalid, 1);
   assert.is(report.totals.sent, 1);
-  assert.equal(warnings.map((warning) => warning.code), ['invalid_local_record']);
+  assert.equal(
+    warnings.map((warning) => warning.code),
+    ['invalid_local_record'],
+  );
 });
 
 test('pull pages with the cursor, verifies ids, dedupes, and stores the cursor after the rows', async () => {
@@ -134,8 +141,14 @@ test('pull pages with the cursor, verifies ids, dedupes, and stores the cursor a
   assert.is(tracesReport.inserted, 2);
   assert.is(tracesReport.duplicates, 1);
   assert.is(tracesReport.invalid, 1);
-  assert.equal(warnings.map((warning) => warning.code), ['invalid_pulled_record']);
-  assert.equal(readRows(join(project.dir, 'traces.jsonl')).map((row) => row.id), [known.id, fresh[0]!.id, fresh[1]!.id]);
+  assert.equal(
+    warnings.map((warning) => warning.code),
+    ['invalid_pulled_record'],
+  );
+  assert.equal(
+    readRows(join(project.dir, 'traces.jsonl')).map((row) => row.id),
+    [known.id, fresh[0]!.id, fresh[1]!.id],
+  );
   const state = await savedState(project.dir);
   assert.is(state.cursor('traces'), 'c2');
   assert.ok(state.has('trace_ids', known.id), 'rows seen on the remote count as synced');
@@ -157,7 +170,10 @@ test('pull checks every row whatever its order or spacing, and stores each one a
   const written = trace(10, { meta: { b: 1, a: 'x' } });
   // An older writer's member order: not canonical, so checked the slow way.
   const { id, ...members } = trace(11, { z: true, meta: { b: 2, a: 'y' } });
-  const legacy = JSON.parse(JSON.stringify({ z: members.z, id, meta: { b: 2, a: 'y' }, ts: members.ts, n: members.n })) as Record<string, unknown>;
+  const legacy = JSON.parse(JSON.stringify({ z: members.z, id, meta: { b: 2, a: 'y' }, ts: members.ts, n: members.n })) as Record<
+    string,
+    unknown
+  >;
   // Hashes its own non-canonical text: caught, although that text hashes to the id.
   const unsorted = { meta: { b: 3, a: 'z' }, ts: '2024-05-01T00:00:00.000Z' };
   const forged = { id: createHash('sha256').update(JSON.stringify(unsorted)).digest('hex'), ...unsorted };
@@ -165,14 +181,20 @@ test('pull checks every row whatever its order or spacing, and stores each one a
     nock(BASE)
       .get('/api/v1/sync/traces')
       .query({ limit: '500' })
-      .reply(200, JSON.stringify({ items: [written, legacy, forged], next_cursor: null, has_more: false }, null, spacing), { 'content-type': 'application/json' })
+      .reply(200, JSON.stringify({ items: [written, legacy, forged], next_cursor: null, has_more: false }, null, spacing), {
+        'content-type': 'application/json',
+      })
       .get('/api/v1/sync/ledgers')
       .query({ limit: '500' })
       .reply(200, { items: [], next_cursor: null, has_more: false });
     const { session: s, warnings, close } = session(kernel, project, { direction: 'pull' });
     await runPull(kernel, s);
     close();
-    assert.equal(warnings.map((warning) => warning.code), ['invalid_pulled_record'], `spacing ${spacing}`);
+    assert.equal(
+      warnings.map((warning) => warning.code),
+      ['invalid_pulled_record'],
+      `spacing ${spacing}`,
+    );
   }
   const stored = readFileSync(join(project.dir, 'traces.jsonl'), 'utf8').trim().split('\n');
   assert.equal(stored, [JSON.stringify(written), JSON.stringify(legacy)], 'each row once, in the member order it came in');
@@ -183,7 +205,10 @@ test('pull --since reads from the start and leaves the cursor alone', async () =
   const state = await RemoteSyncState.load(project.dir, 'origin', remote().record.url);
   state.setCursor('traces', 'kept');
   await state.flush(true);
-  nock(BASE).get('/api/v1/sync/traces').query({ limit: '500', since: '2024-05-01T00:00:00.000Z' }).reply(200, { items: [trace(9)], next_cursor: 'elsewhere', has_more: false });
+  nock(BASE)
+    .get('/api/v1/sync/traces')
+    .query({ limit: '500', since: '2024-05-01T00:00:00.000Z' })
+    .reply(200, { items: [trace(9)], next_cursor: 'elsewhere', has_more: false });
   const { session: s, close } = session(kernel, project, { direction: 'pull' });
   await runPull(kernel, s, '2024-05-01T00:00:00.000Z');
   close();

@@ -19,7 +19,11 @@ const target = (extra: Partial<RemoteTarget> = {}): RemoteTarget => ({
   tokenSource: 'config.json',
   ...extra,
 });
-const fast: ClientSettings = { retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2, maxRetryAfterMs: 5 }, timeoutMs: 150, transferTimeoutMs: 150 };
+const fast: ClientSettings = {
+  retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2, maxRetryAfterMs: 5 },
+  timeoutMs: 150,
+  transferTimeoutMs: 150,
+};
 const clients: RemoteClient[] = [];
 const client = (extra: Partial<RemoteTarget> = {}, settings = fast) => {
   const made = new RemoteClient(target(extra), settings);
@@ -52,13 +56,19 @@ test('every request carries the bearer token and the target headers; the gateway
     .get('/gw/acme/web/api/v1/sync/traces')
     .query({ limit: '500', after: 'c1' })
     .reply(200, { items: [], next_cursor: null, has_more: false });
-  const page = await client({ apiRoot: `${BASE}/gw/acme/web` }).getJson('/api/v1/sync/traces', { after: 'c1', limit: 500, since: undefined });
+  const page = await client({ apiRoot: `${BASE}/gw/acme/web` }).getJson('/api/v1/sync/traces', {
+    after: 'c1',
+    limit: 500,
+    since: undefined,
+  });
   assert.equal(page, { items: [], next_cursor: null, has_more: false });
   assert.ok(scope.isDone());
 });
 
 test('without a token no Authorization header is sent', async () => {
-  const scope = nock(BASE, { badheaders: ['authorization'] }).get('/api/v1/auth/whoami').reply(401, { code: 'unauthorized', detail: 'A bearer token is required' }, { 'content-type': 'application/problem+json' });
+  const scope = nock(BASE, { badheaders: ['authorization'] })
+    .get('/api/v1/auth/whoami')
+    .reply(401, { code: 'unauthorized', detail: 'A bearer token is required' }, { 'content-type': 'application/problem+json' });
   const error = await failure(client({ token: undefined, hasToken: false, tokenSource: 'none' }).getJson('/api/v1/auth/whoami'));
   assert.is(error.code, 'unauthorized');
   assert.is(error.exitCode, ExitCode.auth);
@@ -77,7 +87,13 @@ test('problem+json keeps the service code; statuses map to the documented exit c
     [409, 'blob_missing', ExitCode.validation],
   ];
   for (const [status, code, exitCode] of cases) {
-    nock(BASE).post('/api/v1/sync/traces').reply(status, { type: 'about:blank', title: 'x', status, detail: `detail of ${code}`, code, errors: [{ index: 1, field: 'ts', message: 'bad' }] }, { 'content-type': 'application/problem+json' });
+    nock(BASE)
+      .post('/api/v1/sync/traces')
+      .reply(
+        status,
+        { type: 'about:blank', title: 'x', status, detail: `detail of ${code}`, code, errors: [{ index: 1, field: 'ts', message: 'bad' }] },
+        { 'content-type': 'application/problem+json' },
+      );
     const error = await failure(client().postJson('/api/v1/sync/traces', { items: [] }));
     assert.instance(error, RemoteError);
     assert.is(error.code, code);
@@ -90,10 +106,13 @@ test('problem+json keeps the service code; statuses map to the documented exit c
 
 test('a 5xx storm is retried a bounded number of times, then fails as a network error', async () => {
   let calls = 0;
-  nock(BASE).get('/api/v1/auth/whoami').times(10).reply(() => {
-    calls += 1;
-    return [503, { code: 'unavailable', detail: 'overloaded' }];
-  });
+  nock(BASE)
+    .get('/api/v1/auth/whoami')
+    .times(10)
+    .reply(() => {
+      calls += 1;
+      return [503, { code: 'unavailable', detail: 'overloaded' }];
+    });
   const error = await failure(client().getJson('/api/v1/auth/whoami'));
   assert.is(calls, 3);
   assert.is(error.exitCode, ExitCode.network);
@@ -101,28 +120,43 @@ test('a 5xx storm is retried a bounded number of times, then fails as a network 
 });
 
 test('5xx then success: the answer of the retry is returned', async () => {
-  nock(BASE).post('/api/v1/sync/ledgers').reply(502, 'bad gateway').post('/api/v1/sync/ledgers').reply(200, { received: 1, inserted: 1, duplicates: 0 });
+  nock(BASE)
+    .post('/api/v1/sync/ledgers')
+    .reply(502, 'bad gateway')
+    .post('/api/v1/sync/ledgers')
+    .reply(200, { received: 1, inserted: 1, duplicates: 0 });
   assert.equal(await client().postJson('/api/v1/sync/ledgers', { items: [{}] }), { received: 1, inserted: 1, duplicates: 0 });
 });
 
 test('429 honours Retry-After (capped) and is retried', async () => {
-  nock(BASE).get('/api/v1/auth/whoami').reply(429, { code: 'rate_limited' }, { 'retry-after': '1' }).get('/api/v1/auth/whoami').reply(200, { org_slug: 'acme' });
+  nock(BASE)
+    .get('/api/v1/auth/whoami')
+    .reply(429, { code: 'rate_limited' }, { 'retry-after': '1' })
+    .get('/api/v1/auth/whoami')
+    .reply(200, { org_slug: 'acme' });
   assert.equal(await client().getJson('/api/v1/auth/whoami'), { org_slug: 'acme' });
 });
 
 test('501 is an answer, not a transient failure: no retry', async () => {
   let calls = 0;
-  nock(BASE).get('/api/v1/auth/whoami').times(3).reply(() => {
-    calls += 1;
-    return [501, ''];
-  });
+  nock(BASE)
+    .get('/api/v1/auth/whoami')
+    .times(3)
+    .reply(() => {
+      calls += 1;
+      return [501, ''];
+    });
   const error = await failure(client().getJson('/api/v1/auth/whoami'));
   assert.is(calls, 1);
   assert.is((error as RemoteError).status, 501);
 });
 
 test('a connection reset before the answer is retried', async () => {
-  nock(BASE).post('/api/v1/sync/traces').replyWithError(reset()).post('/api/v1/sync/traces').reply(200, { received: 2, inserted: 2, duplicates: 0 });
+  nock(BASE)
+    .post('/api/v1/sync/traces')
+    .replyWithError(reset())
+    .post('/api/v1/sync/traces')
+    .reply(200, { received: 2, inserted: 2, duplicates: 0 });
   assert.equal(await client().postJson('/api/v1/sync/traces', { items: [1, 2] }), { received: 2, inserted: 2, duplicates: 0 });
 });
 
@@ -169,10 +203,13 @@ test('a time-out is retried, then reported as timeout (exit 5)', async () => {
 
 test('a malformed reply is refused without retry (exit 5)', async () => {
   let calls = 0;
-  nock(BASE).get('/api/v1/sync/traces').times(3).reply(() => {
-    calls += 1;
-    return [200, '<html>proxy login</html>'];
-  });
+  nock(BASE)
+    .get('/api/v1/sync/traces')
+    .times(3)
+    .reply(() => {
+      calls += 1;
+      return [200, '<html>proxy login</html>'];
+    });
   const error = await failure(client().getJson('/api/v1/sync/traces'));
   assert.is(error.code, 'malformed_response');
   assert.is(error.exitCode, ExitCode.network);
@@ -194,7 +231,9 @@ test('a streamed POST is opened afresh for each attempt', async () => {
     .post('/api/v1/blobs', (body) => (bodies.push(String(body)), true))
     .reply(201, { sha256: 'x', size: 5 });
   let opened = 0;
-  const answer = await client().postStream('/api/v1/blobs', () => (opened += 1, Readable.from([Buffer.from('bytes')])), { 'content-type': 'application/octet-stream' });
+  const answer = await client().postStream('/api/v1/blobs', () => ((opened += 1), Readable.from([Buffer.from('bytes')])), {
+    'content-type': 'application/octet-stream',
+  });
   assert.is(answer.status, 201);
   assert.is(opened, 2);
   assert.equal(bodies, ['bytes', 'bytes']);
@@ -210,7 +249,10 @@ test('TRACER_HTTP_* tune time-out and retries; nonsense is a usage error', () =>
   const settings = settingsFromEnv({ TRACER_HTTP_TIMEOUT_MS: '10', TRACER_HTTP_ATTEMPTS: '2', TRACER_HTTP_BACKOFF_MS: '1' });
   assert.is(settings.timeoutMs, 10);
   assert.is(settings.retry.attempts, 2);
-  assert.throws(() => settingsFromEnv({ TRACER_HTTP_ATTEMPTS: 'many' }), (error: TracerError) => error.code === 'invalid_environment' && error.exitCode === ExitCode.usage);
+  assert.throws(
+    () => settingsFromEnv({ TRACER_HTTP_ATTEMPTS: 'many' }),
+    (error: TracerError) => error.code === 'invalid_environment' && error.exitCode === ExitCode.usage,
+  );
 });
 
 test.run();

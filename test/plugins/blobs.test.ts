@@ -71,8 +71,14 @@ test('no blob route: blobs declines, blobs-missing answers inline and writes the
   // The route is known absent for the rest of the session: no second probe.
   assert.equal(await kernel.hooks.uploadBlob.promise(upload, s), { via: 'inline', alreadyPresent: false });
   close();
-  assert.equal(warnings.map((warning) => warning.code), ['blob_fallback_inline', 'blob_fallback_inline']);
-  const log = readFileSync(join(project.dir, 'push-errors.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  assert.equal(
+    warnings.map((warning) => warning.code),
+    ['blob_fallback_inline', 'blob_fallback_inline'],
+  );
+  const log = readFileSync(join(project.dir, 'push-errors.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   assert.is(log[0].code, 'blob_fallback_inline');
   assert.is(log[0].item, sha);
   assert.not.match(JSON.stringify(log), 'tok');
@@ -88,7 +94,13 @@ test('no blob route and no fallback: nobody answers', async () => {
 
 test('413 blob_too_large is an item refusal (exit category validation)', async () => {
   const { kernel, project } = await kernelWith(conversations, blobs, blobsMissing);
-  nock(BASE).head(`/api/v1/blobs/${sha}`).reply(404).head('/api/v1/blobs/probe').reply(400).post('/api/v1/blobs').reply(413, { code: 'blob_too_large', detail: 'over 10 MiB' });
+  nock(BASE)
+    .head(`/api/v1/blobs/${sha}`)
+    .reply(404)
+    .head('/api/v1/blobs/probe')
+    .reply(400)
+    .post('/api/v1/blobs')
+    .reply(413, { code: 'blob_too_large', detail: 'over 10 MiB' });
   const { session: s, close } = session(kernel, project, { push: {} });
   try {
     await kernel.hooks.uploadBlob.promise(cached(project, kernel), s);

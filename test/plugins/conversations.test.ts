@@ -42,7 +42,10 @@ test('rows come from conversations.jsonl; an _index.json entry without a row is 
     { conversation_id: 'c1', content_sha256: withRow, size: 16, ts: '2024-05-01T00:00:00.000Z' },
     { conversation_id: 'c2', content_sha256: byHand, size: 14, ts: when.toISOString() },
   ]);
-  assert.equal(warnings.map((warning) => warning.code), ['blob_cache_missing']);
+  assert.equal(
+    warnings.map((warning) => warning.code),
+    ['blob_cache_missing'],
+  );
   assert.is(store.keyOf(records[0]!), `c1:${withRow}`);
 });
 
@@ -51,7 +54,9 @@ test('append keeps the freshest snapshot per conversation in _index.json and nev
   const store = kernel.familySync('conversations')!.store(project.dir);
   const older = place(project.dir, 'older');
   const newer = place(project.dir, 'newer');
-  await store.append([{ conversation_id: 'c', content_sha256: newer, size: 5, ts: '2024-06-01T00:00:00.000Z', content_base64: 'bmV3ZXI=' }]);
+  await store.append([
+    { conversation_id: 'c', content_sha256: newer, size: 5, ts: '2024-06-01T00:00:00.000Z', content_base64: 'bmV3ZXI=' },
+  ]);
   await store.append([{ conversation_id: 'c', content_sha256: older, size: 5, ts: '2024-05-01T00:00:00.000Z' }]);
   const index = JSON.parse(readFileSync(join(project.dir, 'conversations', '_index.json'), 'utf8'));
   assert.equal(index, { c: newer });

@@ -21,10 +21,21 @@ export async function kernelWith(...plugins: TracerPlugin[]): Promise<{ kernel: 
 
 export function remote(url = `${BASE}/acme/web`, token = 'tok'): ResolvedRemote {
   const target = parseRemoteUrl(url);
-  return { name: 'origin', record: { url: target.url, org_slug: target.org_slug, project_slug: target.project_slug, base_url: target.base_url }, target, apiRoot: apiRoot(target), token, tokenSource: 'config.json' };
+  return {
+    name: 'origin',
+    record: { url: target.url, org_slug: target.org_slug, project_slug: target.project_slug, base_url: target.base_url },
+    target,
+    apiRoot: apiRoot(target),
+    token,
+    tokenSource: 'config.json',
+  };
 }
 
-export function session(kernel: Kernel, project: Project, options: { push?: Partial<PushOptions>; url?: string; direction?: SyncSession['direction'] } = {}) {
+export function session(
+  kernel: Kernel,
+  project: Project,
+  options: { push?: Partial<PushOptions>; url?: string; direction?: SyncSession['direction'] } = {},
+) {
   const push = options.push ? { full: false, dryRun: false, ...options.push } : undefined;
   return sessionFor(kernel, project, remote(options.url), { direction: options.direction ?? 'push', push, dryRun: push?.dryRun ?? false });
 }

@@ -11,9 +11,15 @@ test.after(cleanup);
 test('a missing summaries route is skipped silently; other routes are not its business', async () => {
   const { kernel, project } = await kernelWith(traces, summaries, summariesMissing);
   const { session: s, warnings, close } = session(kernel, project, { push: {} });
-  const skip = await kernel.hooks.routeMissing.promise({ family: kernel.family('summaries'), feature: 'summaries', route: '/api/v1/sync/summaries', status: 404 }, s);
+  const skip = await kernel.hooks.routeMissing.promise(
+    { family: kernel.family('summaries'), feature: 'summaries', route: '/api/v1/sync/summaries', status: 404 },
+    s,
+  );
   assert.equal(skip, { action: 'skip' });
-  const other = await kernel.hooks.routeMissing.promise({ family: kernel.family('traces'), feature: 'traces', route: '/api/v1/sync/traces', status: 404 }, s);
+  const other = await kernel.hooks.routeMissing.promise(
+    { family: kernel.family('traces'), feature: 'traces', route: '/api/v1/sync/traces', status: 404 },
+    s,
+  );
   assert.is(other, undefined);
   close();
   assert.equal(warnings, []);

@@ -14,7 +14,9 @@ test('without --full only traces a ledger attributes pass; --full lets all throu
   const { kernel, project } = await kernelWith(traces, ledgers);
   const attributed = withContentId({ ts: '2024-05-01T00:00:00Z', n: 1 } as Record<string, unknown>, 'id');
   const lonely = withContentId({ ts: '2024-05-01T00:00:00Z', n: 2 } as Record<string, unknown>, 'id');
-  appendRows(join(project.dir, 'ledgers.jsonl'), [withContentId({ ts: '2024-05-01T00:00:00Z', commit: 'a'.repeat(40), trace_ids: [attributed.id] }, 'sha')]);
+  appendRows(join(project.dir, 'ledgers.jsonl'), [
+    withContentId({ ts: '2024-05-01T00:00:00Z', commit: 'a'.repeat(40), trace_ids: [attributed.id] }, 'sha'),
+  ]);
   const family = kernel.family('traces')!;
 
   const { session: plain, close } = session(kernel, project, { push: {} });

@@ -14,7 +14,10 @@ test.after(() => {
   cleanup();
 });
 
-const answer = (body: unknown, status = 200) => nock(BASE).get('/api/v1/auth/whoami').reply(status, body as any);
+const answer = (body: unknown, status = 200) =>
+  nock(BASE)
+    .get('/api/v1/auth/whoami')
+    .reply(status, body as any);
 
 async function refusal(promise: Promise<unknown>): Promise<TracerError> {
   try {
@@ -28,7 +31,10 @@ async function refusal(promise: Promise<unknown>): Promise<TracerError> {
 
 test('a matching project token, or an org token, passes and is kept in the session', async () => {
   const { kernel, project } = await kernelWith(whoami, whoamiUnsupported);
-  for (const body of [{ org_slug: 'acme', project_slug: 'web', scope: 'project', token_name: 'ci' }, { org_slug: 'acme', project_slug: null, scope: 'org' }]) {
+  for (const body of [
+    { org_slug: 'acme', project_slug: 'web', scope: 'project', token_name: 'ci' },
+    { org_slug: 'acme', project_slug: null, scope: 'org' },
+  ]) {
     answer(body);
     const { session: s, close } = session(kernel, project);
     await kernel.hooks.preflight.promise(s);
@@ -68,7 +74,11 @@ test('404, 405 and 501: whoami_unsupported warning and the run goes on', async (
     const { session: s, warnings, close } = session(kernel, project);
     await kernel.hooks.preflight.promise(s);
     close();
-    assert.equal(warnings.map((warning) => warning.code), ['whoami_unsupported'], String(status));
+    assert.equal(
+      warnings.map((warning) => warning.code),
+      ['whoami_unsupported'],
+      String(status),
+    );
   }
 });
 

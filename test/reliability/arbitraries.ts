@@ -13,7 +13,25 @@ import { FAMILIES, TS } from './hostile-support.js';
 const hex = (minLength: number, maxLength: number) => fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength, maxLength });
 
 /** Characters that break naive code: lone surrogates, NUL, bidi overrides, BOM, noncharacters, NEL. */
-const ODD_CHARS = ['\ud800', '\udfff', '\udc00\ud800', '\u0000', '\u202e', '\u200f', '\u2066', '\ufeff', '\uffff', '\u0085', '\u2028', '\u{1F600}', 'é', 'e\u0301', '\\', '"', '%00'];
+const ODD_CHARS = [
+  '\ud800',
+  '\udfff',
+  '\udc00\ud800',
+  '\u0000',
+  '\u202e',
+  '\u200f',
+  '\u2066',
+  '\ufeff',
+  '\uffff',
+  '\u0085',
+  '\u2028',
+  '\u{1F600}',
+  'é',
+  'e\u0301',
+  '\\',
+  '"',
+  '%00',
+];
 
 export const oddString = fc.oneof(
   fc.string({ maxLength: 40 }),
@@ -22,7 +40,9 @@ export const oddString = fc.oneof(
 );
 
 /** Strings from 64 KiB to 600 KiB: over the inline size of many parsers, under the body cap unless many pile up. */
-export const hugeString = fc.integer({ min: 64 * 1024, max: 600 * 1024 }).chain((size) => fc.constantFrom('x', '\u202e', '\ud800', 'é').map((unit) => unit.repeat(size)));
+export const hugeString = fc
+  .integer({ min: 64 * 1024, max: 600 * 1024 })
+  .chain((size) => fc.constantFrom('x', '\u202e', '\ud800', 'é').map((unit) => unit.repeat(size)));
 
 /**
  * Arrays or objects nested past the service's depth limit (256), as values (kept
@@ -50,7 +70,14 @@ export function validItem(family: (typeof FAMILIES)[number], extra: Record<strin
       return withContentId({ ts: TS, conversation_url: `https://chat.example/${serial}`, ...marker }, 'id');
     case 'conversations': {
       const bytes = Buffer.from(`fuzz transcript ${serial}`);
-      return { conversation_id: `fuzz-${serial}`, content_sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, ts: TS, content_base64: bytes.toString('base64'), ...extra };
+      return {
+        conversation_id: `fuzz-${serial}`,
+        content_sha256: createHash('sha256').update(bytes).digest('hex'),
+        size: bytes.length,
+        ts: TS,
+        content_base64: bytes.toString('base64'),
+        ...extra,
+      };
     }
   }
 }
@@ -64,7 +91,11 @@ export function badItem(family: (typeof FAMILIES)[number]): fc.Arbitrary<unknown
     // Not an object at all.
     fc.oneof(fc.constant(null), fc.integer(), oddString, fc.array(fc.integer(), { maxLength: 3 }), fc.boolean()),
     // A required member missing or of the wrong type.
-    fc.tuple(fc.constantFrom(id, 'ts', 'commit', 'trace_ids', 'conversation_url', 'size', 'conversation_id'), fc.oneof(fc.constant(undefined), fc.constant(null), fc.integer(), oddString, fc.constant({}), fc.constant([1]), fc.double()))
+    fc
+      .tuple(
+        fc.constantFrom(id, 'ts', 'commit', 'trace_ids', 'conversation_url', 'size', 'conversation_id'),
+        fc.oneof(fc.constant(undefined), fc.constant(null), fc.integer(), oddString, fc.constant({}), fc.constant([1]), fc.double()),
+      )
       .filter(([member]) => member in validItem(family))
       .map(([member, value]) => {
         const item = validItem(family);
@@ -75,11 +106,24 @@ export function badItem(family: (typeof FAMILIES)[number]): fc.Arbitrary<unknown
       .filter((item) => !isStillValid(family, item)),
     // Well-formed, but the id is not the content id (odd unicode inside changes nothing).
     // (The odd text goes in after the id is computed: RFC 8785 has no form for a lone surrogate at all.)
-    fc.tuple(oddString, hex(64, 64)).map(([text, fake]) => ({ ...validItem(family), text, ...(family === 'conversations' ? { size: 999_999 } : { [id]: fake }) })),
+    fc
+      .tuple(oddString, hex(64, 64))
+      .map(([text, fake]) => ({ ...validItem(family), text, ...(family === 'conversations' ? { size: 999_999 } : { [id]: fake }) })),
     // Lone surrogates in a member name or value: no canonical form, so no content id can match.
-    fc.constantFrom('\ud800', '\udfff', 'a\udc00b').map((lone) => withFakeId(family, { ...validItem(family), [`key${lone}`]: `value${lone}` })),
+    fc
+      .constantFrom('\ud800', '\udfff', 'a\udc00b')
+      .map((lone) => withFakeId(family, { ...validItem(family), [`key${lone}`]: `value${lone}` })),
     // Timestamps that are not ISO-8601 with a zone.
-    fc.constantFrom('2024-05-01', '2024-05-01T12:00:00', 'yesterday', '2024-13-45T99:99:99Z', '', '\u0662\u0660\u0662\u0664-05-01T12:00:00Z').map((ts) => ({ ...validItem(family), ts })),
+    fc
+      .constantFrom(
+        '2024-05-01',
+        '2024-05-01T12:00:00',
+        'yesterday',
+        '2024-13-45T99:99:99Z',
+        '',
+        '\u0662\u0660\u0662\u0664-05-01T12:00:00Z',
+      )
+      .map((ts) => ({ ...validItem(family), ts })),
     // Nesting past the limit, or a number JSON cannot hold (added to the raw text later).
     deepValue.map((deep) => withFakeId(family, { ...validItem(family), deep })),
     // Huge strings with the wrong id.
@@ -106,21 +150,44 @@ function isStillValid(family: string, item: Record<string, unknown>): boolean {
 /** A JSON body text for POST /api/v1/sync/<family> that must be refused. */
 export function hostileSyncBody(family: (typeof FAMILIES)[number]): fc.Arbitrary<string | Buffer> {
   const items = fc
-    .tuple(fc.array(fc.constant(null).map(() => validItem(family)), { maxLength: 3 }), fc.array(badItem(family), { minLength: 1, maxLength: 3 }))
+    .tuple(
+      fc.array(
+        fc.constant(null).map(() => validItem(family)),
+        { maxLength: 3 },
+      ),
+      fc.array(badItem(family), { minLength: 1, maxLength: 3 }),
+    )
     .chain(([good, bad]) => fc.shuffledSubarray([...good, ...bad], { minLength: good.length + bad.length }));
   return fc.oneof(
     { weight: 4, arbitrary: items.map((list) => JSON.stringify({ items: list })) },
     // Wrong shapes: anything but {"items": [...]}.
-    fc.jsonValue({ maxDepth: 3 }).filter((value) => !(isObject(value) && Array.isArray(value.items))).map((value) => JSON.stringify(value) ?? 'null'),
+    fc
+      .jsonValue({ maxDepth: 3 })
+      .filter((value) => !(isObject(value) && Array.isArray(value.items)))
+      .map((value) => JSON.stringify(value) ?? 'null'),
     fc.constantFrom('{"items": {}}', '{"items": "[]"}', '{"Items": []}', '{"items": null}', '[{"items": []}]'),
     // Not JSON: truncated, trailing junk, comments, NaN, single quotes, raw control characters, a BOM.
     fc.tuple(items, fc.nat()).map(([list, cut]) => {
       const text = JSON.stringify({ items: list });
       return text.slice(0, cut % Math.max(1, text.length - 1));
     }),
-    fc.constantFrom('{"items": []} trailing', "{'items': []}", '{"items": [NaN]}', '{"items": [1e400]}', '/* */{"items": []}', '{"items": ["\u0000"]}', '\ufeff{"items": [null]}', '{"items": ["\\ud800\\u"]}', ''),
+    fc.constantFrom(
+      '{"items": []} trailing',
+      "{'items': []}",
+      '{"items": [NaN]}',
+      '{"items": [1e400]}',
+      '/* */{"items": []}',
+      '{"items": ["\u0000"]}',
+      '\ufeff{"items": [null]}',
+      '{"items": ["\\ud800\\u"]}',
+      '',
+    ),
     // Invalid UTF-8: overlong "/" (C0 AF), an encoded lone surrogate (ED A0 80), a stray continuation byte.
-    fc.constantFrom([0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x80], [0xff, 0xfe]).map((bad) => Buffer.concat([Buffer.from('{"items": [{"id": "'), Buffer.from(bad), Buffer.from('", "ts": "2024-05-01T12:00:00.000Z"}]}')])),
+    fc
+      .constantFrom([0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x80], [0xff, 0xfe])
+      .map((bad) =>
+        Buffer.concat([Buffer.from('{"items": [{"id": "'), Buffer.from(bad), Buffer.from('", "ts": "2024-05-01T12:00:00.000Z"}]}')]),
+      ),
     // Nesting far past anything a recursive parser or serializer survives, with a well-formed id.
     fc.tuple(fc.integer({ min: 5_000, max: 100_000 }), fc.constantFrom(['[', ']'], ['{"a":', '}'])).map(([depth, [open, close]]) => {
       const deep = `${open!.repeat(depth)}1${close!.repeat(depth)}`;
@@ -135,17 +202,49 @@ export function hostileSyncBody(family: (typeof FAMILIES)[number]): fc.Arbitrary
 
 /** Admin bodies that must be refused: always at least one bad member, or no object at all. */
 export const hostileAdminBody = fc.oneof(
-  fc.record({ org_slug: fc.oneof(slugLike(), fc.constant('acme')), project_slug: slugLike(), name: fc.oneof(oddString, fc.constant('ok')) }).map((body) => JSON.stringify(body)),
+  fc
+    .record({ org_slug: fc.oneof(slugLike(), fc.constant('acme')), project_slug: slugLike(), name: fc.oneof(oddString, fc.constant('ok')) })
+    .map((body) => JSON.stringify(body)),
   fc.record({ org_slug: slugLike(), name: oddString }).map((body) => JSON.stringify(body)),
-  fc.jsonValue({ maxDepth: 2 }).filter((value) => !isObject(value)).map((value) => JSON.stringify(value) ?? 'null'),
-  fc.constantFrom('{', '{"org_slug": "acme", "project_slug": "x", "name": "\u0000"}', '{"org_slug": ["acme"], "project_slug": "web"}', '{"org_slug": "acme", "project_slug": "web", "name": "x"} junk'),
+  fc
+    .jsonValue({ maxDepth: 2 })
+    .filter((value) => !isObject(value))
+    .map((value) => JSON.stringify(value) ?? 'null'),
+  fc.constantFrom(
+    '{',
+    '{"org_slug": "acme", "project_slug": "x", "name": "\u0000"}',
+    '{"org_slug": ["acme"], "project_slug": "web"}',
+    '{"org_slug": "acme", "project_slug": "web", "name": "x"} junk',
+  ),
 );
 
 /** Slug-shaped hostility: traversal, case, length, unicode look-alikes; never a valid slug. */
 export function slugLike(): fc.Arbitrary<string> {
   return fc
     .oneof(
-      fc.constantFrom('..', '.', '../globex', 'acme/../globex', '..%2Fglobex', '%2e%2e', 'ACME', 'Acme', 'web ', ' web', 'we\tb', '-web', '.web', '_web', 'a'.repeat(65), 'ａｃｍｅ', 'acme\u202e', 'acm\u0435', 'web%00', 'web\\..\\shop', ''),
+      fc.constantFrom(
+        '..',
+        '.',
+        '../globex',
+        'acme/../globex',
+        '..%2Fglobex',
+        '%2e%2e',
+        'ACME',
+        'Acme',
+        'web ',
+        ' web',
+        'we\tb',
+        '-web',
+        '.web',
+        '_web',
+        'a'.repeat(65),
+        'ａｃｍｅ',
+        'acme\u202e',
+        'acm\u0435',
+        'web%00',
+        'web\\..\\shop',
+        '',
+      ),
       oddString,
     )
     .filter((value) => !/^[a-z0-9][a-z0-9._-]{0,63}$/.test(value));

@@ -27,7 +27,9 @@ test.after(async () => {
 });
 
 const ROUNDS = rounds(3, 15);
-const SIZE = SOAK ? { traces: 1_300, transcripts: [300 * 1024, 20_000, 2 * 1024 * 1024, 5_000, 700 * 1024] } : { traces: 600, transcripts: [300 * 1024, 20_000, 600 * 1024, 5_000] };
+const SIZE = SOAK
+  ? { traces: 1_300, transcripts: [300 * 1024, 20_000, 2 * 1024 * 1024, 5_000, 700 * 1024] }
+  : { traces: 600, transcripts: [300 * 1024, 20_000, 600 * 1024, 5_000] };
 
 let service: ServiceHandle;
 let token: string;
@@ -54,14 +56,20 @@ async function killClientDuring(m: Machine, args: string[], maxRequest: number, 
   const midRun = await untilRequests(service, from, at, running);
   await pause(delay);
   const killed = await running.kill();
-  d.note(`${label}: SIGKILL client at request ${at} + ${delay} ms (${midRun && killed.signal === 'SIGKILL' ? 'mid-run' : 'after the run'})`);
+  d.note(
+    `${label}: SIGKILL client at request ${at} + ${delay} ms (${midRun && killed.signal === 'SIGKILL' ? 'mid-run' : 'after the run'})`,
+  );
   const earlier = tears.get(m) ?? [];
   const { torn, leftovers } = assertIntact(m, `${label}, right after the kill`, earlier);
   tears.set(m, [...earlier, ...torn]);
   d.note(`${label}: ${torn.length} torn line(s), leftovers ${leftovers.length ? leftovers.join(', ') : 'none'}`);
   const again = await m.run(args);
   assert.is(again.code, 0, `${label}: the next run: ${again.stderr}`);
-  assert.is(assertIntact(m, `${label}, after the next run`, tears.get(m)).leftovers.length, 0, `${label}: the next run leaves no temporary files behind`);
+  assert.is(
+    assertIntact(m, `${label}, after the next run`, tears.get(m)).leftovers.length,
+    0,
+    `${label}: the next run leaves no temporary files behind`,
+  );
 }
 
 test('SIGKILL the client mid-push and mid-pull: no local file is corrupt and the next run converges', async () => {
@@ -128,7 +136,9 @@ test('the states a kill between two writes leaves are repaired by the next run (
   const blobFile = join(b.dir, 'conversations', refetched.sha.slice(0, 2), refetched.sha);
   rmSync(blobFile);
   writeFileSync(`${blobFile}.tmp-${dead}-0badc0de`, 'partial');
-  const rows = readFileSync(join(b.dir, 'conversations.jsonl'), 'utf8').split('\n').filter((line) => !line.includes(refetched.sha));
+  const rows = readFileSync(join(b.dir, 'conversations.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => !line.includes(refetched.sha));
   writeFileSync(join(b.dir, 'conversations.jsonl'), rows.join('\n'));
   const state = JSON.parse(readFileSync(join(b.dir, 'sync-state.json'), 'utf8'));
   delete state.remotes.origin.cursors.conversations;

@@ -9,8 +9,29 @@ import { withContentId } from '../../src/core/content-id.js';
 import { cleanup } from '../helpers/cli.js';
 import { stopAllServices } from '../helpers/service.js';
 import { machine, readRows } from '../helpers/sync-fixtures.js';
-import { headerValue, hostileAdminBody, hostileSha, hostileSyncBody, oddString, percentEncode, slugLike, validItem } from './arbitraries.js';
-import { assertAlive, assertRefusal, backends, FAMILIES, parseResponses, rawRequest, rawSocket, runs, snapshot, tenants, type Tenants } from './hostile-support.js';
+import {
+  headerValue,
+  hostileAdminBody,
+  hostileSha,
+  hostileSyncBody,
+  oddString,
+  percentEncode,
+  slugLike,
+  validItem,
+} from './arbitraries.js';
+import {
+  assertAlive,
+  assertRefusal,
+  backends,
+  FAMILIES,
+  parseResponses,
+  rawRequest,
+  rawSocket,
+  runs,
+  snapshot,
+  tenants,
+  type Tenants,
+} from './hostile-support.js';
 
 /**
  * Issue 6, hostile input: malformed and hostile requests to every route, on both
@@ -51,18 +72,35 @@ const auth = (token: string): Array<[string, string]> => [
 ];
 const jsonType = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON') },
-  { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream', 'application/json; charset=utf-16le', 'multipart/form-data; boundary=x', 'application/problem+json', 'text/json', '') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/octet-stream',
+      'application/json; charset=utf-16le',
+      'multipart/form-data; boundary=x',
+      'application/problem+json',
+      'text/json',
+      '',
+    ),
+  },
 );
 
 test('hostile JSON bodies on every upload route and both admin routes are refused; nothing is stored', async () => {
   await everyBackend(async (t) => {
     await fc.assert(
-      fc.asyncProperty(mount, jsonType, fc.constantFrom(...FAMILIES).chain((family) => hostileSyncBody(family).map((body) => ({ family, body }))), async (prefix, type, { family, body }) => {
-        const headers = auth(t.tokens.web);
-        if (type) headers.push(['content-type', type]);
-        const reply = await rawRequest(t.service.url, 'POST', `${prefix}/api/v1/sync/${family}`, headers, body);
-        assertRefusal(reply, `${t.backend} POST ${prefix}/api/v1/sync/${family} (${type}) ${String(body).slice(0, 200)}`);
-      }),
+      fc.asyncProperty(
+        mount,
+        jsonType,
+        fc.constantFrom(...FAMILIES).chain((family) => hostileSyncBody(family).map((body) => ({ family, body }))),
+        async (prefix, type, { family, body }) => {
+          const headers = auth(t.tokens.web);
+          if (type) headers.push(['content-type', type]);
+          const reply = await rawRequest(t.service.url, 'POST', `${prefix}/api/v1/sync/${family}`, headers, body);
+          assertRefusal(reply, `${t.backend} POST ${prefix}/api/v1/sync/${family} (${type}) ${String(body).slice(0, 200)}`);
+        },
+      ),
       runs(120, 1500),
     );
     await fc.assert(
@@ -79,16 +117,34 @@ test('hostile JSON bodies on every upload route and both admin routes are refuse
 
 test('hostile query strings on every pull route are refused', async () => {
   const badLimit = fc.constantFrom('0', '-1', '1e3', '1.5', 'abc', '１', ' 5', '0x10', '', '5&limit=6').filter((value) => value !== '');
-  const badAfter = fc.oneof(oddString.filter((value) => value !== ''), fc.constantFrom('djE6LTE', Buffer.from('v1:99999999999999999999').toString('base64url'), Buffer.from('v2:1').toString('base64url'), 'djE6MQ==', '..%2F..'));
-  const badSince = fc.oneof(oddString.filter((value) => value !== ''), fc.constantFrom('2024-05-01', 'now', '2024-05-01T00:00:00', '+275760-09-13T00:00:00.000Z'));
+  const badAfter = fc.oneof(
+    oddString.filter((value) => value !== ''),
+    fc.constantFrom(
+      'djE6LTE',
+      Buffer.from('v1:99999999999999999999').toString('base64url'),
+      Buffer.from('v2:1').toString('base64url'),
+      'djE6MQ==',
+      '..%2F..',
+    ),
+  );
+  const badSince = fc.oneof(
+    oddString.filter((value) => value !== ''),
+    fc.constantFrom('2024-05-01', 'now', '2024-05-01T00:00:00', '+275760-09-13T00:00:00.000Z'),
+  );
   await everyBackend(async (t) => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...FAMILIES), mount, fc.constantFrom('limit', 'after', 'since'), fc.tuple(badLimit, badAfter, badSince), async (family, prefix, which, [limit, after, since]) => {
-        const value = { limit, after, since }[which];
-        const query = `${which}=${percentEncode(value)}`;
-        const reply = await rawRequest(t.service.url, 'GET', `${prefix}/api/v1/sync/${family}?${query}`, auth(t.tokens.web));
-        assertRefusal(reply, `${t.backend} GET ${family}?${query}`);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...FAMILIES),
+        mount,
+        fc.constantFrom('limit', 'after', 'since'),
+        fc.tuple(badLimit, badAfter, badSince),
+        async (family, prefix, which, [limit, after, since]) => {
+          const value = { limit, after, since }[which];
+          const query = `${which}=${percentEncode(value)}`;
+          const reply = await rawRequest(t.service.url, 'GET', `${prefix}/api/v1/sync/${family}?${query}`, auth(t.tokens.web));
+          assertRefusal(reply, `${t.backend} GET ${family}?${query}`);
+        },
+      ),
       runs(80, 800),
     );
   });
@@ -113,8 +169,14 @@ test('blob uploads with a lying or malformed X-Content-SHA256, a wrong type or t
     hostileSha.filter((value) => /^[\x21-\x7e]*$/.test(value)),
     fc.constant('A'.repeat(64)),
   );
-  const blobType = fc.oneof({ weight: 5, arbitrary: fc.constant('application/octet-stream') }, { weight: 1, arbitrary: fc.constantFrom('application/json', 'text/plain', '') });
-  const bytes = fc.oneof(fc.uint8Array({ maxLength: 2048 }), fc.integer({ min: BLOB_MAX + 1, max: BLOB_MAX * 3 }).map((size) => new Uint8Array(size)));
+  const blobType = fc.oneof(
+    { weight: 5, arbitrary: fc.constant('application/octet-stream') },
+    { weight: 1, arbitrary: fc.constantFrom('application/json', 'text/plain', '') },
+  );
+  const bytes = fc.oneof(
+    fc.uint8Array({ maxLength: 2048 }),
+    fc.integer({ min: BLOB_MAX + 1, max: BLOB_MAX * 3 }).map((size) => new Uint8Array(size)),
+  );
   await everyBackend(async (t) => {
     await fc.assert(
       fc.asyncProperty(mount, blobType, claim, bytes, async (prefix, type, claimed, raw) => {
@@ -124,11 +186,13 @@ test('blob uploads with a lying or malformed X-Content-SHA256, a wrong type or t
         if (type) headers.push(['content-type', type]);
         if (claimed === 'other') headers.push(['x-content-sha256', createHash('sha256').update('something else').digest('hex')]);
         else if (claimed !== 'missing') headers.push(['x-content-sha256', claimed]);
-        const reply = await rawRequest(t.service.url, 'POST', `${prefix}/api/v1/blobs`, headers, body).catch((error: NodeJS.ErrnoException) => {
-          // An oversized upload may have its connection cut after the 413; the snapshot still proves nothing was kept.
-          if (error.code === 'ECONNRESET' || error.code === 'EPIPE') return undefined;
-          throw error;
-        });
+        const reply = await rawRequest(t.service.url, 'POST', `${prefix}/api/v1/blobs`, headers, body).catch(
+          (error: NodeJS.ErrnoException) => {
+            // An oversized upload may have its connection cut after the 413; the snapshot still proves nothing was kept.
+            if (error.code === 'ECONNRESET' || error.code === 'EPIPE') return undefined;
+            throw error;
+          },
+        );
         if (reply) assertRefusal(reply, `${t.backend} POST blobs (${type}, ${claimed.slice(0, 80)}, ${body.length} bytes)`);
         const head = await rawRequest(t.service.url, 'HEAD', `/api/v1/blobs/${real}`, auth(t.tokens.web));
         assert.is(head.status, 404, 'a refused upload became visible');
@@ -152,7 +216,8 @@ test('hostile targets: slugs in X-Tracer-Org/Project and in the gateway path, on
         let prefix = '';
         const headers: Array<[string, string]> = [['authorization', `Bearer ${t.tokens.web}`]];
         if (where.kind === 'headers') headers.push(['x-tracer-org', where.org], ['x-tracer-project', where.project]);
-        if (where.kind === 'gateway-vs-headers' || where.kind === 'gateway-only') prefix = `/gw/${percentEncode(where.org)}/${percentEncode(where.project)}`;
+        if (where.kind === 'gateway-vs-headers' || where.kind === 'gateway-only')
+          prefix = `/gw/${percentEncode(where.org)}/${percentEncode(where.project)}`;
         if (where.kind === 'gateway-vs-headers') headers.push(['x-tracer-org', 'acme'], ['x-tracer-project', 'web']);
         if (where.kind === 'headers-vs-gateway') {
           prefix = '/gw/acme/web';
@@ -195,12 +260,27 @@ test('hostile Authorization values are 401 on every route, whoami and admin incl
   ];
   await everyBackend(async (t) => {
     const value = fc.oneof(
-      fc.constantFrom('Bearer', 'Bearer ', 'Basic YWRtaW46YWRtaW4=', `Token ${t.tokens.web}`, `Bearer ${t.tokens.web}x`, `Bearer ${t.tokens.web.slice(0, -1)}`, `Bearer ${t.tokens.web} extra`, 'Bearer trc_', `Bearer\t`, ''),
+      fc.constantFrom(
+        'Bearer',
+        'Bearer ',
+        'Basic YWRtaW46YWRtaW4=',
+        `Token ${t.tokens.web}`,
+        `Bearer ${t.tokens.web}x`,
+        `Bearer ${t.tokens.web.slice(0, -1)}`,
+        `Bearer ${t.tokens.web} extra`,
+        'Bearer trc_',
+        `Bearer\t`,
+        '',
+      ),
       headerValue.map((text) => `Bearer ${text}`),
     );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...routes), mount, value, async ([method, path], prefix, authorization) => {
-        const headers: Array<[string, string]> = [['authorization', authorization], ['x-tracer-org', 'acme'], ['x-tracer-project', 'web']];
+        const headers: Array<[string, string]> = [
+          ['authorization', authorization],
+          ['x-tracer-org', 'acme'],
+          ['x-tracer-project', 'web'],
+        ];
         const body = method === 'POST' ? '{"org_slug": "acme", "project_slug": "fuzz", "name": "x", "items": []}' : undefined;
         if (body) headers.push(['content-type', 'application/json']);
         const reply = await rawRequest(t.service.url, method, `${prefix}${path}`, headers, body);
@@ -211,7 +291,16 @@ test('hostile Authorization values are 401 on every route, whoami and admin incl
     );
     // The admin secret is not a tenant token, and a tenant token is not the admin secret.
     assertRefusal(await rawRequest(t.service.url, 'GET', '/api/v1/sync/traces', auth(t.service.adminSecret!)), 'admin secret as a token');
-    const asAdmin = await rawRequest(t.service.url, 'POST', '/api/v1/admin/projects', [['authorization', `Bearer ${t.tokens.acmeOrg}`], ['content-type', 'application/json']], '{"org_slug": "acme", "project_slug": "sneaky"}');
+    const asAdmin = await rawRequest(
+      t.service.url,
+      'POST',
+      '/api/v1/admin/projects',
+      [
+        ['authorization', `Bearer ${t.tokens.acmeOrg}`],
+        ['content-type', 'application/json'],
+      ],
+      '{"org_slug": "acme", "project_slug": "sneaky"}',
+    );
     assertRefusal(asAdmin, 'org token on the admin route');
   });
 });
@@ -239,8 +328,17 @@ test('truncated bodies over a raw socket with a lying Content-Length: refused, n
           const sha = createHash('sha256').update(bytes).digest('hex');
           const cut = Math.floor(bytes.length * fraction);
           const head = `POST ${prefix}/api/v1/blobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.tokens.web}\r\nX-Tracer-Org: acme\r\nX-Tracer-Project: web\r\nContent-Type: application/octet-stream\r\nX-Content-SHA256: ${sha}\r\nContent-Length: ${bytes.length}\r\n\r\n`;
-          await assertRawRefusals(t, Buffer.concat([Buffer.from(head), bytes.subarray(0, cut)]), `blob cut at ${cut}/${bytes.length}`, true);
-          assert.is((await rawRequest(t.service.url, 'HEAD', `/api/v1/blobs/${sha}`, auth(t.tokens.web))).status, 404, 'a cut blob became visible');
+          await assertRawRefusals(
+            t,
+            Buffer.concat([Buffer.from(head), bytes.subarray(0, cut)]),
+            `blob cut at ${cut}/${bytes.length}`,
+            true,
+          );
+          assert.is(
+            (await rawRequest(t.service.url, 'HEAD', `/api/v1/blobs/${sha}`, auth(t.tokens.web))).status,
+            404,
+            'a cut blob became visible',
+          );
         } else {
           const { body, head } = validUpload(t, prefix);
           const cut = Math.floor(Buffer.byteLength(body) * fraction);
@@ -255,7 +353,8 @@ test('truncated bodies over a raw socket with a lying Content-Length: refused, n
 test('malformed HTTP and duplicate headers over a raw socket get problem+json refusals', async () => {
   await everyBackend(async (t) => {
     const { body, head } = validUpload(t, '');
-    const get = (extra: string) => `GET /api/v1/sync/traces HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.tokens.web}\r\nX-Tracer-Org: acme\r\nX-Tracer-Project: web\r\nConnection: close\r\n${extra}\r\n`;
+    const get = (extra: string) =>
+      `GET /api/v1/sync/traces HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.tokens.web}\r\nX-Tracer-Org: acme\r\nX-Tracer-Project: web\r\nConnection: close\r\n${extra}\r\n`;
     const cases: Array<[string, string]> = [
       ['Content-Length shorter than the body', head(10) + body],
       ['two different Content-Lengths', head(Buffer.byteLength(body), `Content-Length: ${Buffer.byteLength(body) + 1}\r\n`) + body],
@@ -267,12 +366,24 @@ test('malformed HTTP and duplicate headers over a raw socket get problem+json re
       ['headers over the size limit', get(`X-Padding: ${'p'.repeat(20_000)}\r\n`)],
       ['a URL over the size limit', `GET /api/v1/sync/traces?after=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`],
       ['garbage for a request line', 'HELLO\r\n\r\n'],
-      ['an undecodable percent escape in the path', `GET /api/v1/blobs/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${t.tokens.web}\r\n\r\n`],
-      ['an undecodable gateway slug', `GET /gw/acme/%ZZ/api/v1/sync/traces HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${t.tokens.web}\r\n\r\n`],
+      [
+        'an undecodable percent escape in the path',
+        `GET /api/v1/blobs/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${t.tokens.web}\r\n\r\n`,
+      ],
+      [
+        'an undecodable gateway slug',
+        `GET /gw/acme/%ZZ/api/v1/sync/traces HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${t.tokens.web}\r\n\r\n`,
+      ],
       ['no Host header', get('').replace('Host: 127.0.0.1\r\n', '')],
       ['two Host headers', get('Host: elsewhere.example\r\n')],
       ['two Authorization headers (own token first)', get(`Authorization: Bearer ${t.tokens.shop}\r\n`)],
-      ['two Authorization headers (stranger first)', get('').replace(`Authorization: Bearer ${t.tokens.web}\r\n`, `Authorization: Bearer ${t.tokens.shop}\r\nAuthorization: Bearer ${t.tokens.web}\r\n`)],
+      [
+        'two Authorization headers (stranger first)',
+        get('').replace(
+          `Authorization: Bearer ${t.tokens.web}\r\n`,
+          `Authorization: Bearer ${t.tokens.shop}\r\nAuthorization: Bearer ${t.tokens.web}\r\n`,
+        ),
+      ],
       ['two X-Tracer-Org headers', get('X-Tracer-Org: globex\r\n')],
       ['two X-Tracer-Project headers', get('X-Tracer-Project: web\r\n')],
       ['two Content-Types', head(Buffer.byteLength(body), 'Content-Type: text/plain\r\n') + body],
@@ -280,7 +391,10 @@ test('malformed HTTP and duplicate headers over a raw socket get problem+json re
         'two X-Content-SHA256 headers',
         `POST /api/v1/blobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.tokens.web}\r\nX-Tracer-Org: acme\r\nX-Tracer-Project: web\r\nConnection: close\r\nContent-Type: application/octet-stream\r\nX-Content-SHA256: ${'a'.repeat(64)}\r\nX-Content-SHA256: ${createHash('sha256').update('x').digest('hex')}\r\nContent-Length: 1\r\n\r\nx`,
       ],
-      ['a deep JSON body with a well-formed id', head(0).replace('Content-Length: 0', `Content-Length: ${Buffer.byteLength(deepBody())}`) + deepBody()],
+      [
+        'a deep JSON body with a well-formed id',
+        head(0).replace('Content-Length: 0', `Content-Length: ${Buffer.byteLength(deepBody())}`) + deepBody(),
+      ],
     ];
     for (const [what, bytes] of cases) await assertRawRefusals(t, bytes, what);
   });
@@ -297,8 +411,10 @@ test("a hostile server's rows with no canonical form are dropped one by one; the
   const server = createServer((request, response) => {
     response.setHeader('content-type', 'application/json');
     const path = request.url ?? '';
-    if (path.startsWith('/api/v1/auth/whoami')) return response.end('{"org_slug": "acme", "project_slug": "web", "scope": "project", "token_name": "x"}');
-    if (path.startsWith('/api/v1/sync/traces')) return response.end(`{"items": [${rows.join(', ')}], "next_cursor": "c1", "has_more": false}`);
+    if (path.startsWith('/api/v1/auth/whoami'))
+      return response.end('{"org_slug": "acme", "project_slug": "web", "scope": "project", "token_name": "x"}');
+    if (path.startsWith('/api/v1/sync/traces'))
+      return response.end(`{"items": [${rows.join(', ')}], "next_cursor": "c1", "has_more": false}`);
     if (path.startsWith('/api/v1/sync/')) return response.end('{"items": [], "next_cursor": "c1", "has_more": false}');
     response.statusCode = 404;
     response.end('{}');

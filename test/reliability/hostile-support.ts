@@ -51,7 +51,11 @@ export async function tenants(backend: 'sqlite' | 'postgres', options: ServiceOp
   const api = clientFor(service, tokens.api, 'acme', 'api');
   const shop = clientFor(service, tokens.shop, 'globex', 'shop');
   const blobs = { web: '', shop: '' };
-  for (const [name, client] of [['web', web], ['api', api], ['shop', shop]] as const) {
+  for (const [name, client] of [
+    ['web', web],
+    ['api', api],
+    ['shop', shop],
+  ] as const) {
     for (const [family, rows] of [
       ['traces', [trace({ tenant: name }), trace({ tenant: name, note: 'שלום \u202e RTL' })]],
       ['ledgers', [ledger({ tenant: name })]],
@@ -76,7 +80,8 @@ export async function tenants(backend: 'sqlite' | 'postgres', options: ServiceOp
 /** Runs `suite` on SQLite always, on PostgreSQL when one answers (TRACER_TEST_REQUIRE_POSTGRES=1: must). */
 export async function backends(): Promise<Array<'sqlite' | 'postgres'>> {
   if (await postgresAvailable()) return ['sqlite', 'postgres'];
-  if (process.env.TRACER_TEST_REQUIRE_POSTGRES === '1') throw new Error(`No PostgreSQL answers at ${TEST_POSTGRES_URL}; start one or set TRACER_TEST_POSTGRES_URL.`);
+  if (process.env.TRACER_TEST_REQUIRE_POSTGRES === '1')
+    throw new Error(`No PostgreSQL answers at ${TEST_POSTGRES_URL}; start one or set TRACER_TEST_POSTGRES_URL.`);
   console.log(`\n  SKIPPED: PostgreSQL runs of the hostile-input and tenancy suites: no PostgreSQL at ${TEST_POSTGRES_URL}\n`);
   return ['sqlite'];
 }
@@ -92,7 +97,13 @@ export interface RawReply {
  * One request through node:http with the path sent exactly as given (fetch would
  * resolve "..", re-encode and normalize). Headers may repeat: pass [name, value] pairs.
  */
-export function rawRequest(base: string, method: string, path: string, headers: Array<[string, string]>, body?: string | Buffer): Promise<RawReply> {
+export function rawRequest(
+  base: string,
+  method: string,
+  path: string,
+  headers: Array<[string, string]>,
+  body?: string | Buffer,
+): Promise<RawReply> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const flat: string[] = [];
@@ -139,7 +150,9 @@ export function rawSocket(base: string, bytes: Buffer | string, options: { halfC
     socket.setTimeout(15_000, () => socket.destroy());
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
-    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error)));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error),
+    );
   });
 }
 
@@ -157,7 +170,9 @@ export function parseResponses(text: string): RawReply[] {
       headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
     }
     const length = Number(headers['content-length'] ?? 0);
-    const bodyText = Buffer.from(rest.slice(end + 4), 'latin1').subarray(0, length).toString('utf8');
+    const bodyText = Buffer.from(rest.slice(end + 4), 'latin1')
+      .subarray(0, length)
+      .toString('utf8');
     let json: unknown;
     try {
       json = JSON.parse(bodyText);
@@ -200,7 +215,11 @@ export async function assertAlive(service: ServiceHandle): Promise<void> {
 /** Every row each project can pull, every blob HEAD, and a digest of every database table. */
 export async function snapshot(t: Tenants): Promise<string> {
   const view: Record<string, unknown> = {};
-  for (const [name, client] of [['web', t.web], ['api', t.api], ['shop', t.shop]] as const) {
+  for (const [name, client] of [
+    ['web', t.web],
+    ['api', t.api],
+    ['shop', t.shop],
+  ] as const) {
     for (const family of FAMILIES) view[`${name}/${family}`] = await client.pullAll(family);
     for (const [owner, sha] of Object.entries(t.blobs)) {
       const head = await client.head(`/api/v1/blobs/${sha}`);
@@ -219,7 +238,9 @@ async function tableDigest(service: ServiceHandle): Promise<Record<string, strin
     const Database = (await import('better-sqlite3')).default;
     const db = new Database(join(service.dataDir, 'tracer.db'), { readonly: true, fileMustExist: true });
     try {
-      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>;
+      const tables = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .all() as Array<{ name: string }>;
       for (const { name } of tables) digest[name] = hash(db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all());
     } finally {
       db.close();
@@ -230,7 +251,9 @@ async function tableDigest(service: ServiceHandle): Promise<Record<string, strin
   const client = new pg.Client({ connectionString: service.databaseUrl });
   await client.connect();
   try {
-    const tables = await client.query("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name");
+    const tables = await client.query(
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name',
+    );
     for (const { table_name: name } of tables.rows) {
       const rows = await client.query(`SELECT * FROM "${name}" ORDER BY 1, 2`);
       digest[name] = hash(rows.rows);

@@ -101,7 +101,9 @@ function assertNothingHalfWritten(m: Machine, context: string): void {
 const probe = tmpfs('64k');
 if (probe) unmount(mounts.pop()!);
 if (probe === undefined && process.env.TRACER_TEST_REQUIRE_MOUNT !== '1') {
-  console.log('\n  SKIPPED: out-of-space / read-only tests: cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN; TRACER_TEST_REQUIRE_MOUNT=1 fails instead)\n');
+  console.log(
+    '\n  SKIPPED: out-of-space / read-only tests: cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN; TRACER_TEST_REQUIRE_MOUNT=1 fails instead)\n',
+  );
 } else {
   let service: ServiceHandle;
   let token: string;
@@ -136,7 +138,14 @@ if (probe === undefined && process.env.TRACER_TEST_REQUIRE_MOUNT !== '1') {
           assert.is(pulled.code, 3, pulled.stderr);
           assert.match(pulled.stderr, 'the disk is full');
           assert.match(pulled.stderr, '(state_unwritable)');
-          assert.is(pulled.stderr.trim().split('\n').filter((line) => !line.includes('warning')).length, 1, `one sentence: ${pulled.stderr}`);
+          assert.is(
+            pulled.stderr
+              .trim()
+              .split('\n')
+              .filter((line) => !line.includes('warning')).length,
+            1,
+            `one sentence: ${pulled.stderr}`,
+          );
         }
         assertNothingHalfWritten(b, `round ${round}, disk full`);
 
@@ -158,7 +167,10 @@ if (probe === undefined && process.env.TRACER_TEST_REQUIRE_MOUNT !== '1') {
     const available = statfsSync(mount).bavail * statfsSync(mount).bsize;
     writeFileSync(join(mount, 'filler'), Buffer.alloc(available - 8192));
     // Several pages of one row: the first pages fit, the rest does not.
-    assert.throws(() => appendRecords(path, [{ id: 'big', ts: '2024-05-01T00:00:00Z', pad: 'x'.repeat(64 * 1024) }]), (error: Error & { code?: string }) => error.code === 'state_unwritable' && /the disk is full/.test(error.message));
+    assert.throws(
+      () => appendRecords(path, [{ id: 'big', ts: '2024-05-01T00:00:00Z', pad: 'x'.repeat(64 * 1024) }]),
+      (error: Error & { code?: string }) => error.code === 'state_unwritable' && /the disk is full/.test(error.message),
+    );
     assert.ok(readFileSync(path).equals(before), 'the partial row was taken back');
   });
 

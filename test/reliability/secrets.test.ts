@@ -53,7 +53,10 @@ const privateFiles = (): Record<PrivateFile, string> => ({ config: configPath(),
 /** Identity of a file's current version: an atomic write makes a new inode, an in-place one new bytes. */
 const version = (path: string) => (existsSync(path) ? `${statSync(path).ino}:${readFileSync(path, 'utf8')}` : undefined);
 
-async function run(args: string[], options: { env?: Record<string, string>; input?: string; mayFail?: boolean; writes?: PrivateFile[] } = {}): Promise<RunResult> {
+async function run(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string; mayFail?: boolean; writes?: PrivateFile[] } = {},
+): Promise<RunResult> {
   const before = Object.fromEntries(Object.entries(privateFiles()).map(([name, path]) => [name, version(path)]));
   const result = await m.run(args, { env: { SPARE_TOKEN: secrets.env!, ...options.env }, input: options.input });
   const where = `tracer ${args.join(' ')}`;
@@ -194,7 +197,9 @@ test('a token pasted into a URL is refused without echo, on every command that t
     ['token', 'create', bad, '--name', 'x'],
   ];
   // Every command with the first form, then each other form on one command in turn (all pairs in soak mode).
-  const cases = SOAK ? pasted.flatMap((bad) => commands(bad)) : [...commands(pasted[0]!), ...pasted.slice(1).map((bad, i) => commands(bad)[i % 4]!)];
+  const cases = SOAK
+    ? pasted.flatMap((bad) => commands(bad))
+    : [...commands(pasted[0]!), ...pasted.slice(1).map((bad, i) => commands(bad)[i % 4]!)];
   for (const args of cases) {
     const result = await run(args, { mayFail: true, env: { TRACER_ADMIN_SECRET: secrets.admin! } });
     assert.is.not(result.code, 0, `tracer ${args.join(' ')} accepted a URL with a secret`);
@@ -211,18 +216,31 @@ test('push-errors.log and hook-errors.log hold no secret', async () => {
   await run(['hook', 'claude-code', 'PostToolUse'], { input: `{"not json ${secrets.token!}`, mayFail: true });
   await run(['hook', 'claude-code', 'PostToolUse'], { input: '{"hook_event_name": 42}', mayFail: true });
   const hookLog = join(m.dir, 'hook-errors.log');
-  if (existsSync(hookLog)) assertNoSecret('hook-errors.log', readFileSync(hookLog, 'utf8').replaceAll(secrets.token!, 'TOKEN-THE-AGENT-PASTED'));
+  if (existsSync(hookLog))
+    assertNoSecret('hook-errors.log', readFileSync(hookLog, 'utf8').replaceAll(secrets.token!, 'TOKEN-THE-AGENT-PASTED'));
 });
 
 test("the service's logs at trace level never hold a token, the admin secret or an Authorization header", async () => {
   // Malformed requests carrying a token: the parser's error once logged the raw bytes received.
   const replies = parseResponses(
-    await rawSocket(service.url, `GET /api/v1/sync/traces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secrets.token!}\r\nX-Bad: a\u0000b\r\n\r\n`, { halfClose: false }),
+    await rawSocket(
+      service.url,
+      `GET /api/v1/sync/traces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secrets.token!}\r\nX-Bad: a\u0000b\r\n\r\n`,
+      { halfClose: false },
+    ),
   );
   assert.is(replies[0]?.status, 400);
-  await rawSocket(service.url, `POST /api/v1/admin/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secrets.admin!}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"org_slug"`, { halfClose: true });
-  await fetch(`${service.url}/api/v1/sync/traces`, { headers: { authorization: `Bearer ${secrets.otherOrg!}`, 'x-tracer-org': 'acme', 'x-tracer-project': 'web' } });
-  await fetch(`${service.url}/api/v1/sync/traces`, { headers: { authorization: `Bearer ${secrets.unknown!}`, 'x-tracer-org': 'acme', 'x-tracer-project': 'web' } });
+  await rawSocket(
+    service.url,
+    `POST /api/v1/admin/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secrets.admin!}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"org_slug"`,
+    { halfClose: true },
+  );
+  await fetch(`${service.url}/api/v1/sync/traces`, {
+    headers: { authorization: `Bearer ${secrets.otherOrg!}`, 'x-tracer-org': 'acme', 'x-tracer-project': 'web' },
+  });
+  await fetch(`${service.url}/api/v1/sync/traces`, {
+    headers: { authorization: `Bearer ${secrets.unknown!}`, 'x-tracer-org': 'acme', 'x-tracer-project': 'web' },
+  });
   await service.stop();
   const { stdout, stderr } = service.output();
   const logs = `${stdout}\n${stderr}`;

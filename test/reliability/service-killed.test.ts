@@ -3,7 +3,18 @@ import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/cli.js';
 import { postgresAvailable, spawnService, stopAllServices, TEST_POSTGRES_URL, type ServiceHandle } from '../helpers/service.js';
 import { machine, type Machine } from '../helpers/sync-fixtures.js';
-import { dice, FAST_RETRY_ENV, pause, replayable, requestsSeen, rounds, SOAK, spawnTracer, untilRequests, type Dice } from './support/faults.js';
+import {
+  dice,
+  FAST_RETRY_ENV,
+  pause,
+  replayable,
+  requestsSeen,
+  rounds,
+  SOAK,
+  spawnTracer,
+  untilRequests,
+  type Dice,
+} from './support/faults.js';
 import { assertIntact, assertManifestAgrees, assertSameStores, assertServerHoldsExactly, seed } from './support/stores.js';
 
 /**
@@ -20,7 +31,9 @@ test.after(async () => {
 });
 
 const ROUNDS = rounds(2, 12);
-const SIZE = SOAK ? { traces: 1_300, transcripts: [300 * 1024, 20_000, 2 * 1024 * 1024, 5_000, 700 * 1024] } : { traces: 600, transcripts: [300 * 1024, 20_000, 600 * 1024, 5_000] };
+const SIZE = SOAK
+  ? { traces: 1_300, transcripts: [300 * 1024, 20_000, 2 * 1024 * 1024, 5_000, 700 * 1024] }
+  : { traces: 600, transcripts: [300 * 1024, 20_000, 600 * 1024, 5_000] };
 
 interface World {
   service: ServiceHandle;
@@ -50,10 +63,13 @@ async function killServiceDuring(w: World, m: Machine, args: string[], maxReques
   await pause(delay);
   await w.service.kill();
   const interrupted = await running.result;
-  d.note(`${label}: SIGKILL service at request ${at} + ${delay} ms (${midRun ? 'mid-run' : 'after the run'}); ${args.join(' ')} exited ${interrupted.code}`);
+  d.note(
+    `${label}: SIGKILL service at request ${at} + ${delay} ms (${midRun ? 'mid-run' : 'after the run'}); ${args.join(' ')} exited ${interrupted.code}`,
+  );
   // The interrupted run fails with a clear, categorized error, never a crash.
   assert.not.match(interrupted.stderr, 'internal_error', `${label}: ${interrupted.stderr}`);
-  if (interrupted.code !== 0) assert.match(interrupted.stderr, /\((network_error|timeout|service_unavailable)\)/, `${label}: ${interrupted.stderr}`);
+  if (interrupted.code !== 0)
+    assert.match(interrupted.stderr, /\((network_error|timeout|service_unavailable)\)/, `${label}: ${interrupted.stderr}`);
   await w.service.restart();
   const again = await m.run(args, { env: FAST_RETRY_ENV });
   assert.is(again.code, 0, `${label}: re-run after restart: ${again.stderr}`);
@@ -97,7 +113,9 @@ if (await postgresAvailable()) {
     throw new Error(`No PostgreSQL answers at ${TEST_POSTGRES_URL}; start one or set TRACER_TEST_POSTGRES_URL.`);
   });
 } else {
-  console.log(`\n  SKIPPED: service-killed on PostgreSQL: no PostgreSQL answers at ${TEST_POSTGRES_URL} (TRACER_TEST_REQUIRE_POSTGRES=1 fails instead)\n`);
+  console.log(
+    `\n  SKIPPED: service-killed on PostgreSQL: no PostgreSQL answers at ${TEST_POSTGRES_URL} (TRACER_TEST_REQUIRE_POSTGRES=1 fails instead)\n`,
+  );
 }
 
 test.run();

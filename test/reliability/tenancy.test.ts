@@ -48,7 +48,8 @@ test.after(async () => {
   cleanup();
 });
 
-const covers = (token: TokenName, org: string, project: string) => SCOPES[token].org === org && (SCOPES[token].project === null || SCOPES[token].project === project);
+const covers = (token: TokenName, org: string, project: string) =>
+  SCOPES[token].org === org && (SCOPES[token].project === null || SCOPES[token].project === project);
 
 function request(t: Tenants, token: TokenName, [org, project]: readonly [string, string], mount: (typeof MOUNTS)[number]) {
   const prefix = mount === 'headers' ? '' : `/gw/${org}/${project}`;
@@ -91,11 +92,17 @@ test('every route, every token, every target, every mount: reached exactly when 
               assert.is(pulled.reply.status, 200, `${where} pull ${family}: ${pulled.reply.text}`);
               for (const item of pulled.reply.json.items) {
                 const owner = item.tenant ?? item.target;
-                if (owner !== undefined) assert.ok(owner === project || owner === `${org}/${project}`, `${where}: pull of ${family} returned a row of ${owner}`);
+                if (owner !== undefined)
+                  assert.ok(owner === project || owner === `${org}/${project}`, `${where}: pull of ${family} returned a row of ${owner}`);
               }
             }
             const item = validItem(family, { target: `${org}/${project}`, by: token, mount });
-            const pushed = await expect('POST', `/api/v1/sync/${family}`, [['content-type', 'application/json']], JSON.stringify({ items: [item] }));
+            const pushed = await expect(
+              'POST',
+              `/api/v1/sync/${family}`,
+              [['content-type', 'application/json']],
+              JSON.stringify({ items: [item] }),
+            );
             if (pushed.allowed) assert.is(pushed.reply.status, 200, `${where} push ${family}: ${pushed.reply.text}`);
           }
           for (const [owner, sha] of Object.entries(t.blobs)) {
@@ -110,13 +117,34 @@ test('every route, every token, every target, every mount: reached exactly when 
           }
           const bytes = Buffer.from(`tenancy blob ${token} ${org}/${project} ${mount} ${t.backend}`);
           const sha = createHash('sha256').update(bytes).digest('hex');
-          const uploaded = await expect('POST', '/api/v1/blobs', [['content-type', 'application/octet-stream'], ['x-content-sha256', sha]], bytes);
+          const uploaded = await expect(
+            'POST',
+            '/api/v1/blobs',
+            [
+              ['content-type', 'application/octet-stream'],
+              ['x-content-sha256', sha],
+            ],
+            bytes,
+          );
           if (uploaded.allowed) assert.is(uploaded.reply.status, 201, `${where}: upload → ${uploaded.reply.status} ${uploaded.reply.text}`);
           // Whoever uploaded, only that project sees the blob; a refused upload is seen by nobody.
-          for (const [org2, project2] of [['acme', 'web'], ['acme', 'api'], ['globex', 'shop'], ['acme', 'late']] as const) {
-            const head = await rawRequest(t.service.url, 'HEAD', `/api/v1/blobs/${sha}`, [['authorization', `Bearer ${t.tokens[org2 === 'acme' ? 'acmeOrg' : 'globexOrg']}`], ['x-tracer-org', org2], ['x-tracer-project', project2]]);
+          for (const [org2, project2] of [
+            ['acme', 'web'],
+            ['acme', 'api'],
+            ['globex', 'shop'],
+            ['acme', 'late'],
+          ] as const) {
+            const head = await rawRequest(t.service.url, 'HEAD', `/api/v1/blobs/${sha}`, [
+              ['authorization', `Bearer ${t.tokens[org2 === 'acme' ? 'acmeOrg' : 'globexOrg']}`],
+              ['x-tracer-org', org2],
+              ['x-tracer-project', project2],
+            ]);
             const visible = uploaded.allowed && org2 === org && project2 === project;
-            assert.is(head.status, visible ? 200 : 404, `${where}: the upload is ${head.status === 200 ? '' : 'not '}visible to ${org2}/${project2}`);
+            assert.is(
+              head.status,
+              visible ? 200 : 404,
+              `${where}: the upload is ${head.status === 200 ? '' : 'not '}visible to ${org2}/${project2}`,
+            );
           }
         }
       }
@@ -124,7 +152,12 @@ test('every route, every token, every target, every mount: reached exactly when 
     assert.ok(attempts > 1000, `only ${attempts} requests made`);
 
     // What the matrix stored: every row landed in the project it named, and only from a token covering it.
-    for (const [org, project] of [['acme', 'web'], ['acme', 'api'], ['globex', 'shop'], ['acme', 'late']] as const) {
+    for (const [org, project] of [
+      ['acme', 'web'],
+      ['acme', 'api'],
+      ['globex', 'shop'],
+      ['acme', 'late'],
+    ] as const) {
       const client = clientFor(t.service, t.tokens[org === 'acme' ? 'acmeOrg' : 'globexOrg'], org, project);
       for (const family of FAMILIES) {
         for (const item of await client.pullAll(family)) {
@@ -140,8 +173,18 @@ test('every route, every token, every target, every mount: reached exactly when 
 test("another org's project is 403 whether or not it exists, with the same answer", async () => {
   for (const t of setups) {
     for (const family of FAMILIES) {
-      const existing = await rawRequest(t.service.url, 'GET', `/api/v1/sync/${family}`, request(t, 'web', ['globex', 'shop'], 'headers').headers);
-      const missing = await rawRequest(t.service.url, 'GET', `/api/v1/sync/${family}`, request(t, 'web', ['globex', 'nothing-here'], 'headers').headers);
+      const existing = await rawRequest(
+        t.service.url,
+        'GET',
+        `/api/v1/sync/${family}`,
+        request(t, 'web', ['globex', 'shop'], 'headers').headers,
+      );
+      const missing = await rawRequest(
+        t.service.url,
+        'GET',
+        `/api/v1/sync/${family}`,
+        request(t, 'web', ['globex', 'nothing-here'], 'headers').headers,
+      );
       assert.is(existing.status, 403);
       assert.is(missing.status, 403);
       assert.is(existing.json.code, missing.json.code);
@@ -152,7 +195,9 @@ test("another org's project is 403 whether or not it exists, with the same answe
 
 test('a pointer row cannot claim another tenant’s blob, and uploading bytes is the only way to reach them', async () => {
   for (const t of setups) {
-    const claim = await t.shop.push('conversations', [{ conversation_id: 'steal', content_sha256: t.blobs.web, size: 1032, ts: '2024-05-01T12:00:00.000Z' }]);
+    const claim = await t.shop.push('conversations', [
+      { conversation_id: 'steal', content_sha256: t.blobs.web, size: 1032, ts: '2024-05-01T12:00:00.000Z' },
+    ]);
     assertRefusal({ ...claim, headers: Object.fromEntries(claim.headers) }, `${t.backend} shop pointer to web's blob`);
     assert.ok([409, 422].includes(claim.status), claim.text);
     assert.is((await t.shop.head(`/api/v1/blobs/${t.blobs.web}`)).status, 404);
@@ -181,7 +226,13 @@ test('whoami describes the token on any target; tenant tokens are not admin secr
           `${t.backend} whoami of ${token}`,
         );
         for (const route of ['projects', 'tokens']) {
-          const admin = await rawRequest(t.service.url, 'POST', `${prefix}/api/v1/admin/${route}`, [...headers, ['content-type', 'application/json']], JSON.stringify({ org_slug: SCOPES[token].org, project_slug: 'sneaky', name: 'sneaky' }));
+          const admin = await rawRequest(
+            t.service.url,
+            'POST',
+            `${prefix}/api/v1/admin/${route}`,
+            [...headers, ['content-type', 'application/json']],
+            JSON.stringify({ org_slug: SCOPES[token].org, project_slug: 'sneaky', name: 'sneaky' }),
+          );
           assertRefusal(admin, `${t.backend} ${token} on admin/${route}`);
           assert.is(admin.status, 401);
         }

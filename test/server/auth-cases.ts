@@ -16,7 +16,11 @@ export function authCases(test: Test<{ fixture: Fixture }>): void {
     const { service } = fixture;
     assertProblem(await clientFor(service, undefined, 'acme', 'web').push('traces', [trace()]), 401, 'unauthorized');
     assertProblem(await clientFor(service, 'trc_not-a-real-token', 'acme', 'web').push('traces', [trace()]), 401, 'unauthorized');
-    assertProblem(await request(`${service.url}/api/v1/sync/traces`, { method: 'POST', headers: { authorization: 'Basic abc' }, body: '{oops' }), 401, 'unauthorized');
+    assertProblem(
+      await request(`${service.url}/api/v1/sync/traces`, { method: 'POST', headers: { authorization: 'Basic abc' }, body: '{oops' }),
+      401,
+      'unauthorized',
+    );
     assertProblem(await clientFor(service, undefined, 'acme', 'web').get('/api/v1/auth/whoami'), 401, 'unauthorized');
     assert.is((await clientFor(service, undefined, 'acme', 'web').head(`/api/v1/blobs/${'0'.repeat(64)}`)).status, 401);
   });
@@ -27,9 +31,13 @@ export function authCases(test: Test<{ fixture: Fixture }>): void {
     assert.equal(web.json, { org_slug: 'acme', project_slug: 'web', scope: 'project', token_name: 'web-laptop' });
     const org = await clientFor(fixture.service, fixture.tokens.acmeOrg, 'globex', 'elsewhere').get('/api/v1/auth/whoami');
     assert.equal(org.json, { org_slug: 'acme', project_slug: null, scope: 'org', token_name: 'acme-ci' });
-    const noHeaders = await request(`${fixture.service.url}/api/v1/auth/whoami`, { headers: { authorization: `Bearer ${fixture.tokens.shop}` } });
+    const noHeaders = await request(`${fixture.service.url}/api/v1/auth/whoami`, {
+      headers: { authorization: `Bearer ${fixture.tokens.shop}` },
+    });
     assert.is(noHeaders.json.project_slug, 'shop');
-    const gateway = await request(`${fixture.service.url}/gw/acme/api/api/v1/auth/whoami`, { headers: { authorization: `Bearer ${fixture.tokens.web}` } });
+    const gateway = await request(`${fixture.service.url}/gw/acme/api/api/v1/auth/whoami`, {
+      headers: { authorization: `Bearer ${fixture.tokens.web}` },
+    });
     assert.is(gateway.status, 200);
     assert.is(gateway.json.project_slug, 'web');
   });
@@ -80,7 +88,11 @@ export function authCases(test: Test<{ fixture: Fixture }>): void {
     assert.is(viaGateway.status, 200, viaGateway.text);
     assert.is((await clientFor(service, tokens.web, 'acme', 'web', `${service.url}/gw/acme/web`).pull('traces')).status, 200);
     assertProblem(await clientFor(service, tokens.web, 'acme', 'api', `${service.url}/gw/acme/web`).pull('traces'), 400, 'target_mismatch');
-    assertProblem(await clientFor(service, tokens.acmeOrg, 'acme', 'web', `${service.url}/gw/acme/api`).push('traces', [trace()]), 400, 'target_mismatch');
+    assertProblem(
+      await clientFor(service, tokens.acmeOrg, 'acme', 'web', `${service.url}/gw/acme/api`).push('traces', [trace()]),
+      400,
+      'target_mismatch',
+    );
     assertProblem(await request(`${service.url}/api/v1/sync/traces`, { headers: auth }), 400, 'target_missing');
     assertProblem(await clientFor(service, tokens.web, 'Acme', 'web').pull('traces'), 400, 'invalid_target');
     assertProblem(await request(`${service.url}/gw/acme/NOPE!/api/v1/sync/traces`, { headers: auth }), 400, 'invalid_target');
@@ -89,14 +101,33 @@ export function authCases(test: Test<{ fixture: Fixture }>): void {
   test('admin routes: secret required, slugs checked, 201 then 200, tokens shown once', async ({ fixture }) => {
     const { service } = fixture;
     const admin = (path: string, body: unknown, secret = service.adminSecret) =>
-      request(`${service.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      request(`${service.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     assertProblem(await admin('/api/v1/admin/projects', { org_slug: 'acme', project_slug: 'new' }, 'wrong'), 401, 'unauthorized');
-    assertProblem(await request(`${service.url}/api/v1/admin/projects`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 401, 'unauthorized');
+    assertProblem(
+      await request(`${service.url}/api/v1/admin/projects`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }),
+      401,
+      'unauthorized',
+    );
     // A project token is not the admin secret.
-    assertProblem(await admin('/api/v1/admin/projects', { org_slug: 'acme', project_slug: 'new' }, fixture.tokens.web), 401, 'unauthorized');
+    assertProblem(
+      await admin('/api/v1/admin/projects', { org_slug: 'acme', project_slug: 'new' }, fixture.tokens.web),
+      401,
+      'unauthorized',
+    );
     const invalid = await admin('/api/v1/admin/projects', { org_slug: 'Acme', project_slug: '' });
     assertProblem(invalid, 422, 'invalid_body');
-    assert.equal(invalid.json.errors.map((error: { field: string }) => error.field), ['org_slug', 'project_slug']);
+    assert.equal(
+      invalid.json.errors.map((error: { field: string }) => error.field),
+      ['org_slug', 'project_slug'],
+    );
     assert.is((await admin('/api/v1/admin/projects', { org_slug: 'acme', project_slug: 'new' })).status, 201);
     const again = await admin('/api/v1/admin/projects', { org_slug: 'acme', project_slug: 'new' });
     assert.is(again.status, 200);
@@ -109,7 +140,15 @@ export function authCases(test: Test<{ fixture: Fixture }>): void {
     const who = await clientFor(service, created.json.token, 'acme', 'new').get('/api/v1/auth/whoami');
     assert.is(who.json.token_name, 'fresh');
     assertProblem(await admin('/api/v1/admin/projects', '{not json'), 422, 'invalid_body');
-    assertProblem(await request(`${service.url}/api/v1/admin/projects`, { method: 'POST', headers: { authorization: `Bearer ${service.adminSecret}`, 'content-type': 'application/json' }, body: '{not json' }), 400, 'invalid_json');
+    assertProblem(
+      await request(`${service.url}/api/v1/admin/projects`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${service.adminSecret}`, 'content-type': 'application/json' },
+        body: '{not json',
+      }),
+      400,
+      'invalid_json',
+    );
   });
 
   test('without TRACER_ADMIN_SECRET the admin routes refuse with admin_disabled', async ({ fixture }) => {

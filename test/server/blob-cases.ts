@@ -22,7 +22,9 @@ export function blobCases(test: Test<{ fixture: Fixture }>): void {
     const head = await web.head(`/api/v1/blobs/${sha}`);
     assert.is(head.status, 200);
     assert.is(head.headers.get('content-length'), String(bytes.length));
-    const response = await fetch(`${fixture.service.url}/api/v1/blobs/${sha}`, { headers: { authorization: `Bearer ${fixture.tokens.web}`, 'x-tracer-org': 'acme', 'x-tracer-project': 'web' } });
+    const response = await fetch(`${fixture.service.url}/api/v1/blobs/${sha}`, {
+      headers: { authorization: `Bearer ${fixture.tokens.web}`, 'x-tracer-org': 'acme', 'x-tracer-project': 'web' },
+    });
     assert.is(response.status, 200);
     assert.is(response.headers.get('content-type'), 'application/octet-stream');
     assert.is(response.headers.get('etag'), `"${sha}"`);
@@ -44,7 +46,11 @@ export function blobCases(test: Test<{ fixture: Fixture }>): void {
     assertProblem(await web.uploadBlob(bytes, claimed), 422, 'sha_mismatch');
     assert.is((await web.head(`/api/v1/blobs/${claimed}`)).status, 404);
     assert.is((await web.head(`/api/v1/blobs/${sha256(bytes)}`)).status, 404);
-    assertProblem(await web.post('/api/v1/blobs', bytes, 'application/json', { 'x-content-sha256': sha256(bytes) }), 415, 'unsupported_media_type');
+    assertProblem(
+      await web.post('/api/v1/blobs', bytes, 'application/json', { 'x-content-sha256': sha256(bytes) }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   test('BLOB_MAX_BYTES: 413 blob_too_large by Content-Length or while streaming; the service keeps serving', async ({ fixture }) => {
@@ -69,14 +75,21 @@ export function blobCases(test: Test<{ fixture: Fixture }>): void {
     const inline = conversation(small, true);
     assert.is((await web.push('conversations', [inline])).json.inserted, 1);
     assertProblem(await web.push('conversations', [conversation(small, true, { size: 3 })]), 422, 'invalid_item');
-    assertProblem(await web.push('conversations', [{ ...conversation(small, true), content_base64: Buffer.from('other').toString('base64') }]), 422, 'invalid_item');
+    assertProblem(
+      await web.push('conversations', [{ ...conversation(small, true), content_base64: Buffer.from('other').toString('base64') }]),
+      422,
+      'invalid_item',
+    );
     assertProblem(await web.push('conversations', [conversation(small, true, { content_base64: 'not base64!' })]), 422, 'invalid_item');
 
     const large = Buffer.alloc(INLINE_BELOW + 10, 'y');
     const pointer = conversation(large, false);
     const missing = await web.push('conversations', [pointer]);
     assertProblem(missing, 409, 'blob_missing');
-    assert.equal(missing.json.errors.map((error: { index: number }) => error.index), [0]);
+    assert.equal(
+      missing.json.errors.map((error: { index: number }) => error.index),
+      [0],
+    );
     assert.is((await web.uploadBlob(large)).status, 201);
     assertProblem(await web.push('conversations', [{ ...pointer, size: 5 }]), 422, 'invalid_item');
     assert.is((await web.push('conversations', [pointer])).json.inserted, 1);
@@ -108,7 +121,10 @@ export function blobCases(test: Test<{ fixture: Fixture }>): void {
 
 /** Sends the bytes in small chunked pieces (no Content-Length), stopping when the service answers. */
 async function chunkedUpload(url: string, headers: Record<string, string>, bytes: Buffer): Promise<{ status: number; body: string }> {
-  const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' } });
+  const req = httpRequest(url, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+  });
   const answered = once(req, 'response') as Promise<[import('node:http').IncomingMessage]>;
   let stopped = false;
   void answered.then(() => (stopped = true));

@@ -27,7 +27,10 @@ test('a custom family plugin adds its route, its required members and its checks
   assert.equal(await client.pullAll('notes'), [note]);
   const missing = await client.push('notes', [withContentId({ ts: '2024-05-01T00:00:00Z' }, 'id')]);
   assertProblem(missing, 422, 'invalid_item');
-  assert.equal(missing.json.errors.map((error: { field: string }) => error.field), ['author']);
+  assert.equal(
+    missing.json.errors.map((error: { field: string }) => error.field),
+    ['author'],
+  );
 });
 
 test.run();

@@ -34,14 +34,22 @@ export function clientFor(service: ServiceHandle, token: string | undefined, org
   return {
     headers: () => headers(),
     push: (family: string, items: unknown[], extra: Record<string, string> = {}) =>
-      request(`${base}/api/v1/sync/${family}`, { method: 'POST', headers: headers({ 'content-type': 'application/json', ...extra }), body: JSON.stringify({ items }) }),
+      request(`${base}/api/v1/sync/${family}`, {
+        method: 'POST',
+        headers: headers({ 'content-type': 'application/json', ...extra }),
+        body: JSON.stringify({ items }),
+      }),
     post: (path: string, body: string | Buffer, contentType: string, extra: Record<string, string> = {}) =>
       request(`${base}${path}`, { method: 'POST', headers: headers({ 'content-type': contentType, ...extra }), body }),
     pull: (family: string, query = '') => request(`${base}/api/v1/sync/${family}${query ? `?${query}` : ''}`, { headers: headers() }),
     get: (path: string, extra: Record<string, string> = {}) => request(`${base}${path}`, { headers: headers(extra) }),
     head: (path: string) => request(`${base}${path}`, { method: 'HEAD', headers: headers() }),
     uploadBlob: (bytes: Buffer, sha = sha256(bytes)) =>
-      request(`${base}/api/v1/blobs`, { method: 'POST', headers: headers({ 'content-type': 'application/octet-stream', 'x-content-sha256': sha }), body: bytes }),
+      request(`${base}/api/v1/blobs`, {
+        method: 'POST',
+        headers: headers({ 'content-type': 'application/octet-stream', 'x-content-sha256': sha }),
+        body: bytes,
+      }),
     /** Every item of a family, following next_cursor to the end. */
     async pullAll(family: string, limit = 500): Promise<any[]> {
       const items: any[] = [];

@@ -58,7 +58,13 @@ test('an upload that keeps sending is not cut, however long it takes', async () 
   });
   const response = await fetch(`${service.url}/api/v1/sync/traces`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'x-tracer-org': 'acme', 'x-tracer-project': 'web', 'content-type': 'application/json', 'content-length': String(body.length) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'x-tracer-org': 'acme',
+      'x-tracer-project': 'web',
+      'content-type': 'application/json',
+      'content-length': String(body.length),
+    },
     body: Readable.toWeb(slow) as ReadableStream,
     duplex: 'half',
   } as RequestInit);

@@ -20,19 +20,23 @@ test('defaults: 127.0.0.1:8787, SQLite under $TRACER_HOME/server, 10 MiB blobs, 
 });
 
 test('every flag also comes from the environment, BLOB_MAX_BYTES under the specâ€™s name', () => {
-  const options = resolveServeOptions({}, {
-    TRACER_SERVE_HOST: '0.0.0.0',
-    TRACER_SERVE_PORT: '9000',
-    TRACER_SERVE_DATA_DIR: '/srv/tracer',
-    TRACER_DATABASE_URL: 'postgres://db/tracer',
-    BLOB_MAX_BYTES: '2048',
-    TRACER_SERVE_BODY_MAX_BYTES: '65536',
-    TRACER_SERVE_IDLE_TIMEOUT_MS: '5000',
-    TRACER_SERVE_DISABLE_ROUTES: 'summaries, blobs',
-    TRACER_SERVE_LOG_LEVEL: 'warn',
-    TRACER_ADMIN_SECRET: 's3cret',
-    TRACER_SERVE_PLUGINS: './family.js',
-  }, '/h');
+  const options = resolveServeOptions(
+    {},
+    {
+      TRACER_SERVE_HOST: '0.0.0.0',
+      TRACER_SERVE_PORT: '9000',
+      TRACER_SERVE_DATA_DIR: '/srv/tracer',
+      TRACER_DATABASE_URL: 'postgres://db/tracer',
+      BLOB_MAX_BYTES: '2048',
+      TRACER_SERVE_BODY_MAX_BYTES: '65536',
+      TRACER_SERVE_IDLE_TIMEOUT_MS: '5000',
+      TRACER_SERVE_DISABLE_ROUTES: 'summaries, blobs',
+      TRACER_SERVE_LOG_LEVEL: 'warn',
+      TRACER_ADMIN_SECRET: 's3cret',
+      TRACER_SERVE_PLUGINS: './family.js',
+    },
+    '/h',
+  );
   assert.equal(options, {
     host: '0.0.0.0',
     port: 9000,
@@ -49,7 +53,11 @@ test('every flag also comes from the environment, BLOB_MAX_BYTES under the specâ
 });
 
 test('flags win over the environment', () => {
-  const options = resolveServeOptions({ port: '1234', disableRoute: ['whoami'], blobMaxBytes: '10' }, { TRACER_SERVE_PORT: '9000', TRACER_SERVE_DISABLE_ROUTES: 'blobs', BLOB_MAX_BYTES: '99' }, '/h');
+  const options = resolveServeOptions(
+    { port: '1234', disableRoute: ['whoami'], blobMaxBytes: '10' },
+    { TRACER_SERVE_PORT: '9000', TRACER_SERVE_DISABLE_ROUTES: 'blobs', BLOB_MAX_BYTES: '99' },
+    '/h',
+  );
   assert.is(options.port, 1234);
   assert.equal(options.disabledRoutes, ['whoami']);
   assert.is(options.blobMaxBytes, 10);

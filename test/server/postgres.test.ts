@@ -14,5 +14,7 @@ if (await postgresAvailable()) {
   });
   test.run();
 } else {
-  console.log(`\n  SKIPPED: PostgreSQL conformance tests: no PostgreSQL answers at ${TEST_POSTGRES_URL} (set TRACER_TEST_POSTGRES_URL, or TRACER_TEST_REQUIRE_POSTGRES=1 to fail instead)\n`);
+  console.log(
+    `\n  SKIPPED: PostgreSQL conformance tests: no PostgreSQL answers at ${TEST_POSTGRES_URL} (set TRACER_TEST_POSTGRES_URL, or TRACER_TEST_REQUIRE_POSTGRES=1 to fail instead)\n`,
+  );
 }

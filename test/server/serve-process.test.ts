@@ -55,7 +55,10 @@ async function halfUpload(service: ServiceHandle, token: string, bytes: Buffer, 
 test('the first line says where it listens, the backend and where data lives; logs carry request ids, never the token', async () => {
   const service = await spawnService({ logLevel: 'info' });
   const [first] = service.output().stdout.split('\n');
-  assert.match(first!, new RegExp(`^tracer serve listening on ${service.url}, backend sqlite, data in ${service.dataDir}, admin routes on$`));
+  assert.match(
+    first!,
+    new RegExp(`^tracer serve listening on ${service.url}, backend sqlite, data in ${service.dataDir}, admin routes on$`),
+  );
   await service.createProject('acme', 'web');
   const token = await service.createToken({ org: 'acme', project: 'web' });
   const reply = await clientFor(service, token, 'acme', 'web').push('traces', [trace()]);
@@ -112,7 +115,11 @@ test('SIGKILL mid-upload leaves nothing half-written', async () => {
     await service.kill();
     await service.restart();
     assert.is((await client.head(`/api/v1/blobs/${sha256(bytes)}`)).status, 404, `${backend}: no partial blob`);
-    assert.equal((await client.pullAll('traces')).map((row) => row.id), [kept.id], `${backend}: rows intact`);
+    assert.equal(
+      (await client.pullAll('traces')).map((row) => row.id),
+      [kept.id],
+      `${backend}: rows intact`,
+    );
     if (backend === 'sqlite') assert.equal(readdirSync(join(service.dataDir, 'tmp')), [], 'temporary upload files are cleared on start');
     assert.is((await client.uploadBlob(bytes)).status, 201);
     await service.stop();

@@ -11,7 +11,10 @@ export function storageCases(test: Test<{ fixture: Fixture }>): void {
     const { service, token } = await soloService(fixture);
     const stored = await tokenColumns(service.backend, service.dataDir, service.databaseUrl);
     assert.ok(stored.length > 0);
-    assert.not.ok(stored.some((row) => Object.values(row).some((value) => typeof value === 'string' && value.includes(token))), 'the token itself is nowhere');
+    assert.not.ok(
+      stored.some((row) => Object.values(row).some((value) => typeof value === 'string' && value.includes(token))),
+      'the token itself is nowhere',
+    );
     assert.ok(stored.some((row) => /^[0-9a-f]{64}$/.test(String(row.hash))));
     await service.stop();
   });
@@ -22,7 +25,10 @@ export function storageCases(test: Test<{ fixture: Fixture }>): void {
     await client.push('traces', [item]);
     await service.restart();
     const pulled = await client.pullAll('traces');
-    assert.equal(pulled.map((row) => row.id), [item.id]);
+    assert.equal(
+      pulled.map((row) => row.id),
+      [item.id],
+    );
     assert.is((await client.push('traces', [item])).json.duplicates, 1);
     await service.stop();
   });

@@ -9,7 +9,11 @@ import { assertProblem, commitLink, conversation, ledger, request, summary, trac
 export function syncCases(test: Test<{ fixture: Fixture }>): void {
   test('every family uploads, deduplicates by content id, and pulls back verbatim', async ({ fixture }) => {
     const batches: Record<string, Record<string, unknown>[]> = {
-      traces: [trace({ nested: { b: 1, a: [1, 'x'] } }), trace(), withContentId(JSON.parse('{"ts":"2024-05-01T12:00:00.000Z","__proto__":{"polluted":true},"kind":"proto"}'), 'id')],
+      traces: [
+        trace({ nested: { b: 1, a: [1, 'x'] } }),
+        trace(),
+        withContentId(JSON.parse('{"ts":"2024-05-01T12:00:00.000Z","__proto__":{"polluted":true},"kind":"proto"}'), 'id'),
+      ],
       ledgers: [ledger(), ledger({ commit: 'c'.repeat(64) })],
       'commit-links': [commitLink()],
       summaries: [summary()],
@@ -22,7 +26,11 @@ export function syncCases(test: Test<{ fixture: Fixture }>): void {
       const again = await api.push(family, items);
       assert.equal(again.json, { received: items.length, inserted: 0, duplicates: items.length });
       const pulled = await api.pullAll(family);
-      for (const item of items) assert.ok(pulled.some((row) => JSON.stringify(row) === JSON.stringify(item)), `${family} returns the item verbatim`);
+      for (const item of items)
+        assert.ok(
+          pulled.some((row) => JSON.stringify(row) === JSON.stringify(item)),
+          `${family} returns the item verbatim`,
+        );
     }
   });
 
@@ -55,7 +63,10 @@ export function syncCases(test: Test<{ fixture: Fixture }>): void {
     const tampered = { ...trace(), tool: 'tampered' };
     const reply = await fixture.api.push('traces', [trace(), tampered]);
     assertProblem(reply, 422, 'content_id_mismatch');
-    assert.equal(reply.json.errors.map((error: { index: number; field: string }) => [error.index, error.field]), [[1, 'id']]);
+    assert.equal(
+      reply.json.errors.map((error: { index: number; field: string }) => [error.index, error.field]),
+      [[1, 'id']],
+    );
   });
 
   test('bad bodies: invalid JSON, wrong content type, no items, too many items, too large, unknown family', async ({ fixture }) => {
@@ -66,8 +77,23 @@ export function syncCases(test: Test<{ fixture: Fixture }>): void {
     assertProblem(await api.post('/api/v1/sync/traces', 'abc', 'application/octet-stream'), 415, 'unsupported_media_type');
     assertProblem(await api.post('/api/v1/sync/traces', JSON.stringify({ rows: [] }), 'application/json'), 422, 'invalid_body');
     assertProblem(await api.post('/api/v1/sync/traces', '[]', 'application/json'), 422, 'invalid_body');
-    assertProblem(await api.push('traces', Array.from({ length: 501 }, () => trace())), 413, 'too_many_items');
-    assert.is((await api.push('traces', Array.from({ length: 500 }, () => trace()))).json.inserted, 500);
+    assertProblem(
+      await api.push(
+        'traces',
+        Array.from({ length: 501 }, () => trace()),
+      ),
+      413,
+      'too_many_items',
+    );
+    assert.is(
+      (
+        await api.push(
+          'traces',
+          Array.from({ length: 500 }, () => trace()),
+        )
+      ).json.inserted,
+      500,
+    );
     assertProblem(await api.push('no-such-family', [trace()]), 404, 'not_found');
     assertProblem(await api.pull('no-such-family'), 404, 'not_found');
     assertProblem(await api.get('/api/v2/sync/traces'), 404, 'not_found');
@@ -81,7 +107,8 @@ export function syncCases(test: Test<{ fixture: Fixture }>): void {
     const { service } = fixture;
     const { client } = await soloService(fixture);
     const items = Array.from({ length: 1100 }, (_, n) => trace({ ts: `2024-0${n < 550 ? 1 : 2}-01T00:00:00.000Z`, order: n }));
-    for (let start = 0; start < items.length; start += 500) assert.is((await client.push('traces', items.slice(start, start + 500))).status, 200);
+    for (let start = 0; start < items.length; start += 500)
+      assert.is((await client.push('traces', items.slice(start, start + 500))).status, 200);
     const first = await client.pull('traces');
     assert.is(first.json.items.length, 500, 'default page 500');
     assert.is(first.json.has_more, true);
@@ -91,12 +118,18 @@ export function syncCases(test: Test<{ fixture: Fixture }>): void {
     const rest = await client.pull('traces', `after=${capped.json.next_cursor}&limit=5000`);
     assert.is(rest.json.items.length, 100);
     assert.is(rest.json.has_more, false);
-    assert.equal([...capped.json.items, ...rest.json.items].map((item: { order: number }) => item.order), items.map((item) => item.order));
+    assert.equal(
+      [...capped.json.items, ...rest.json.items].map((item: { order: number }) => item.order),
+      items.map((item) => item.order),
+    );
     const end = await client.pull('traces', `after=${rest.json.next_cursor}`);
     assert.equal(end.json.items, []);
     assert.is(end.json.next_cursor, rest.json.next_cursor, 'an empty page keeps the cursor');
     const since = await client.pull('traces', 'since=2024-02-01T00:00:00Z&limit=1000');
-    assert.equal(since.json.items.map((item: { order: number }) => item.order), items.slice(550).map((item) => item.order));
+    assert.equal(
+      since.json.items.map((item: { order: number }) => item.order),
+      items.slice(550).map((item) => item.order),
+    );
     assertProblem(await client.pull('traces', 'after=garbage!'), 400, 'invalid_cursor');
     assertProblem(await client.pull('traces', 'after=djE6eA'), 400, 'invalid_cursor');
     assertProblem(await client.pull('traces', 'limit=0'), 400, 'invalid_query');
@@ -110,8 +143,14 @@ export function syncCases(test: Test<{ fixture: Fixture }>): void {
     const batch = Array.from({ length: 100 }, () => ledger());
     const replies = await Promise.all(Array.from({ length: 20 }, () => client.push('ledgers', batch)));
     for (const reply of replies) assert.is(reply.status, 200, reply.text);
-    assert.is(replies.reduce((sum, reply) => sum + reply.json.inserted, 0), 100);
-    assert.is(replies.reduce((sum, reply) => sum + reply.json.duplicates, 0), 1900);
+    assert.is(
+      replies.reduce((sum, reply) => sum + reply.json.inserted, 0),
+      100,
+    );
+    assert.is(
+      replies.reduce((sum, reply) => sum + reply.json.duplicates, 0),
+      1900,
+    );
     const pulled = await client.pullAll('ledgers');
     assert.is(pulled.length, 100);
     assert.is(new Set(pulled.map((item) => item.sha)).size, 100);

@@ -39,7 +39,13 @@ const NOISY_ENV = {
 test('rule 1: a stored token_ref wins for every purpose; no environment variable overrides it', () => {
   const globalConfig: GlobalConfig = { tokens: { [KEY]: 'stored-secret-0001' }, auth_token: 'legacy-slot' };
   for (const purpose of PURPOSES) {
-    const credentials = resolveCredentials({ remoteName: 'origin', remote: remote({ token_ref: `global:${KEY}` }), purpose, env: NOISY_ENV, globalConfig });
+    const credentials = resolveCredentials({
+      remoteName: 'origin',
+      remote: remote({ token_ref: `global:${KEY}` }),
+      purpose,
+      env: NOISY_ENV,
+      globalConfig,
+    });
     assert.is(credentials.token, 'stored-secret-0001', purpose);
     assert.is(credentials.source, 'config.json');
   }
@@ -48,7 +54,13 @@ test('rule 1: a stored token_ref wins for every purpose; no environment variable
 test('rule 1: an env: token_ref reads exactly its variable, not TRACER_TOKEN or a look-alike', () => {
   const env = { ...NOISY_ENV, CI_TRACER_TOKEN: 'the-bound-variable' };
   for (const purpose of PURPOSES) {
-    const credentials = resolveCredentials({ remoteName: 'origin', remote: remote({ token_ref: 'env:CI_TRACER_TOKEN' }), purpose, env, globalConfig: { tokens: { [KEY]: 'stored' } } });
+    const credentials = resolveCredentials({
+      remoteName: 'origin',
+      remote: remote({ token_ref: 'env:CI_TRACER_TOKEN' }),
+      purpose,
+      env,
+      globalConfig: { tokens: { [KEY]: 'stored' } },
+    });
     assert.is(credentials.token, 'the-bound-variable', purpose);
     assert.is(credentials.source, 'env:CI_TRACER_TOKEN');
   }
@@ -56,7 +68,13 @@ test('rule 1: an env: token_ref reads exactly its variable, not TRACER_TOKEN or 
 
 test('rule 2: TRACER_TOKEN is never returned for sync (nor for any purpose) when the remote binds no token', () => {
   for (const purpose of PURPOSES) {
-    const credentials = resolveCredentials({ remoteName: 'origin', remote: remote(), purpose, env: { TRACER_TOKEN: 'env-tracer-token' }, globalConfig: {} });
+    const credentials = resolveCredentials({
+      remoteName: 'origin',
+      remote: remote(),
+      purpose,
+      env: { TRACER_TOKEN: 'env-tracer-token' },
+      globalConfig: {},
+    });
     assert.is(credentials.token, undefined, purpose);
     assert.is(credentials.source, 'none');
     assert.not.ok(JSON.stringify(credentials).includes('env-tracer-token'), purpose);
@@ -69,7 +87,13 @@ test('rule 3: TRACER_ADMIN_SECRET only for project creation, and never as the to
     assert.is(credentials.adminSecret, undefined, purpose);
     assert.not.ok(JSON.stringify(credentials).includes('env-admin-secret'), purpose);
   }
-  const create = resolveCredentials({ remoteName: 'origin', remote: remote({ token_ref: `global:${KEY}` }), purpose: 'project-create', env: NOISY_ENV, globalConfig: { tokens: { [KEY]: 'stored' } } });
+  const create = resolveCredentials({
+    remoteName: 'origin',
+    remote: remote({ token_ref: `global:${KEY}` }),
+    purpose: 'project-create',
+    env: NOISY_ENV,
+    globalConfig: { tokens: { [KEY]: 'stored' } },
+  });
   assert.is(create.adminSecret, 'env-admin-secret');
   assert.is(create.token, 'stored', 'the admin secret does not replace the remote token');
   const unset = resolveCredentials({ remoteName: 'origin', remote: remote(), purpose: 'project-create', env: {}, globalConfig: {} });
@@ -94,7 +118,14 @@ test('rule 4: the legacy auth_token slot is never returned', () => {
 test('env: ref whose variable is unset (or empty) → token_env_unset naming the variable and the fix', () => {
   for (const env of [{}, { CI_TOKEN: '' }, { TRACER_TOKEN: 'x' }]) {
     const error = expectCode(
-      () => resolveCredentials({ remoteName: 'prod', remote: remote({ token_ref: 'env:CI_TOKEN' }), purpose: 'sync', env, globalConfig: { tokens: { [KEY]: 'stored' } } }),
+      () =>
+        resolveCredentials({
+          remoteName: 'prod',
+          remote: remote({ token_ref: 'env:CI_TOKEN' }),
+          purpose: 'sync',
+          env,
+          globalConfig: { tokens: { [KEY]: 'stored' } },
+        }),
       'token_env_unset',
       ExitCode.auth,
     );
@@ -106,7 +137,14 @@ test('env: ref whose variable is unset (or empty) → token_env_unset naming the
 test('stored ref without a secret (no tokens block, or another key) → token_missing', () => {
   for (const globalConfig of [{}, { tokens: {} }, { tokens: { [`${PROJECT}::other`]: 'not mine' } }] as GlobalConfig[]) {
     const error = expectCode(
-      () => resolveCredentials({ remoteName: 'origin', remote: remote({ token_ref: `global:${KEY}` }), purpose: 'sync', env: NOISY_ENV, globalConfig }),
+      () =>
+        resolveCredentials({
+          remoteName: 'origin',
+          remote: remote({ token_ref: `global:${KEY}` }),
+          purpose: 'sync',
+          env: NOISY_ENV,
+          globalConfig,
+        }),
       'token_missing',
       ExitCode.auth,
     );
@@ -115,7 +153,13 @@ test('stored ref without a secret (no tokens block, or another key) → token_mi
 });
 
 test('no auth block → no token, and nothing else is consulted', () => {
-  const credentials = resolveCredentials({ remoteName: 'origin', remote: remote(), purpose: 'sync', env: NOISY_ENV, globalConfig: { tokens: { [KEY]: 'stored' }, auth_token: 'legacy' } });
+  const credentials = resolveCredentials({
+    remoteName: 'origin',
+    remote: remote(),
+    purpose: 'sync',
+    env: NOISY_ENV,
+    globalConfig: { tokens: { [KEY]: 'stored' }, auth_token: 'legacy' },
+  });
   assert.equal(credentials, { source: 'none' });
 });
 

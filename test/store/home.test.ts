@@ -12,7 +12,13 @@ test('TRACER_HOME wins (made absolute); unset or blank falls back to ~/.tracer (
 });
 
 test('the global tree uses the spec file names', () => {
-  assert.equal(homePaths('/h'), { home: '/h', config: '/h/config.json', registry: '/h/projects.json', plugins: '/h/plugins.json', projects: '/h/projects' });
+  assert.equal(homePaths('/h'), {
+    home: '/h',
+    config: '/h/config.json',
+    registry: '/h/projects.json',
+    plugins: '/h/plugins.json',
+    projects: '/h/projects',
+  });
 });
 
 test.run();

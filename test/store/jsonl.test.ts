@@ -42,9 +42,19 @@ function countWrites(run: () => void): number {
 test('a record is appended with exactly one write, as one line, whatever its size', () => {
   const path = freshPath();
   const big = { id: 'big', pad: 'x'.repeat(200 * 1024), lines: 'a\nb\u2028c\r\n' };
-  assert.is(countWrites(() => appendRecord(path, { id: 'small' })), 1);
-  assert.is(countWrites(() => appendRecord(path, big)), 1);
-  assert.is(countWrites(() => appendRecords(path, [{ id: 'one' }, { id: 'two' }])), 1, 'a batch is one write too');
+  assert.is(
+    countWrites(() => appendRecord(path, { id: 'small' })),
+    1,
+  );
+  assert.is(
+    countWrites(() => appendRecord(path, big)),
+    1,
+  );
+  assert.is(
+    countWrites(() => appendRecords(path, [{ id: 'one' }, { id: 'two' }])),
+    1,
+    'a batch is one write too',
+  );
   const lines = readFileSync(path, 'utf8').split('\n');
   assert.is(lines.length, 5, 'four records, each ending in a newline');
   assert.is(lines[4], '');
@@ -65,7 +75,9 @@ test('several processes appending at once never interleave (records over 64 KiB 
   const worker = fileURLToPath(new URL('./fixtures/append-worker.ts', import.meta.url));
   const writers = ['w1', 'w2', 'w3', 'w4'];
   const perWriter = 500;
-  const children = writers.map((name) => spawn(process.execPath, ['--import', 'tsx', worker, path, name, String(perWriter)], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const children = writers.map((name) =>
+    spawn(process.execPath, ['--import', 'tsx', worker, path, name, String(perWriter)], { stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
   const said = (child: (typeof children)[number], word: string) =>
     new Promise<void>((resolve, reject) => {
       let text = '';
@@ -73,7 +85,9 @@ test('several processes appending at once never interleave (records over 64 KiB 
         text += chunk.toString();
         if (text.includes(`${word}\n`)) resolve();
       });
-      child.on('exit', (code) => (text.includes(`${word}\n`) ? resolve() : reject(new Error(`writer exited ${code} before saying ${word}`))));
+      child.on('exit', (code) =>
+        text.includes(`${word}\n`) ? resolve() : reject(new Error(`writer exited ${code} before saying ${word}`)),
+      );
     });
   await Promise.all(children.map((child) => said(child, 'ready')));
   const done = children.map((child) => said(child, 'done'));
@@ -86,7 +100,11 @@ test('several processes appending at once never interleave (records over 64 KiB 
   let large = 0;
   for (const name of writers) {
     const own = records.filter((record) => record.writer === name);
-    assert.equal(own.map((record) => record.seq), [...Array(perWriter).keys()], `${name}: every record once, in its own order`);
+    assert.equal(
+      own.map((record) => record.seq),
+      [...Array(perWriter).keys()],
+      `${name}: every record once, in its own order`,
+    );
     for (const record of own) {
       assert.is(record.pad!.length, record.size);
       if (record.size > 64 * 1024) large += 1;
@@ -115,7 +133,10 @@ test('reading streams across chunk borders, multi-byte characters split anywhere
 
 test('reading yields before the whole file is read: a record appended mid-read is seen', async () => {
   const path = freshPath();
-  appendRecords(path, Array.from({ length: 2000 }, (_, index) => ({ index })));
+  appendRecords(
+    path,
+    Array.from({ length: 2000 }, (_, index) => ({ index })),
+  );
   const iterator = readRecords<{ index?: number; marker?: boolean }>(path, { chunkSize: 16 })[Symbol.asyncIterator]();
   const first = await iterator.next();
   assert.equal(first.value, { index: 0 });
@@ -182,14 +203,25 @@ test('a corrupt line in the middle is skipped and reported with its line and byt
 
 test('mayMatch skips refused lines unparsed, without reporting them; accepted lines still parse or are reported', async () => {
   const path = freshPath();
-  appendRecords(path, [{ path: 'src/a.ts', n: 1 }, { path: 'src/b.ts', n: 2 }]);
+  appendRecords(path, [
+    { path: 'src/a.ts', n: 1 },
+    { path: 'src/b.ts', n: 2 },
+  ]);
   appendFileSync(path, 'junk mentioning a.ts\njunk elsewhere\n');
   appendRecord(path, { path: 'src/a.ts', n: 3 });
   const corrupt: CorruptLine[] = [];
   const seen: unknown[] = [];
-  for await (const record of readRecords(path, { mayMatch: (line) => line.includes('a.ts'), onCorrupt: (line) => corrupt.push(line) })) seen.push(record);
-  assert.equal(seen, [{ path: 'src/a.ts', n: 1 }, { path: 'src/a.ts', n: 3 }]);
-  assert.equal(corrupt.map((line) => line.preview), ['junk mentioning a.ts'], 'only the accepted junk line is parsed, hence reported');
+  for await (const record of readRecords(path, { mayMatch: (line) => line.includes('a.ts'), onCorrupt: (line) => corrupt.push(line) }))
+    seen.push(record);
+  assert.equal(seen, [
+    { path: 'src/a.ts', n: 1 },
+    { path: 'src/a.ts', n: 3 },
+  ]);
+  assert.equal(
+    corrupt.map((line) => line.preview),
+    ['junk mentioning a.ts'],
+    'only the accepted junk line is parsed, hence reported',
+  );
 });
 
 test('lines edited on Windows (CRLF) still parse', async () => {

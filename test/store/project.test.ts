@@ -32,7 +32,26 @@ test('sanitizeProjectId flattens "/", ":" and "\\" (spec §2.2)', () => {
 
 test('a sanitized id can never leave projects/: refused, or flattened to one safe segment', () => {
   const projects = homePaths('/home/someone/.tracer').projects;
-  const nasty = ['..', '.', '', '...', '/', '//', '/etc/passwd', '../../etc', '..\\..\\etc', 'a/../../b', 'a\0b', '\0', ' ', '\n', 'x'.repeat(1000), 'é'.repeat(200), '中'.repeat(120), `${'.'.repeat(300)}`];
+  const nasty = [
+    '..',
+    '.',
+    '',
+    '...',
+    '/',
+    '//',
+    '/etc/passwd',
+    '../../etc',
+    '..\\..\\etc',
+    'a/../../b',
+    'a\0b',
+    '\0',
+    ' ',
+    '\n',
+    'x'.repeat(1000),
+    'é'.repeat(200),
+    '中'.repeat(120),
+    `${'.'.repeat(300)}`,
+  ];
   for (const id of nasty) {
     let name: string;
     try {
@@ -68,7 +87,11 @@ test('init writes one line to <git-common-dir>/tracer-id; later resolves agree; 
   assert.is(created.anchor, join(repo, '.git', 'tracer-id'));
   assert.is(readFileSync(created.anchor, 'utf8'), `${created.id}\n`);
   assert.is(created.dir, join(home, 'projects', created.id));
-  assert.equal(readdirSync(join(repo, '.git')).filter((name) => name.includes('tmp')), [], 'no temp file left in the git dir');
+  assert.equal(
+    readdirSync(join(repo, '.git')).filter((name) => name.includes('tmp')),
+    [],
+    'no temp file left in the git dir',
+  );
 
   const again = resolveProject({ cwd: repo, home, env: {} });
   assert.is(again.id, created.id);
@@ -127,7 +150,9 @@ test('two or more processes creating the anchor at once agree on one id', async 
   const repo = tempRepo();
   const home = join(tempDir(), 'home');
   const worker = fileURLToPath(new URL('./fixtures/resolve-worker.ts', import.meta.url));
-  const children = Array.from({ length: 4 }, () => spawn(process.execPath, ['--import', 'tsx', worker, repo, home], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const children = Array.from({ length: 4 }, () =>
+    spawn(process.execPath, ['--import', 'tsx', worker, repo, home], { stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
   const outputs = children.map(
     (child) =>
       new Promise<string>((resolve, reject) => {
@@ -146,7 +171,11 @@ test('two or more processes creating the anchor at once agree on one id', async 
   assert.is(new Set(results.map((result) => result.id)).size, 1, JSON.stringify(results));
   assert.is(results.filter((result) => result.created).length, 1, 'exactly one process wrote the anchor');
   assert.is(readFileSync(join(repo, '.git', 'tracer-id'), 'utf8'), `${results[0]!.id}\n`);
-  assert.equal(readdirSync(join(repo, '.git')).filter((name) => name.startsWith('tracer-id.')), [], 'temp files cleaned up');
+  assert.equal(
+    readdirSync(join(repo, '.git')).filter((name) => name.startsWith('tracer-id.')),
+    [],
+    'temp files cleaned up',
+  );
 });
 
 function countdown(count: number) {
@@ -175,7 +204,10 @@ test('findGit honours GIT_DIR (absolute or relative to cwd), GIT_WORK_TREE and G
   const linked = addWorktree(repo);
   const linkedGitDir = join(repo, '.git', 'worktrees', basename(linked));
   assert.is(findGit(elsewhere, { GIT_DIR: linkedGitDir })?.commonDir, join(repo, '.git'), 'commondir followed from GIT_DIR');
-  assert.is(findGit(elsewhere, { GIT_DIR: join(repo, '.git'), GIT_COMMON_DIR: join(elsewhere, 'common') })?.commonDir, join(elsewhere, 'common'));
+  assert.is(
+    findGit(elsewhere, { GIT_DIR: join(repo, '.git'), GIT_COMMON_DIR: join(elsewhere, 'common') })?.commonDir,
+    join(elsewhere, 'common'),
+  );
   assert.is(findGit(elsewhere, { GIT_DIR: join(elsewhere, 'no-such-git-dir') }), undefined);
 
   // GIT_DIR wins over the repository cwd is in.

@@ -105,7 +105,10 @@ test('a file with the wrong shape is moved aside too (default: must be an object
   assert.is(readdirSync(dir).filter((name) => name.startsWith('projects.json.corrupt-')).length, 1);
 
   writeFileSync(path, '{"projects": "not an object"}');
-  const shape = { empty: () => ({ projects: {} }), isValid: (v: unknown): v is { projects: object } => isPlainObject(v) && isPlainObject(v.projects) };
+  const shape = {
+    empty: () => ({ projects: {} }),
+    isValid: (v: unknown): v is { projects: object } => isPlainObject(v) && isPlainObject(v.projects),
+  };
   await expectRejection(() => readStateFile(path, shape), 'state_file_corrupt');
   for (const text of ['null', '"text"', '42', '']) {
     writeFileSync(path, text);

@@ -48,8 +48,13 @@ export interface ContextDigest {
   commits: CommitDigest[];
 }
 
-export async function buildDigest(project: { id: string; dir: string }, limit: number, warn: (warning: TracerWarning) => void): Promise<ContextDigest> {
-  const onCorrupt = (line: { path: string; line: number }) => warn({ code: 'unreadable_line', message: `${line.path} line ${line.line} is not valid JSON; it is skipped.` });
+export async function buildDigest(
+  project: { id: string; dir: string },
+  limit: number,
+  warn: (warning: TracerWarning) => void,
+): Promise<ContextDigest> {
+  const onCorrupt = (line: { path: string; line: number }) =>
+    warn({ code: 'unreadable_line', message: `${line.path} line ${line.line} is not valid JSON; it is skipped.` });
   const sessions = await recentSessions(join(project.dir, TRACES_FILE), limit, onCorrupt);
   const summaries = await latestSummaries(join(project.dir, SUMMARIES_FILE), onCorrupt);
   for (const session of sessions) {
@@ -71,7 +76,15 @@ async function recentSessions(path: string, limit: number, onCorrupt: OnCorrupt)
     const key = `${agent}\u0000${row.conversation_id}`;
     let session = sessions.get(key);
     if (!session) {
-      session = { agent, conversation_id: row.conversation_id, first_ts: row.ts, last_ts: row.ts, events: 0, files: [], fileSet: new Set() };
+      session = {
+        agent,
+        conversation_id: row.conversation_id,
+        first_ts: row.ts,
+        last_ts: row.ts,
+        events: 0,
+        files: [],
+        fileSet: new Set(),
+      };
       if (isAgent(agent)) session.conversation_url = conversationUrl(agent, row.conversation_id);
       sessions.set(key, session);
     }

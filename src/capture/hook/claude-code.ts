@@ -1,4 +1,15 @@
-import { editFragments, eventKey, isObject, optionalString, PayloadError, promptLength, requiredString, type FileWrite, type HookEvent, type Payload } from './hook-event.js';
+import {
+  editFragments,
+  eventKey,
+  isObject,
+  optionalString,
+  PayloadError,
+  promptLength,
+  requiredString,
+  type FileWrite,
+  type HookEvent,
+  type Payload,
+} from './hook-event.js';
 
 /**
  * Claude Code hooks: every payload has `session_id`, `transcript_path`, `cwd` and
@@ -34,10 +45,12 @@ export function claudeFileWrite(tool: string, input: unknown): FileWrite {
   const filePath = input.file_path;
   switch (tool) {
     case 'Write':
-      if (typeof input.content !== 'string') throw new PayloadError('missing_field', 'The claude-code Write payload has no "tool_input.content"; the event was skipped.');
+      if (typeof input.content !== 'string')
+        throw new PayloadError('missing_field', 'The claude-code Write payload has no "tool_input.content"; the event was skipped.');
       return { filePath, fragments: [{ text: input.content }] };
     case 'Edit':
-      if (typeof input.new_string !== 'string') throw new PayloadError('missing_field', 'The claude-code Edit payload has no "tool_input.new_string"; the event was skipped.');
+      if (typeof input.new_string !== 'string')
+        throw new PayloadError('missing_field', 'The claude-code Edit payload has no "tool_input.new_string"; the event was skipped.');
       return { filePath, fragments: [{ text: input.new_string, everyOccurrence: input.replace_all === true }] };
     default:
       return { filePath, fragments: editFragments(input.edits, 'claude-code MultiEdit') };

@@ -1,6 +1,15 @@
 import { isApplyPatch, parseApplyPatch } from './apply-patch.js';
 import { claudeFileWrite, FILE_TOOLS } from './claude-code.js';
-import { eventKey, isObject, optionalString, promptLength, requiredString, type FileWrite, type HookEvent, type Payload } from './hook-event.js';
+import {
+  eventKey,
+  isObject,
+  optionalString,
+  promptLength,
+  requiredString,
+  type FileWrite,
+  type HookEvent,
+  type Payload,
+} from './hook-event.js';
 
 /**
  * Codex CLI hooks follow Claude Code's shape (`session_id`, `transcript_path`,

@@ -12,7 +12,9 @@ export function normalizeCursor(event: string, payload: Payload): HookEvent {
   const key = eventKey(event);
   const roots = Array.isArray(payload.workspace_roots) ? payload.workspace_roots : [];
   const endsTurn = TURN_ENDS.has(key);
-  const writes = FILE_EVENTS.has(key) ? [{ filePath: requiredString(payload, 'file_path', 'cursor'), fragments: editFragments(payload.edits, 'cursor') }] : [];
+  const writes = FILE_EVENTS.has(key)
+    ? [{ filePath: requiredString(payload, 'file_path', 'cursor'), fragments: editFragments(payload.edits, 'cursor') }]
+    : [];
   return {
     agent: 'cursor',
     event,

@@ -44,7 +44,9 @@ export async function resolveDestination(cwd: string, home: string, env: NodeJS.
 function captureDetached(home: string): boolean {
   try {
     const config: unknown = JSON.parse(readFileSync(homePaths(home).config, 'utf8'));
-    return typeof config === 'object' && config !== null && (config as { capture_detached_edits?: unknown }).capture_detached_edits === true;
+    return (
+      typeof config === 'object' && config !== null && (config as { capture_detached_edits?: unknown }).capture_detached_edits === true
+    );
   } catch {
     return false;
   }

@@ -35,10 +35,14 @@ export async function runHook(agent: string, event: string, io: HookIo): Promise
   // Until the payload names the agent's folder, failures go to the project of the folder the hook runs in,
   // looked up only when one happens: a hook that records resolves its project once.
   let logDir: string | undefined;
-  const fail = (failure: HookFailure) => logHookFailure(logDir ?? existingProjectDir(io.cwd, home, io.env) ?? home, { agent, event }, failure);
+  const fail = (failure: HookFailure) =>
+    logHookFailure(logDir ?? existingProjectDir(io.cwd, home, io.env) ?? home, { agent, event }, failure);
   try {
     if (!isAgent(agent)) {
-      fail({ code: 'unknown_agent', message: `"${agent}" is not a known agent (${AGENTS.join(', ')}); fix the hook command that runs tracer hook.` });
+      fail({
+        code: 'unknown_agent',
+        message: `"${agent}" is not a known agent (${AGENTS.join(', ')}); fix the hook command that runs tracer hook.`,
+      });
       return 0;
     }
     const payload = await parsePayload(io.stdin);
@@ -71,12 +75,17 @@ async function record(event: HookEvent, destination: Destination, processCwd: st
       const { snapshotTranscript } = await import('./transcript.js');
       await snapshotTranscript(destination.dir, event.conversationId, event.transcriptPath, ts);
     } catch (error) {
-      fail({ code: 'transcript_unreadable', message: `The transcript ${event.transcriptPath} could not be snapshotted: ${messageOf(error)}.` });
+      fail({
+        code: 'transcript_unreadable',
+        message: `The transcript ${event.transcriptPath} could not be snapshotted: ${messageOf(error)}.`,
+      });
     }
   }
   try {
     const { lastClaudeAssistantText, recordSummary } = await import('./summary.js');
-    const text = event.reportedSummary ?? (event.agent === 'claude-code' && event.transcriptPath ? await lastClaudeAssistantText(event.transcriptPath) : undefined);
+    const text =
+      event.reportedSummary ??
+      (event.agent === 'claude-code' && event.transcriptPath ? await lastClaudeAssistantText(event.transcriptPath) : undefined);
     if (text !== undefined) await recordSummary(destination.dir, { agent: event.agent, conversationId: event.conversationId, text, ts });
   } catch (error) {
     fail({ code: 'summary_failed', message: `No summary was recorded: ${messageOf(error)}.` });
@@ -85,17 +94,29 @@ async function record(event: HookEvent, destination: Destination, processCwd: st
 
 async function parsePayload(stdin: HookIo['stdin']): Promise<{ value: Payload } | { failure: HookFailure }> {
   const read = await readPayload(stdin);
-  if (read.kind === 'none') return { failure: { code: 'empty_payload', message: 'No payload arrived on stdin; agents pass their hook JSON there.' } };
+  if (read.kind === 'none')
+    return { failure: { code: 'empty_payload', message: 'No payload arrived on stdin; agents pass their hook JSON there.' } };
   if (read.kind === 'too_large') {
-    return { failure: { code: 'payload_too_large', message: `The payload is over the ${PAYLOAD_CAP_BYTES}-byte cap (${read.bytes} bytes or more); nothing past the cap was kept and the event was skipped.` } };
+    return {
+      failure: {
+        code: 'payload_too_large',
+        message: `The payload is over the ${PAYLOAD_CAP_BYTES}-byte cap (${read.bytes} bytes or more); nothing past the cap was kept and the event was skipped.`,
+      },
+    };
   }
   let value: unknown;
   try {
     value = parseWellFormedJson(read.text);
   } catch {
-    return { failure: { code: 'invalid_payload', message: `The payload (${Buffer.byteLength(read.text)} bytes) is not valid JSON; the event was skipped.` } };
+    return {
+      failure: {
+        code: 'invalid_payload',
+        message: `The payload (${Buffer.byteLength(read.text)} bytes) is not valid JSON; the event was skipped.`,
+      },
+    };
   }
-  if (!isObject(value)) return { failure: { code: 'invalid_payload', message: 'The payload is not a JSON object; the event was skipped.' } };
+  if (!isObject(value))
+    return { failure: { code: 'invalid_payload', message: 'The payload is not a JSON object; the event was skipped.' } };
   return { value };
 }
 
@@ -113,7 +134,10 @@ function isAgent(agent: string): agent is AgentName {
 
 function asFailure(error: unknown): HookFailure {
   if (error instanceof PayloadError) return { code: error.code, message: error.message };
-  const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && /^[a-z_]+$/.test(error.code) ? error.code : 'internal_error';
+  const code =
+    typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && /^[a-z_]+$/.test(error.code)
+      ? error.code
+      : 'internal_error';
   return { code, message: messageOf(error) };
 }
 

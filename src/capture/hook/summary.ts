@@ -36,7 +36,10 @@ export interface SummaryRecord {
 }
 
 /** Appends the summary unless it is already the latest one of its conversation. Returns whether it did. */
-export async function recordSummary(dir: string, input: { agent: AgentName; conversationId: string; text: string; ts: string }): Promise<boolean> {
+export async function recordSummary(
+  dir: string,
+  input: { agent: AgentName; conversationId: string; text: string; ts: string },
+): Promise<boolean> {
   const summary = clip(input.text.trim());
   if (summary === '') return false;
   const path = join(dir, SUMMARIES_FILE);
@@ -46,7 +49,10 @@ export async function recordSummary(dir: string, input: { agent: AgentName; conv
     if (row && row.conversation_url === url && typeof row.summary === 'string') latest = row.summary;
   }
   if (latest === summary) return false;
-  const record = withContentId({ id: '', ts: input.ts, conversation_url: url, summary, agent: input.agent, conversation_id: input.conversationId }, 'id');
+  const record = withContentId(
+    { id: '', ts: input.ts, conversation_url: url, summary, agent: input.agent, conversation_id: input.conversationId },
+    'id',
+  );
   appendRecord(path, record);
   return true;
 }
@@ -84,7 +90,11 @@ export async function lastClaudeAssistantText(transcriptPath: string): Promise<s
 function textBlocks(content: unknown): string[] {
   if (typeof content === 'string') return content.trim() === '' ? [] : [content];
   if (!Array.isArray(content)) return [];
-  return content.flatMap((block) => (typeof block === 'object' && block !== null && block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '' ? [block.text] : []));
+  return content.flatMap((block) =>
+    typeof block === 'object' && block !== null && block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== ''
+      ? [block.text]
+      : [],
+  );
 }
 
 function parseLine(line: string): Record<string, unknown> | undefined {

@@ -23,7 +23,12 @@ export interface Snapshot {
   added: boolean;
 }
 
-export async function snapshotTranscript(projectDir: string, conversationId: string, transcriptPath: string, now: string): Promise<Snapshot> {
+export async function snapshotTranscript(
+  projectDir: string,
+  conversationId: string,
+  transcriptPath: string,
+  now: string,
+): Promise<Snapshot> {
   const store = conversationStore(projectDir);
   const source = expandHome(transcriptPath);
   const cacheDir = join(projectDir, 'conversations');
@@ -61,7 +66,12 @@ async function copyHashing(source: string, destination: string): Promise<{ sha25
 }
 
 /** The index already names these bytes (the common case: stop twice, nothing new), or a row holds the pair. */
-async function isKnownSnapshot(store: ReturnType<typeof conversationStore>, cacheDir: string, conversationId: string, sha256: string): Promise<boolean> {
+async function isKnownSnapshot(
+  store: ReturnType<typeof conversationStore>,
+  cacheDir: string,
+  conversationId: string,
+  sha256: string,
+): Promise<boolean> {
   try {
     const index = JSON.parse(await readFile(join(cacheDir, INDEX_FILE), 'utf8')) as Record<string, unknown>;
     if (index[conversationId] === sha256) return true;
@@ -76,4 +86,3 @@ async function isKnownSnapshot(store: ReturnType<typeof conversationStore>, cach
 function expandHome(path: string): string {
   return path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
 }
-

@@ -29,7 +29,9 @@ export function tracedFile(path: string, fileText: string | undefined, fragments
   const ranges: TracedRange[] = merge(spans).map(([first, last]) => ({
     start_line: first + 1,
     end_line: last + 1,
-    content_sha256: createHash('sha256').update(lines.slice(first, last + 1).join('\n'), 'utf8').digest('hex'),
+    content_sha256: createHash('sha256')
+      .update(lines.slice(first, last + 1).join('\n'), 'utf8')
+      .digest('hex'),
   }));
   const written = [...ranges.flatMap((range) => lines.slice(range.start_line - 1, range.end_line)), ...unplaced];
   const line_hashes = written.filter(isAttributableLine).map(lineHash);

@@ -41,9 +41,16 @@ export const AGENTS: Record<AgentName, AgentSpec> = {
     shape: 'grouped',
     projectFile: '.claude/settings.json',
     // Claude Code reads CLAUDE_CONFIG_DIR instead of ~/.claude when it is set.
-    globalFile: (env) => join(env.CLAUDE_CONFIG_DIR?.trim() ? resolve(env.CLAUDE_CONFIG_DIR) : join(userHome(env), '.claude'), 'settings.json'),
+    globalFile: (env) =>
+      join(env.CLAUDE_CONFIG_DIR?.trim() ? resolve(env.CLAUDE_CONFIG_DIR) : join(userHome(env), '.claude'), 'settings.json'),
     skeleton: {},
-    events: [{ event: 'SessionStart' }, { event: 'UserPromptSubmit' }, { event: 'PostToolUse', matcher: 'Write|Edit|MultiEdit' }, { event: 'Stop' }, { event: 'SessionEnd' }],
+    events: [
+      { event: 'SessionStart' },
+      { event: 'UserPromptSubmit' },
+      { event: 'PostToolUse', matcher: 'Write|Edit|MultiEdit' },
+      { event: 'Stop' },
+      { event: 'SessionEnd' },
+    ],
     rulesDir: '.claude/rules',
     ruleExtension: '.md',
   },
@@ -53,7 +60,13 @@ export const AGENTS: Record<AgentName, AgentSpec> = {
     projectFile: '.cursor/hooks.json',
     globalFile: (env) => join(userHome(env), '.cursor', 'hooks.json'),
     skeleton: { version: 1 },
-    events: [{ event: 'sessionStart' }, { event: 'beforeSubmitPrompt' }, { event: 'afterFileEdit' }, { event: 'stop' }, { event: 'sessionEnd' }],
+    events: [
+      { event: 'sessionStart' },
+      { event: 'beforeSubmitPrompt' },
+      { event: 'afterFileEdit' },
+      { event: 'stop' },
+      { event: 'sessionEnd' },
+    ],
     rulesDir: '.cursor/rules',
     ruleExtension: '.mdc',
   },
@@ -75,16 +88,28 @@ export const AGENTS: Record<AgentName, AgentSpec> = {
 
 /** `--agents claude-code,cursor` (or `all`, or `none`), in the order of AGENT_NAMES. */
 export function parseAgentList(text: string | undefined): AgentSpec[] {
-  const words = (text ?? 'all').split(',').map((word) => word.trim()).filter((word) => word !== '');
+  const words = (text ?? 'all')
+    .split(',')
+    .map((word) => word.trim())
+    .filter((word) => word !== '');
   if (words.length === 1 && words[0] === 'all') return AGENT_NAMES.map((name) => AGENTS[name]);
   if (words.length === 1 && words[0] === 'none') return [];
   for (const word of words) {
     if (!(AGENT_NAMES as readonly string[]).includes(word)) {
-      throw new TracerError('unknown_agent', `Unknown agent "${word}" in --agents; use a comma-separated list of ${AGENT_NAMES.join(', ')} (or all, or none).`, {
-        exitCode: ExitCode.usage,
-      });
+      throw new TracerError(
+        'unknown_agent',
+        `Unknown agent "${word}" in --agents; use a comma-separated list of ${AGENT_NAMES.join(', ')} (or all, or none).`,
+        {
+          exitCode: ExitCode.usage,
+        },
+      );
     }
   }
-  if (words.length === 0) throw new TracerError('unknown_agent', `--agents is empty; use a comma-separated list of ${AGENT_NAMES.join(', ')} (or all, or none).`, { exitCode: ExitCode.usage });
+  if (words.length === 0)
+    throw new TracerError(
+      'unknown_agent',
+      `--agents is empty; use a comma-separated list of ${AGENT_NAMES.join(', ')} (or all, or none).`,
+      { exitCode: ExitCode.usage },
+    );
   return AGENT_NAMES.filter((name) => words.includes(name)).map((name) => AGENTS[name]);
 }

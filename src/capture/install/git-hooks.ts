@@ -37,7 +37,10 @@ export function planGitHooks(dir: string, invocation: TracerInvocation): GitHook
     const script = hookScript(name, invocation);
     const existing = readHook(path);
     if (existing === undefined) return { name, path, script, action: 'write', change: 'added' };
-    if (isOurs(existing, name)) return existing === script ? { name, path, script, action: 'none', change: 'unchanged' } : { name, path, script, action: 'write', change: 'updated' };
+    if (isOurs(existing, name))
+      return existing === script
+        ? { name, path, script, action: 'none', change: 'unchanged' }
+        : { name, path, script, action: 'write', change: 'updated' };
     if (readHook(path + CHAINED_SUFFIX) !== undefined) {
       throw new TracerError(
         'git_hook_conflict',

@@ -33,7 +33,9 @@ export interface InstallPlan {
 /** Reads and checks every file first; throws before anything is written. */
 export function planInstall(options: InstallOptions): InstallPlan {
   const invocation = currentInvocation();
-  const agentPlans = agentTargets(options).map(({ agent, path }) => planAgentHooks(agent, path, (event) => agentHookCommand(invocation, agent.name, event)));
+  const agentPlans = agentTargets(options).map(({ agent, path }) =>
+    planAgentHooks(agent, path, (event) => agentHookCommand(invocation, agent.name, event)),
+  );
   const gitPlans = options.git && options.gitHooks ? planGitHooks(hooksDir(options.git.worktree, options.env), invocation) : [];
   return { agentPlans, gitPlans };
 }
@@ -46,12 +48,17 @@ export async function applyInstall(plan: InstallPlan, options: InstallOptions): 
   }
   applyGitHooks(plan.gitPlans);
   for (const gitPlan of plan.gitPlans) {
-    const change = gitPlan.change === 'chained' ? `chained (your hook now runs from ${gitPlan.name}${CHAINED_SUFFIX}, first)` : gitPlan.change;
+    const change =
+      gitPlan.change === 'chained' ? `chained (your hook now runs from ${gitPlan.name}${CHAINED_SUFFIX}, first)` : gitPlan.change;
     rows.push({ what: 'git', path: shown(gitPlan.path, options), change });
   }
   if (options.git && options.notes !== false) {
     const added = addNotesRefspec(options.git.worktree, options.env, options.notes === true ? undefined : options.notes);
-    rows.push({ what: 'git notes', path: 'refs/notes/tracer', change: added.length > 0 ? `fetched from ${added.join(', ')}` : 'unchanged' });
+    rows.push({
+      what: 'git notes',
+      path: 'refs/notes/tracer',
+      change: added.length > 0 ? `fetched from ${added.join(', ')}` : 'unchanged',
+    });
   }
   return rows;
 }
@@ -62,18 +69,26 @@ export async function uninstall(options: InstallOptions): Promise<InstallRow[]> 
     rows.push({ what: agent.name, path: shown(path, options), change: await removeAgentHooks(agent, path, options.home) });
   }
   if (options.git && options.gitHooks) {
-    for (const hook of removeGitHooks(hooksDir(options.git.worktree, options.env))) rows.push({ what: 'git', path: shown(hook.path, options), change: hook.change });
+    for (const hook of removeGitHooks(hooksDir(options.git.worktree, options.env)))
+      rows.push({ what: 'git', path: shown(hook.path, options), change: hook.change });
   }
   if (options.git && options.notes !== false) {
     const removed = removeNotesRefspec(options.git.worktree, options.env);
-    rows.push({ what: 'git notes', path: 'refs/notes/tracer', change: removed.length > 0 ? `no longer fetched from ${removed.join(', ')}` : 'absent' });
+    rows.push({
+      what: 'git notes',
+      path: 'refs/notes/tracer',
+      change: removed.length > 0 ? `no longer fetched from ${removed.join(', ')}` : 'absent',
+    });
   }
   return rows;
 }
 
 function agentTargets(options: InstallOptions): Array<{ agent: AgentSpec; path: string }> {
   if (!options.global && !options.git) return [];
-  return options.agents.map((agent) => ({ agent, path: agentFilePath(agent, { global: options.global, worktree: options.git?.worktree, env: options.env }) }));
+  return options.agents.map((agent) => ({
+    agent,
+    path: agentFilePath(agent, { global: options.global, worktree: options.git?.worktree, env: options.env }),
+  }));
 }
 
 /** Paths inside the working tree relative to its top, others absolute. */

@@ -20,9 +20,13 @@ export function readJsonFile(path: string): JsonFile {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return { path, text: undefined, value: {} };
-    throw new TracerError('agent_config_unreadable', `Cannot read ${path} (${errnoCode(error) ?? (error as Error).message}); check its permissions and run the command again.`, {
-      exitCode: ExitCode.localState,
-    });
+    throw new TracerError(
+      'agent_config_unreadable',
+      `Cannot read ${path} (${errnoCode(error) ?? (error as Error).message}); check its permissions and run the command again.`,
+      {
+        exitCode: ExitCode.localState,
+      },
+    );
   }
   let value: unknown;
   try {
@@ -35,9 +39,13 @@ export function readJsonFile(path: string): JsonFile {
 }
 
 export function invalid(path: string, what: string): TracerError {
-  return new TracerError('agent_config_invalid', `${path} ${what}; fix it by hand (tracer never rewrites a file it cannot read) and run the command again.`, {
-    exitCode: ExitCode.localState,
-  });
+  return new TracerError(
+    'agent_config_invalid',
+    `${path} ${what}; fix it by hand (tracer never rewrites a file it cannot read) and run the command again.`,
+    {
+      exitCode: ExitCode.localState,
+    },
+  );
 }
 
 export function serializeLike(value: unknown, original: string | undefined): string {

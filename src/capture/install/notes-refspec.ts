@@ -17,9 +17,13 @@ export function gitRemotes(worktree: string, env: NodeJS.ProcessEnv): string[] {
 export function addNotesRefspec(worktree: string, env: NodeJS.ProcessEnv, only?: string): string[] {
   const remotes = gitRemotes(worktree, env);
   if (only !== undefined && !remotes.includes(only)) {
-    throw new TracerError('git_remote_not_found', `This repository has no git remote named "${only}"; pick one of: ${remotes.join(', ') || '(none)'}.`, {
-      exitCode: ExitCode.usage,
-    });
+    throw new TracerError(
+      'git_remote_not_found',
+      `This repository has no git remote named "${only}"; pick one of: ${remotes.join(', ') || '(none)'}.`,
+      {
+        exitCode: ExitCode.usage,
+      },
+    );
   }
   const added: string[] = [];
   for (const remote of only === undefined ? remotes : [only]) {

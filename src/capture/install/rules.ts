@@ -25,9 +25,13 @@ This repository records AI coding sessions with tracer.
 
 export function checkRuleName(name: string): string {
   if (name.length > MAX_RULE_NAME || !RULE_NAME.test(name)) {
-    throw new TracerError('invalid_rule_name', `"${name}" is not a valid rule name; use 1 to ${MAX_RULE_NAME} lowercase letters, digits and single dashes (for example "context").`, {
-      exitCode: ExitCode.usage,
-    });
+    throw new TracerError(
+      'invalid_rule_name',
+      `"${name}" is not a valid rule name; use 1 to ${MAX_RULE_NAME} lowercase letters, digits and single dashes (for example "context").`,
+      {
+        exitCode: ExitCode.usage,
+      },
+    );
   }
   return name;
 }
@@ -74,9 +78,13 @@ export function planRule(worktree: string, agents: readonly AgentSpec[], name: s
   });
   const different = writes.filter((write) => write.change === 'replaced');
   if (different.length > 0 && !force) {
-    throw new TracerError('rule_exists', `A different rule "${name}" is already installed (${different.map((write) => write.path).join(', ')}); pass --force to replace it, or pick another name.`, {
-      exitCode: ExitCode.usage,
-    });
+    throw new TracerError(
+      'rule_exists',
+      `A different rule "${name}" is already installed (${different.map((write) => write.path).join(', ')}); pass --force to replace it, or pick another name.`,
+      {
+        exitCode: ExitCode.usage,
+      },
+    );
   }
   return writes;
 }
@@ -122,7 +130,11 @@ export function removeRule(worktree: string, agents: readonly AgentSpec[], name:
     if (removeIfEmpty(dirname(path))) removeIfEmpty(dirname(dirname(path)));
   }
   if (removed.length === 0) {
-    throw new TracerError('rule_not_found', `No tracer rule named "${name}" is installed here; tracer rule list shows the installed ones.`, { exitCode: ExitCode.usage });
+    throw new TracerError(
+      'rule_not_found',
+      `No tracer rule named "${name}" is installed here; tracer rule list shows the installed ones.`,
+      { exitCode: ExitCode.usage },
+    );
   }
   return removed;
 }
@@ -141,7 +153,11 @@ function readIfExists(path: string): string | undefined {
     return readFileSync(path, 'utf8');
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
-    throw new TracerError('rule_unreadable', `Cannot read ${path} (${errnoCode(error)}); check its permissions and run the command again.`, { exitCode: ExitCode.localState });
+    throw new TracerError(
+      'rule_unreadable',
+      `Cannot read ${path} (${errnoCode(error)}); check its permissions and run the command again.`,
+      { exitCode: ExitCode.localState },
+    );
   }
 }
 
@@ -157,9 +173,13 @@ function readdirOrEmpty(dir: string): string[] {
 export function worktreeFor(cwd: string, env: NodeJS.ProcessEnv): string {
   const git = findGit(cwd, env);
   if (!git) {
-    throw new TracerError('not_a_git_repository', `${cwd} is not inside a git repository; cd into your repository (or run git init) and try again.`, {
-      exitCode: ExitCode.localState,
-    });
+    throw new TracerError(
+      'not_a_git_repository',
+      `${cwd} is not inside a git repository; cd into your repository (or run git init) and try again.`,
+      {
+        exitCode: ExitCode.localState,
+      },
+    );
   }
   return git.worktree;
 }

@@ -16,16 +16,24 @@ export async function readCommit(rev: string, git: GitOptions): Promise<CommitIn
     text = await runGit(['show', '-s', '--no-show-signature', '--format=%H%n%P%n%ct', `${rev}^{commit}`, '--'], git);
   } catch (error) {
     if (error instanceof GitCommandError) {
-      throw new TracerError('unknown_commit', `"${rev}" does not name a commit in this repository; pass --commit with a commit id, branch or HEAD~n.`, {
-        exitCode: ExitCode.usage,
-        cause: error,
-      });
+      throw new TracerError(
+        'unknown_commit',
+        `"${rev}" does not name a commit in this repository; pass --commit with a commit id, branch or HEAD~n.`,
+        {
+          exitCode: ExitCode.usage,
+          cause: error,
+        },
+      );
     }
     throw error;
   }
   const [commit = '', parents = '', seconds = ''] = text.split('\n');
   if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(commit) || !/^\d+$/.test(seconds)) {
-    throw new TracerError('git_failed', `git gave an unexpected answer for commit "${rev}"; check the repository with git fsck and run the command again.`, { exitCode: ExitCode.localState });
+    throw new TracerError(
+      'git_failed',
+      `git gave an unexpected answer for commit "${rev}"; check the repository with git fsck and run the command again.`,
+      { exitCode: ExitCode.localState },
+    );
   }
   return { commit, parents: parents.split(' ').filter(Boolean), ts: new Date(Number(seconds) * 1000).toISOString() };
 }
@@ -34,7 +42,20 @@ export async function readCommit(rev: string, git: GitOptions): Promise<CommitIn
  * Plumbing, so the user's diff settings (algorithm, prefixes, colour, external
  * tools, textconv) cannot change what is read: every clone reads the same lines.
  */
-const DIFF_ARGS = ['-c', 'core.quotePath=true', 'diff-tree', '-p', '--no-color', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', '--unified=0', '--src-prefix=a/', '--dst-prefix=b/'];
+const DIFF_ARGS = [
+  '-c',
+  'core.quotePath=true',
+  'diff-tree',
+  '-p',
+  '--no-color',
+  '--no-renames',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--ignore-submodules=all',
+  '--unified=0',
+  '--src-prefix=a/',
+  '--dst-prefix=b/',
+];
 
 export interface CommitChanges {
   /** Lines the commit added relative to its first parent (or to nothing, for a root commit). */
@@ -48,7 +69,9 @@ export interface CommitChanges {
 
 export async function readChanges(info: CommitInfo, git: GitOptions): Promise<CommitChanges> {
   const [first, ...others] = info.parents;
-  const added = parseAddedLines(await runGit(first === undefined ? [...DIFF_ARGS, '--root', info.commit] : [...DIFF_ARGS, first, info.commit], git));
+  const added = parseAddedLines(
+    await runGit(first === undefined ? [...DIFF_ARGS, '--root', info.commit] : [...DIFF_ARGS, first, info.commit], git),
+  );
   const carried = new Map<string, Set<number>>();
   for (const other of others) {
     const newAgainstOther = parseAddedLines(await runGit([...DIFF_ARGS, other, info.commit], git));

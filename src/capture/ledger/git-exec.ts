@@ -17,10 +17,15 @@ const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 export function runGit(args: readonly string[], options: GitOptions): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile('git', args, { cwd: options.cwd, env: options.env, maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error) reject(gitFailed(args, stderr, error));
-      else resolve(stdout);
-    });
+    const child = execFile(
+      'git',
+      args,
+      { cwd: options.cwd, env: options.env, maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (error) reject(gitFailed(args, stderr, error));
+        else resolve(stdout);
+      },
+    );
     // git may exit before reading its input (a bad revision): that EPIPE is not the failure to report.
     child.stdin?.on('error', () => {});
     child.stdin?.end(options.input ?? '');
@@ -33,17 +38,28 @@ export class GitCommandError extends TracerError {
     readonly stderr: string,
     cause: unknown,
   ) {
-    const first = stderr.split('\n').find((line) => line.trim() !== '')?.trim() ?? (cause as Error).message;
-    super('git_failed', `git ${args.find((arg) => !arg.startsWith('-')) ?? ''} failed: ${first.replace(/\.$/, '')}; check the repository with git status and run the command again.`, {
-      exitCode: ExitCode.localState,
-      cause,
-    });
+    const first =
+      stderr
+        .split('\n')
+        .find((line) => line.trim() !== '')
+        ?.trim() ?? (cause as Error).message;
+    super(
+      'git_failed',
+      `git ${args.find((arg) => !arg.startsWith('-')) ?? ''} failed: ${first.replace(/\.$/, '')}; check the repository with git status and run the command again.`,
+      {
+        exitCode: ExitCode.localState,
+        cause,
+      },
+    );
   }
 }
 
 function gitFailed(args: readonly string[], stderr: string, error: unknown): TracerError {
   if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-    return new TracerError('git_not_found', 'git is not installed or not on PATH; install git and run the command again.', { exitCode: ExitCode.localState, cause: error });
+    return new TracerError('git_not_found', 'git is not installed or not on PATH; install git and run the command again.', {
+      exitCode: ExitCode.localState,
+      cause: error,
+    });
   }
   return new GitCommandError(args, stderr, error);
 }

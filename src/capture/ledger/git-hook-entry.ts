@@ -33,14 +33,18 @@ export async function runCommitLink(rev: string, io: GitHookIo): Promise<number>
 export async function runRewriteLedger(kind: string, stdin: Readable, io: GitHookIo): Promise<number> {
   return guarded('post-rewrite', io, async (dir) => {
     if (!(REWRITE_KINDS as readonly string[]).includes(kind)) {
-      throw new TracerError('invalid_rewrite_kind', `"${kind}" is not a rewrite git reports; pass amend or rebase, as git's post-rewrite hook does.`, { exitCode: ExitCode.usage });
+      throw new TracerError(
+        'invalid_rewrite_kind',
+        `"${kind}" is not a rewrite git reports; pass amend or rebase, as git's post-rewrite hook does.`,
+        { exitCode: ExitCode.usage },
+      );
     }
     const pairs = parseRewritePairs(await readAll(stdin));
     const failures: TracerError[] = [];
     for (const { from, to } of pairs) {
       try {
         const result = await linkCommit({ projectDir: dir, git: { cwd: io.cwd, env: io.env }, rev: to, rewrittenFrom: from });
-        if (io.verbose) io.stdout.write(`${(kind as RewriteKind)} ${from.slice(0, 12)} -> ${describe(result)}\n`);
+        if (io.verbose) io.stdout.write(`${kind as RewriteKind} ${from.slice(0, 12)} -> ${describe(result)}\n`);
       } catch (error) {
         // One commit that cannot be read must not cost the others their ledgers.
         failures.push(asTracerError(error));
@@ -57,9 +61,13 @@ async function guarded(event: 'post-commit' | 'post-rewrite', io: GitHookIo, wor
   try {
     const destination = findGit(io.cwd, io.env) ? await resolveDestination(io.cwd, home, io.env) : undefined;
     if (!destination?.root) {
-      throw new TracerError('not_a_git_repository', `${io.cwd} is not inside a git repository; run this from the repository whose commits you want attributed.`, {
-        exitCode: ExitCode.localState,
-      });
+      throw new TracerError(
+        'not_a_git_repository',
+        `${io.cwd} is not inside a git repository; run this from the repository whose commits you want attributed.`,
+        {
+          exitCode: ExitCode.localState,
+        },
+      );
     }
     logDir = destination.dir;
     await work(destination.dir);
@@ -92,7 +100,8 @@ function describe({ ledger, ledgerAppended }: LinkResult): string {
 async function readAll(stdin: Readable & { isTTY?: boolean }): Promise<string> {
   if (stdin.isTTY) return '';
   const chunks: Buffer[] = [];
-  for await (const chunk of stdin as AsyncIterable<Buffer | string>) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+  for await (const chunk of stdin as AsyncIterable<Buffer | string>)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -104,7 +104,8 @@ export function buildLedger(info: CommitInfo, attribution: Attribution): Ledger 
 
 export function buildCommitLink(ledger: Ledger, attribution: Attribution, rewrittenFrom?: string): CommitLink {
   const sessions = new Set<string>();
-  for (const lines of attribution.files.values()) for (const line of lines) if (line.trace?.conversation_id !== undefined) sessions.add(line.trace.conversation_id);
+  for (const lines of attribution.files.values())
+    for (const line of lines) if (line.trace?.conversation_id !== undefined) sessions.add(line.trace.conversation_id);
   return withContentId(
     {
       id: '',
@@ -145,7 +146,9 @@ function ledgerFile(path: string, attributed: readonly AttributedLine[]): Ledger
     }
     if (line.trace) group.traces.add(line.trace.id);
     const bridge = [...blanks, line];
-    const contiguous = open !== undefined && bridge.every((next, index) => next.line === (index === 0 ? open!.lines.at(-1)!.line : bridge[index - 1]!.line) + 1);
+    const contiguous =
+      open !== undefined &&
+      bridge.every((next, index) => next.line === (index === 0 ? open!.lines.at(-1)!.line : bridge[index - 1]!.line) + 1);
     if (open?.key === key && contiguous) open.lines.push(...bridge);
     else {
       close();

@@ -47,7 +47,13 @@ export async function linkCommit(request: LinkRequest): Promise<LinkResult> {
 
   const ledgerAppended = await appendOnce(join(projectDir, LEDGERS_FILE), ledger, 'sha');
   const linkAppended = await appendOnce(join(projectDir, COMMIT_LINKS_FILE), link, 'id');
-  await recordCommit(projectDir, { commit: info.commit, ts: info.ts, ledger_sha: ledger.sha, claims: attribution.claims, ...(request.rewrittenFrom === undefined ? {} : { replaces: request.rewrittenFrom }) });
+  await recordCommit(projectDir, {
+    commit: info.commit,
+    ts: info.ts,
+    ledger_sha: ledger.sha,
+    claims: attribution.claims,
+    ...(request.rewrittenFrom === undefined ? {} : { replaces: request.rewrittenFrom }),
+  });
   await writeLedgerNote(ledger, git);
   return { ledger, link, ledgerAppended, linkAppended };
 }

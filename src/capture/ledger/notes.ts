@@ -20,7 +20,8 @@ export async function writeLedgerNote(ledger: Ledger, git: GitOptions): Promise<
   try {
     await runGit(args, { ...git, input });
   } catch (error) {
-    if (!(error instanceof GitCommandError) || !/tell me who you are|unable to auto-detect email|empty ident/i.test(error.stderr)) throw error;
+    if (!(error instanceof GitCommandError) || !/tell me who you are|unable to auto-detect email|empty ident/i.test(error.stderr))
+      throw error;
     await runGit([...FALLBACK_IDENTITY, ...args], { ...git, input });
   }
 }

@@ -23,9 +23,13 @@ export function parseRewritePairs(input: string): RewritePair[] {
     if (line === '') continue;
     const [from = '', to = ''] = line.split(/\s+/);
     if (!OBJECT_ID.test(from) || !OBJECT_ID.test(to)) {
-      throw new TracerError('invalid_rewrite_input', `Line ${index + 1} of the input is not "<old commit> <new commit>"; pass the lines git gives its post-rewrite hook.`, {
-        exitCode: ExitCode.usage,
-      });
+      throw new TracerError(
+        'invalid_rewrite_input',
+        `Line ${index + 1} of the input is not "<old commit> <new commit>"; pass the lines git gives its post-rewrite hook.`,
+        {
+          exitCode: ExitCode.usage,
+        },
+      );
     }
     pairs.push({ from, to });
   }

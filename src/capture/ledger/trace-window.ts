@@ -85,7 +85,12 @@ function windowTrace(row: unknown, paths: ReadonlySet<string>): WindowTrace | un
  * the oldest of them (a day earlier, for clock skew between committers) instead
  * of one git call per commit.
  */
-export async function rememberedAncestors(commit: string, state: AttributionState, ignore: ReadonlySet<string>, git: GitOptions): Promise<CommitClaims[]> {
+export async function rememberedAncestors(
+  commit: string,
+  state: AttributionState,
+  ignore: ReadonlySet<string>,
+  git: GitOptions,
+): Promise<CommitClaims[]> {
   const remembered = Object.entries(state.commits).filter(([sha]) => sha !== commit && !ignore.has(sha));
   if (remembered.length === 0) return [];
   const oldest = Math.min(...remembered.map(([, claims]) => Date.parse(claims.ts)).filter(Number.isFinite));

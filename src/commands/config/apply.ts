@@ -23,9 +23,13 @@ async function checkRemoteExists(project: Project, chosen: unknown): Promise<voi
   const remotes = await readRemotes(project.dir);
   if (remotes.remotes[chosen]) return;
   const known = Object.keys(remotes.remotes);
-  throw new TracerError('remote_not_found', `There is no remote named "${chosen}"${known.length ? `; known remotes: ${known.join(', ')}` : '; add it first with tracer remote add'}.`, {
-    exitCode: ExitCode.usage,
-  });
+  throw new TracerError(
+    'remote_not_found',
+    `There is no remote named "${chosen}"${known.length ? `; known remotes: ${known.join(', ')}` : '; add it first with tracer remote add'}.`,
+    {
+      exitCode: ExitCode.usage,
+    },
+  );
 }
 
 async function checkPluginsLoad(project: Project, entries: unknown): Promise<void> {
@@ -38,9 +42,13 @@ async function checkPluginsLoad(project: Project, entries: unknown): Promise<voi
       await importPlugin({ spec, source: 'project', file });
     } catch (error) {
       if (!(error instanceof TracerError)) throw error;
-      throw new TracerError('invalid_plugin', `${error.message.replace(/; fix or remove that entry\.$/, '')}; the plugins setting was not changed.`, {
-        exitCode: ExitCode.usage,
-      });
+      throw new TracerError(
+        'invalid_plugin',
+        `${error.message.replace(/; fix or remove that entry\.$/, '')}; the plugins setting was not changed.`,
+        {
+          exitCode: ExitCode.usage,
+        },
+      );
     }
   }
 }

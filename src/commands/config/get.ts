@@ -10,7 +10,8 @@ export class ConfigGetCommand extends TracerCommand {
   static override usage = Command.Usage({
     category: 'Configuration',
     description: 'Print one setting',
-    details: 'Prints the value of a project setting, or with `--global` a global one. Exits 1 when the setting is not set. Secrets are masked.',
+    details:
+      'Prints the value of a project setting, or with `--global` a global one. Exits 1 when the setting is not set. Secrets are masked.',
     examples: [
       ['Show the default remote', '$0 config get remote.default'],
       ['Show a global setting', '$0 config get --global telemetry.enabled'],

@@ -9,7 +9,8 @@ export class ConfigListCommand extends TracerCommand {
   static override usage = Command.Usage({
     category: 'Configuration',
     description: 'List every setting with its value and meaning',
-    details: 'Prints every known project setting (or with `--global` every global one), its current value or `(unset)`, and what it does. Secrets are masked.',
+    details:
+      'Prints every known project setting (or with `--global` every global one), its current value or `(unset)`, and what it does. Secrets are masked.',
     examples: [
       ['List the project settings', '$0 config list'],
       ['List the global settings as JSON', '$0 config list --global --json'],
@@ -24,7 +25,14 @@ export class ConfigListCommand extends TracerCommand {
     const config = await settingsFile(this.context.kernel, scope, () => this.project()).read();
     const rows = SETTINGS.filter((setting) => setting.scope === scope).map((setting) => {
       const value = getPath(config, setting.path);
-      return { key: setting.key, scope, set: value !== undefined, value: value === undefined ? null : setting.secret ? displayValue(setting, value) : value, secret: Boolean(setting.secret), description: setting.description };
+      return {
+        key: setting.key,
+        scope,
+        set: value !== undefined,
+        value: value === undefined ? null : setting.secret ? displayValue(setting, value) : value,
+        secret: Boolean(setting.secret),
+        description: setting.description,
+      };
     });
     if (this.json) {
       this.printJson(rows);

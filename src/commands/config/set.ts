@@ -8,7 +8,8 @@ export class ConfigSetCommand extends TracerCommand {
   static override usage = Command.Usage({
     category: 'Configuration',
     description: 'Change one setting',
-    details: 'Sets a project setting (project-config.json), or with `--global` a global one (config.json). Unknown keys are refused with the list of known ones; see `tracer config list` for all of them.',
+    details:
+      'Sets a project setting (project-config.json), or with `--global` a global one (config.json). Unknown keys are refused with the list of known ones; see `tracer config list` for all of them.',
     examples: [
       ['Choose the default remote', '$0 config set remote.default origin'],
       ['Turn off telemetry', '$0 config set --global telemetry.enabled false'],

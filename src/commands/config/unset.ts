@@ -8,7 +8,8 @@ export class ConfigUnsetCommand extends TracerCommand {
   static override usage = Command.Usage({
     category: 'Configuration',
     description: 'Remove one setting',
-    details: 'Removes a project setting (project-config.json), or with `--global` a global one (config.json), so its default applies again. Unknown keys are refused with the list of known ones.',
+    details:
+      'Removes a project setting (project-config.json), or with `--global` a global one (config.json), so its default applies again. Unknown keys are refused with the list of known ones.',
     examples: [
       ['Forget the default remote', '$0 config unset remote.default'],
       ['Clear the legacy global token slot', '$0 config unset --global auth-token'],

@@ -6,7 +6,16 @@ import { updateProjectConfig } from '../../store/config-files.js';
 import { globalTokenKey } from '../../store/credentials.js';
 import type { Project } from '../../store/project.js';
 import { checkRemoteName, readRemotes, remoteRecord, updateRemotes, type RemoteRecord } from '../../store/remotes.js';
-import { authFor, deleteStoredTokens, describeChoice, storeToken, tokenChoice, TOKEN_ENV_OPTION_DESCRIPTION, TOKEN_OPTION_DESCRIPTION, type TokenChoice } from './token-binding.js';
+import {
+  authFor,
+  deleteStoredTokens,
+  describeChoice,
+  storeToken,
+  tokenChoice,
+  TOKEN_ENV_OPTION_DESCRIPTION,
+  TOKEN_OPTION_DESCRIPTION,
+  type TokenChoice,
+} from './token-binding.js';
 
 /** Everything `remote add` will write, checked before anything is written. */
 export interface RemoteAddPlan {
@@ -33,9 +42,18 @@ export class RemoteAddCommand extends TracerCommand {
     `,
     examples: [
       ['Add a remote with a stored token', '$0 remote add origin https://traces.example.com/acme/web --token <TOKEN>'],
-      ['Add a remote behind a gateway that reads its token from $TRACES_TOKEN', '$0 remote add work https://gw.example.com/gw/acme/web --token-env TRACES_TOKEN'],
-      ['Add a second remote and make it the default', '$0 remote add backup http://localhost:8080/acme/web --token-env BACKUP_TOKEN --default'],
-      ['Add a remote and register its project on the service', 'TRACER_ADMIN_SECRET=<SECRET> $0 remote add origin http://localhost:8787/acme/web --token <TOKEN> --create'],
+      [
+        'Add a remote behind a gateway that reads its token from $TRACES_TOKEN',
+        '$0 remote add work https://gw.example.com/gw/acme/web --token-env TRACES_TOKEN',
+      ],
+      [
+        'Add a second remote and make it the default',
+        '$0 remote add backup http://localhost:8080/acme/web --token-env BACKUP_TOKEN --default',
+      ],
+      [
+        'Add a remote and register its project on the service',
+        'TRACER_ADMIN_SECRET=<SECRET> $0 remote add origin http://localhost:8787/acme/web --token <TOKEN> --create',
+      ],
     ],
   });
 
@@ -100,17 +118,23 @@ export class RemoteAddCommand extends TracerCommand {
     });
     try {
       if (plan.token?.kind === 'global') await storeToken(home, globalTokenKey(plan.project.id, plan.name), plan.token.token);
-      if (plan.makeDefault) await updateProjectConfig(plan.project.dir, (config) => void (config.remote = { ...(config.remote ?? {}), default: plan.name }));
+      if (plan.makeDefault)
+        await updateProjectConfig(plan.project.dir, (config) => void (config.remote = { ...(config.remote ?? {}), default: plan.name }));
     } catch (error) {
       const remaining = await updateRemotes(plan.project.dir, (file) => void delete file.remotes[plan.name]).catch(() => undefined);
-      if (remaining && plan.token?.kind === 'global') await deleteStoredTokens(home, [globalTokenKey(plan.project.id, plan.name)], remaining).catch(() => undefined);
+      if (remaining && plan.token?.kind === 'global')
+        await deleteStoredTokens(home, [globalTokenKey(plan.project.id, plan.name)], remaining).catch(() => undefined);
       throw error;
     }
   }
 }
 
 function remoteExists(name: string): TracerError {
-  return new TracerError('remote_exists', `A remote named "${name}" already exists; change it with tracer remote set-url / set-token, or pick another name.`, {
-    exitCode: ExitCode.usage,
-  });
+  return new TracerError(
+    'remote_exists',
+    `A remote named "${name}" already exists; change it with tracer remote set-url / set-token, or pick another name.`,
+    {
+      exitCode: ExitCode.usage,
+    },
+  );
 }

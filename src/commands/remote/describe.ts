@@ -37,20 +37,43 @@ export function defaultRemoteName(file: RemotesFile, configuredDefault: string |
   }
 }
 
-export function viewRemote(name: string, record: RemoteRecord, globalConfig: GlobalConfig, env: NodeJS.ProcessEnv, isDefault: boolean): RemoteView {
+export function viewRemote(
+  name: string,
+  record: RemoteRecord,
+  globalConfig: GlobalConfig,
+  env: NodeJS.ProcessEnv,
+  isDefault: boolean,
+): RemoteView {
   let root: string | null = null;
   try {
     root = apiRoot(parseRemoteUrl(record.url));
   } catch {
     // A hand-edited URL: show what is stored; set-url reports the grammar error.
   }
-  return { name, url: record.url, org_slug: record.org_slug, project_slug: record.project_slug, base_url: record.base_url, api_root: root, auth: record.auth ?? null, ...tokenView(name, record, globalConfig, env), default: isDefault };
+  return {
+    name,
+    url: record.url,
+    org_slug: record.org_slug,
+    project_slug: record.project_slug,
+    base_url: record.base_url,
+    api_root: root,
+    auth: record.auth ?? null,
+    ...tokenView(name, record, globalConfig, env),
+    default: isDefault,
+  };
 }
 
 function tokenView(name: string, record: RemoteRecord, globalConfig: GlobalConfig, env: NodeJS.ProcessEnv) {
   const tokenRef = record.auth?.token_ref;
-  const absent = (source: string, problem: string) => ({ token_ref: tokenRef ?? null, token_source: source, token_present: false, token: null, token_problem: problem });
-  if (typeof tokenRef !== 'string') return absent('none', `no token is bound; bind one with tracer remote set-token ${name} --token <TOKEN>`);
+  const absent = (source: string, problem: string) => ({
+    token_ref: tokenRef ?? null,
+    token_source: source,
+    token_present: false,
+    token: null,
+    token_problem: problem,
+  });
+  if (typeof tokenRef !== 'string')
+    return absent('none', `no token is bound; bind one with tracer remote set-token ${name} --token <TOKEN>`);
   let ref;
   try {
     ref = parseTokenRef(tokenRef);
@@ -60,7 +83,12 @@ function tokenView(name: string, record: RemoteRecord, globalConfig: GlobalConfi
   const found = ref.kind === 'env' ? env[ref.variable] : globalConfig.tokens?.[ref.key];
   const source = ref.kind === 'env' ? `env:${ref.variable}` : 'config.json';
   if (!found) {
-    return absent(source, ref.kind === 'env' ? `$${ref.variable} is not set in this environment` : `config.json has no tokens.${ref.key}; bind one with tracer remote set-token ${name} --token <TOKEN>`);
+    return absent(
+      source,
+      ref.kind === 'env'
+        ? `$${ref.variable} is not set in this environment`
+        : `config.json has no tokens.${ref.key}; bind one with tracer remote set-token ${name} --token <TOKEN>`,
+    );
   }
   return { token_ref: tokenRef, token_source: source, token_present: true, token: maskToken(found), token_problem: null };
 }

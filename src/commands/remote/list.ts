@@ -20,11 +20,29 @@ export class RemoteListCommand extends TracerCommand {
 
   async run() {
     const project = this.project();
-    const [remotes, projectConfig, globalConfig] = await Promise.all([readRemotes(project.dir), readProjectConfig(project.dir), readGlobalConfig(this.context.kernel.context.home)]);
+    const [remotes, projectConfig, globalConfig] = await Promise.all([
+      readRemotes(project.dir),
+      readProjectConfig(project.dir),
+      readGlobalConfig(this.context.kernel.context.home),
+    ]);
     const chosen = defaultRemoteName(remotes, projectConfig.remote?.default);
-    const views = Object.entries(remotes.remotes).map(([name, record]) => viewRemote(name, record, globalConfig, this.context.kernel.context.env, name === chosen));
+    const views = Object.entries(remotes.remotes).map(([name, record]) =>
+      viewRemote(name, record, globalConfig, this.context.kernel.context.env, name === chosen),
+    );
     if (this.json) {
-      this.printJson(views.map(({ name, url, org_slug, project_slug, base_url, token_ref, token_source, token_present, default: isDefault }) => ({ name, url, org_slug, project_slug, base_url, token_ref, token_source, token_present, default: isDefault })));
+      this.printJson(
+        views.map(({ name, url, org_slug, project_slug, base_url, token_ref, token_source, token_present, default: isDefault }) => ({
+          name,
+          url,
+          org_slug,
+          project_slug,
+          base_url,
+          token_ref,
+          token_source,
+          token_present,
+          default: isDefault,
+        })),
+      );
       return;
     }
     if (views.length === 0) {

@@ -32,9 +32,13 @@ export class RemoteRenameCommand extends TracerCommand {
       return;
     }
     if (before.remotes[newName]) {
-      throw new TracerError('remote_exists', `A remote named "${newName}" already exists; remove it first (tracer remote remove ${newName}) or pick another name.`, {
-        exitCode: ExitCode.usage,
-      });
+      throw new TracerError(
+        'remote_exists',
+        `A remote named "${newName}" already exists; remove it first (tracer remote remove ${newName}) or pick another name.`,
+        {
+          exitCode: ExitCode.usage,
+        },
+      );
     }
 
     // Copy the secret before the ref moves, delete the old copy after: a failure in between leaves a spare copy, never a lost token.
@@ -58,7 +62,8 @@ export class RemoteRenameCommand extends TracerCommand {
 
     const config = await readProjectConfig(project.dir);
     const wasDefault = config.remote?.default === this.oldName;
-    if (wasDefault) await updateProjectConfig(project.dir, (current) => void (current.remote = { ...(current.remote ?? {}), default: newName }));
+    if (wasDefault)
+      await updateProjectConfig(project.dir, (current) => void (current.remote = { ...(current.remote ?? {}), default: newName }));
 
     this.print(`Renamed remote ${this.oldName} to ${newName}`);
     if (carried) this.print(`  its stored token moved to tokens.${carriedKey} in config.json`);

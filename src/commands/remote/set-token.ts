@@ -2,7 +2,16 @@ import { Command, Option, UsageError } from 'clipanion';
 import { TracerCommand } from '../../cli/tracer-command.js';
 import { globalTokenKey } from '../../store/credentials.js';
 import { readRemotes, requireRemote, updateRemotes } from '../../store/remotes.js';
-import { authFor, deleteStoredTokens, describeChoice, storedTokenKey, storeToken, tokenChoice, TOKEN_ENV_OPTION_DESCRIPTION, TOKEN_OPTION_DESCRIPTION } from './token-binding.js';
+import {
+  authFor,
+  deleteStoredTokens,
+  describeChoice,
+  storedTokenKey,
+  storeToken,
+  tokenChoice,
+  TOKEN_ENV_OPTION_DESCRIPTION,
+  TOKEN_OPTION_DESCRIPTION,
+} from './token-binding.js';
 
 export class RemoteSetTokenCommand extends TracerCommand {
   static override paths = [['remote', 'set-token']];

@@ -26,6 +26,8 @@ export class RemoteSetUrlCommand extends TracerCommand {
     await updateRemotes(project.dir, (file) => {
       file.remotes[this.name] = { ...requireRemote(file, this.name), ...next };
     });
-    this.print(current.url === next.url ? `Remote ${this.name} already points at ${next.url}` : `Remote ${this.name}: ${current.url} -> ${next.url}`);
+    this.print(
+      current.url === next.url ? `Remote ${this.name} already points at ${next.url}` : `Remote ${this.name}: ${current.url} -> ${next.url}`,
+    );
   }
 }

@@ -23,10 +23,20 @@ export class RemoteShowCommand extends TracerCommand {
 
   async run() {
     const project = this.project();
-    const [remotes, projectConfig, globalConfig] = await Promise.all([readRemotes(project.dir), readProjectConfig(project.dir), readGlobalConfig(this.context.kernel.context.home)]);
+    const [remotes, projectConfig, globalConfig] = await Promise.all([
+      readRemotes(project.dir),
+      readProjectConfig(project.dir),
+      readGlobalConfig(this.context.kernel.context.home),
+    ]);
     const name = this.name ?? chooseRemoteName(remotes, undefined, projectConfig.remote?.default);
     const record = requireRemote(remotes, name);
-    const view = viewRemote(name, record, globalConfig, this.context.kernel.context.env, defaultRemoteName(remotes, projectConfig.remote?.default) === name);
+    const view = viewRemote(
+      name,
+      record,
+      globalConfig,
+      this.context.kernel.context.env,
+      defaultRemoteName(remotes, projectConfig.remote?.default) === name,
+    );
     if (this.json) this.printJson(view);
     else this.print(formatView(view));
   }

@@ -28,7 +28,8 @@ export function tokenChoice(token: string | undefined, tokenEnv: string | undefi
 
 /** The `auth` block a remote gets for this choice. */
 export function authFor(choice: TokenChoice, projectId: string, remoteName: string): NonNullable<RemoteRecord['auth']> {
-  const ref: TokenRef = choice.kind === 'global' ? { kind: 'global', key: globalTokenKey(projectId, remoteName) } : { kind: 'env', variable: choice.variable };
+  const ref: TokenRef =
+    choice.kind === 'global' ? { kind: 'global', key: globalTokenKey(projectId, remoteName) } : { kind: 'env', variable: choice.variable };
   return { token_ref: formatTokenRef(ref) };
 }
 

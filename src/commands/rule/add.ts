@@ -19,7 +19,10 @@ export class RuleAddCommand extends TracerCommand {
     `,
     examples: [
       ['Install the built-in rule as "context"', '$0 rule add context'],
-      ['Install your own text, for Cursor and Claude Code only', '$0 rule add review --from docs/agent-review.md --agents cursor,claude-code'],
+      [
+        'Install your own text, for Cursor and Claude Code only',
+        '$0 rule add review --from docs/agent-review.md --agents cursor,claude-code',
+      ],
       ['Replace a rule', '$0 rule add context --text "Run tracer context first." --force'],
     ],
   });
@@ -27,7 +30,9 @@ export class RuleAddCommand extends TracerCommand {
   from = Option.String('--from', { description: 'Read the rule text from this file' });
   text = Option.String('--text', { description: 'Use this text as the rule' });
   force = Option.Boolean('--force', false, { description: 'Replace a different rule of the same name' });
-  agents = Option.String('--agents', 'all', { description: 'Agents to install it for: a comma-separated list of claude-code, cursor, codex (or all)' });
+  agents = Option.String('--agents', 'all', {
+    description: 'Agents to install it for: a comma-separated list of claude-code, cursor, codex (or all)',
+  });
   name = Option.String({ name: 'name' });
 
   async run() {
@@ -55,10 +60,17 @@ export class RuleAddCommand extends TracerCommand {
       try {
         text = readFileSync(path, 'utf8');
       } catch (error) {
-        throw new TracerError('rule_source_unreadable', `Cannot read ${path} (${errnoCode(error) ?? (error as Error).message}); check the path given to --from.`, { exitCode: ExitCode.usage });
+        throw new TracerError(
+          'rule_source_unreadable',
+          `Cannot read ${path} (${errnoCode(error) ?? (error as Error).message}); check the path given to --from.`,
+          { exitCode: ExitCode.usage },
+        );
       }
     }
-    if (text.trim() === '') throw new TracerError('rule_text_empty', 'The rule text is empty; give some text with --text or a non-empty file with --from.', { exitCode: ExitCode.usage });
+    if (text.trim() === '')
+      throw new TracerError('rule_text_empty', 'The rule text is empty; give some text with --text or a non-empty file with --from.', {
+        exitCode: ExitCode.usage,
+      });
     return text;
   }
 }

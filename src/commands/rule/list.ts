@@ -9,7 +9,8 @@ export class RuleListCommand extends TracerCommand {
   static override usage = Command.Usage({
     category: 'Capture',
     description: 'Show the tracer rules installed in this repository, per agent',
-    details: 'Lists every `tracer-<name>` rule file found in `.cursor/rules`, `.claude/rules` and `.codex/rules`, and which agents have it.',
+    details:
+      'Lists every `tracer-<name>` rule file found in `.cursor/rules`, `.claude/rules` and `.codex/rules`, and which agents have it.',
     examples: [
       ['List the rules', '$0 rule list'],
       ['The same as JSON', '$0 rule list --json'],
@@ -21,9 +22,17 @@ export class RuleListCommand extends TracerCommand {
   async run() {
     const { cwd, env } = this.context.kernel.context;
     const worktree = worktreeFor(cwd, env);
-    const rules = listRules(worktree, AGENT_NAMES.map((name) => AGENTS[name]));
+    const rules = listRules(
+      worktree,
+      AGENT_NAMES.map((name) => AGENTS[name]),
+    );
     if (this.json) {
-      this.printJson([...rules].map(([name, agents]) => ({ name, agents: agents.map((agent) => ({ agent: agent.name, path: relative(worktree, rulePath(worktree, agent, name)) })) })));
+      this.printJson(
+        [...rules].map(([name, agents]) => ({
+          name,
+          agents: agents.map((agent) => ({ agent: agent.name, path: relative(worktree, rulePath(worktree, agent, name)) })),
+        })),
+      );
       return;
     }
     if (rules.size === 0) {

@@ -9,14 +9,17 @@ export class RuleRemoveCommand extends TracerCommand {
   static override usage = Command.Usage({
     category: 'Capture',
     description: 'Remove a tracer rule from the agents',
-    details: 'Deletes `tracer-<name>` from each agent\'s rules folder (a rules folder left empty goes too). Rules that are not named `tracer-*` are never touched.',
+    details:
+      "Deletes `tracer-<name>` from each agent's rules folder (a rules folder left empty goes too). Rules that are not named `tracer-*` are never touched.",
     examples: [
       ['Remove the "context" rule', '$0 rule remove context'],
       ['Remove it for Codex only', '$0 rule remove context --agents codex'],
     ],
   });
 
-  agents = Option.String('--agents', 'all', { description: 'Agents to remove it from: a comma-separated list of claude-code, cursor, codex (or all)' });
+  agents = Option.String('--agents', 'all', {
+    description: 'Agents to remove it from: a comma-separated list of claude-code, cursor, codex (or all)',
+  });
   name = Option.String({ name: 'name' });
 
   async run() {

@@ -16,7 +16,10 @@ export class TokenCreateCommand extends TracerCommand {
     `,
     examples: [
       ['A token for acme/web', 'TRACER_ADMIN_SECRET=s3cret $0 token create https://traces.example.com/acme/web --name laptop'],
-      ['An org-wide token for CI, into a variable', 'TOKEN=$(TRACER_ADMIN_SECRET=s3cret $0 token create https://traces.example.com/acme/web --org-wide --name ci)'],
+      [
+        'An org-wide token for CI, into a variable',
+        'TOKEN=$(TRACER_ADMIN_SECRET=s3cret $0 token create https://traces.example.com/acme/web --org-wide --name ci)',
+      ],
     ],
   });
 
@@ -32,7 +35,10 @@ export class TokenCreateCommand extends TracerCommand {
     const adminSecret = adminSecretFrom(this.context.kernel.context.env);
     const created = await createTokenOnService(target, adminSecret, { orgWide: this.orgWide, name: this.name });
     this.print(created.token);
-    const reach = created.scope === 'org' ? `every project of org ${created.org_slug}` : `project ${created.org_slug}/${created.project_slug}`;
-    this.context.stderr.write(`Created token "${created.name}" for ${reach}. It is shown only this once; bind it with tracer remote add <name> ${target.url} --token <TOKEN>.\n`);
+    const reach =
+      created.scope === 'org' ? `every project of org ${created.org_slug}` : `project ${created.org_slug}/${created.project_slug}`;
+    this.context.stderr.write(
+      `Created token "${created.name}" for ${reach}. It is shown only this once; bind it with tracer remote add <name> ${target.url} --token <TOKEN>.\n`,
+    );
   }
 }

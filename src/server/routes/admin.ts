@@ -36,11 +36,17 @@ export function adminRoutes(context: ServiceContext) {
       const org = body.org_slug as string;
       const project = (body.project_slug as string | null | undefined) ?? null;
       if (project !== null && !(await context.storage.findProject(org, project))) {
-        throw new ProblemError(404, 'project_not_found', `The project ${org}/${project} is not registered; create it first (POST /api/v1/admin/projects, or tracer project create).`);
+        throw new ProblemError(
+          404,
+          'project_not_found',
+          `The project ${org}/${project} is not registered; create it first (POST /api/v1/admin/projects, or tracer project create).`,
+        );
       }
       const token = newToken();
       await context.storage.createToken({ hash: hashToken(token), org_slug: org, project_slug: project, name: body.name as string });
-      return reply.code(201).send({ token, org_slug: org, project_slug: project, scope: project === null ? 'org' : 'project', name: body.name });
+      return reply
+        .code(201)
+        .send({ token, org_slug: org, project_slug: project, scope: project === null ? 'org' : 'project', name: body.name });
     });
   };
 }
@@ -48,10 +54,15 @@ export function adminRoutes(context: ServiceContext) {
 async function requireAdmin(context: ServiceContext, request: FastifyRequest): Promise<void> {
   const secret = context.options.adminSecret;
   if (!secret) {
-    throw new ProblemError(404, 'admin_disabled', 'Administration is off on this service; start tracer serve with TRACER_ADMIN_SECRET set to enable it.');
+    throw new ProblemError(
+      404,
+      'admin_disabled',
+      'Administration is off on this service; start tracer serve with TRACER_ADMIN_SECRET set to enable it.',
+    );
   }
   const given = bearerToken(request);
-  if (!given || !secretsEqual(given, secret)) throw unauthorized('Admin routes need Authorization: Bearer <TRACER_ADMIN_SECRET of this service>.');
+  if (!given || !secretsEqual(given, secret))
+    throw unauthorized('Admin routes need Authorization: Bearer <TRACER_ADMIN_SECRET of this service>.');
 }
 
 function requireBody(body: unknown): Record<string, unknown> {
@@ -66,5 +77,10 @@ function slugErrors(body: Record<string, unknown>, field: string, required: bool
 }
 
 function invalidBody(errors: ValidationError[]): ProblemError {
-  return new ProblemError(422, 'invalid_body', `The body is invalid: ${errors.map((error) => `${error.field} ${error.message}`).join('; ')}.`, errors);
+  return new ProblemError(
+    422,
+    'invalid_body',
+    `The body is invalid: ${errors.map((error) => `${error.field} ${error.message}`).join('; ')}.`,
+    errors,
+  );
 }

@@ -29,16 +29,26 @@ export function blobRoutes(context: ServiceContext) {
       const sha = shaParam(request);
       const blob = await context.storage.readBlob(projectOf(request).id, sha);
       if (!blob) throw blobNotFound(sha);
-      return reply.code(200).type('application/octet-stream').header('content-length', String(blob.size)).header('etag', `"${sha}"`).send(blob.stream);
+      return reply
+        .code(200)
+        .type('application/octet-stream')
+        .header('content-length', String(blob.size))
+        .header('etag', `"${sha}"`)
+        .send(blob.stream);
     });
 
     app.post('/api/v1/blobs', guard, async (request, reply) => {
       const claimed = request.headers[SHA_HEADER];
       if (typeof claimed !== 'string' || !SHA256_HEX.test(claimed)) {
-        throw refuseUnread(request, reply, new ProblemError(400, 'invalid_sha', 'X-Content-SHA256 must be the SHA-256 of the bytes: 64 lowercase hex characters.'));
+        throw refuseUnread(
+          request,
+          reply,
+          new ProblemError(400, 'invalid_sha', 'X-Content-SHA256 must be the SHA-256 of the bytes: 64 lowercase hex characters.'),
+        );
       }
       const declared = Number(request.headers['content-length']);
-      if (Number.isFinite(declared) && declared > context.options.blobMaxBytes) throw refuseUnread(request, reply, blobTooLarge(context.options.blobMaxBytes));
+      if (Number.isFinite(declared) && declared > context.options.blobMaxBytes)
+        throw refuseUnread(request, reply, blobTooLarge(context.options.blobMaxBytes));
       const body = request.body as Readable | undefined;
       try {
         // destroyOnReturn: false — a refused upload must not cut the connection before the answer is out.
@@ -55,7 +65,8 @@ export function blobRoutes(context: ServiceContext) {
 
 function shaParam(request: FastifyRequest): string {
   const { sha } = request.params as { sha: string };
-  if (!SHA256_HEX.test(sha)) throw new ProblemError(400, 'invalid_sha', `"${sha.slice(0, 80)}" is not a SHA-256: use 64 lowercase hex characters.`);
+  if (!SHA256_HEX.test(sha))
+    throw new ProblemError(400, 'invalid_sha', `"${sha.slice(0, 80)}" is not a SHA-256: use 64 lowercase hex characters.`);
   return sha;
 }
 

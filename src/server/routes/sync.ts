@@ -30,15 +30,27 @@ async function upload(context: ServiceContext, family: FamilyDefinition, request
   for (const pointer of batch.pointers) {
     const held = batch.inlineBlobs.get(pointer.sha)?.length ?? (await context.storage.blobSize(project.id, pointer.sha));
     if (held === undefined) {
-      missing.push({ index: pointer.index, field: family.blob!.shaMember, message: `names blob ${pointer.sha}, which this project has not uploaded` });
+      missing.push({
+        index: pointer.index,
+        field: family.blob!.shaMember,
+        message: `names blob ${pointer.sha}, which this project has not uploaded`,
+      });
     } else if (held !== pointer.size) {
-      throw new ProblemError(422, 'invalid_item', `Item ${pointer.index} says ${pointer.size} bytes but the blob holds ${held}; nothing was stored.`, [
-        { index: pointer.index, field: family.blob!.sizeMember, message: `does not match the held blob's size ${held}` },
-      ]);
+      throw new ProblemError(
+        422,
+        'invalid_item',
+        `Item ${pointer.index} says ${pointer.size} bytes but the blob holds ${held}; nothing was stored.`,
+        [{ index: pointer.index, field: family.blob!.sizeMember, message: `does not match the held blob's size ${held}` }],
+      );
     }
   }
   if (missing.length) {
-    throw new ProblemError(409, 'blob_missing', `${missing.length} pointer rows name blobs this project does not hold; upload them (POST /api/v1/blobs) or send the content inline, then retry.`, missing);
+    throw new ProblemError(
+      409,
+      'blob_missing',
+      `${missing.length} pointer rows name blobs this project does not hold; upload them (POST /api/v1/blobs) or send the content inline, then retry.`,
+      missing,
+    );
   }
   for (const [sha, bytes] of batch.inlineBlobs) await context.storage.writeBlob(project.id, sha, [bytes], Number.POSITIVE_INFINITY);
   const received = (request.body as { items: unknown[] }).items.length;
@@ -53,7 +65,12 @@ async function pull(context: ServiceContext, family: FamilyDefinition, request: 
   const limit = pageSize(query.limit);
   let sinceMillis: number | undefined;
   if (query.since !== undefined && query.since !== '') {
-    if (memberProblem('timestamp', query.since)) throw new ProblemError(400, 'invalid_query', `"since" must be an ISO-8601 date-time with a time zone, e.g. 2024-05-01T00:00:00Z, not "${query.since}".`);
+    if (memberProblem('timestamp', query.since))
+      throw new ProblemError(
+        400,
+        'invalid_query',
+        `"since" must be an ISO-8601 date-time with a time zone, e.g. 2024-05-01T00:00:00Z, not "${query.since}".`,
+      );
     sinceMillis = timestampMillis(query.since);
   }
   const page = await context.storage.pullItems(project.id, family.name, { after, limit, sinceMillis });
@@ -66,7 +83,8 @@ async function pull(context: ServiceContext, family: FamilyDefinition, request: 
 /** Default 500, capped at 1000 without error (spec §8). */
 function pageSize(text: string | undefined): number {
   if (text === undefined || text === '') return DEFAULT_PAGE;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new ProblemError(400, 'invalid_query', `"limit" must be a whole number of at least 1, not "${text}".`);
+  if (!/^\d+$/.test(text) || Number(text) < 1)
+    throw new ProblemError(400, 'invalid_query', `"limit" must be a whole number of at least 1, not "${text}".`);
   return Math.min(Number(text), MAX_PAGE);
 }
 

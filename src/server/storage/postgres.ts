@@ -84,18 +84,29 @@ export class PostgresStorage implements TraceStorage {
   }
 
   async createProject(org: string, project: string): Promise<boolean> {
-    const result = await this.#pool.query('INSERT INTO projects (org_slug, project_slug) VALUES ($1, $2) ON CONFLICT DO NOTHING', [org, project]);
+    const result = await this.#pool.query('INSERT INTO projects (org_slug, project_slug) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+      org,
+      project,
+    ]);
     return result.rowCount === 1;
   }
 
   async findProject(org: string, project: string): Promise<ProjectRef | undefined> {
-    const result = await this.#pool.query('SELECT id, org_slug, project_slug FROM projects WHERE org_slug = $1 AND project_slug = $2', [org, project]);
+    const result = await this.#pool.query('SELECT id, org_slug, project_slug FROM projects WHERE org_slug = $1 AND project_slug = $2', [
+      org,
+      project,
+    ]);
     const row = result.rows[0];
     return row ? { ...row, id: Number(row.id) } : undefined;
   }
 
   async createToken(token: NewToken): Promise<void> {
-    await this.#pool.query('INSERT INTO tokens (hash, org_slug, project_slug, name) VALUES ($1, $2, $3, $4)', [token.hash, token.org_slug, token.project_slug, token.name]);
+    await this.#pool.query('INSERT INTO tokens (hash, org_slug, project_slug, name) VALUES ($1, $2, $3, $4)', [
+      token.hash,
+      token.org_slug,
+      token.project_slug,
+      token.name,
+    ]);
   }
 
   async findToken(hash: string): Promise<TokenRecord | undefined> {
@@ -138,7 +149,10 @@ export class PostgresStorage implements TraceStorage {
   }
 
   async blobSize(projectId: number, sha: string): Promise<number | undefined> {
-    const result = await this.#pool.query('SELECT b.size FROM blob_owners o JOIN blobs b ON b.sha = o.sha WHERE o.project_id = $1 AND o.sha = $2', [projectId, sha]);
+    const result = await this.#pool.query(
+      'SELECT b.size FROM blob_owners o JOIN blobs b ON b.sha = o.sha WHERE o.project_id = $1 AND o.sha = $2',
+      [projectId, sha],
+    );
     const row = result.rows[0];
     return row ? Number(row.size) : undefined;
   }
@@ -166,12 +180,16 @@ export class PostgresStorage implements TraceStorage {
       // Even when the bytes are already held, they are read and hashed: access is
       // granted only to an uploader who proves it has them.
       for await (const piece of fixedChunks(meter.pass(source), CHUNK_BYTES)) {
-        if (!held) await client.query('INSERT INTO blob_chunks (sha, idx, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [sha, idx, piece]);
+        if (!held)
+          await client.query('INSERT INTO blob_chunks (sha, idx, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [sha, idx, piece]);
         idx++;
       }
       meter.verify(sha);
       if (!held) await client.query('INSERT INTO blobs (sha, size) VALUES ($1, $2) ON CONFLICT DO NOTHING', [sha, meter.size]);
-      const owner = await client.query('INSERT INTO blob_owners (project_id, sha) VALUES ($1, $2) ON CONFLICT DO NOTHING', [projectId, sha]);
+      const owner = await client.query('INSERT INTO blob_owners (project_id, sha) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+        projectId,
+        sha,
+      ]);
       return { created: owner.rowCount === 1, size: meter.size };
     });
   }

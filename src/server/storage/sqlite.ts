@@ -75,15 +75,20 @@ export class SqliteStorage implements TraceStorage {
   }
 
   async createProject(org: string, project: string): Promise<boolean> {
-    return this.#db.prepare('INSERT INTO projects (org_slug, project_slug) VALUES (?, ?) ON CONFLICT DO NOTHING').run(org, project).changes > 0;
+    return (
+      this.#db.prepare('INSERT INTO projects (org_slug, project_slug) VALUES (?, ?) ON CONFLICT DO NOTHING').run(org, project).changes > 0
+    );
   }
 
   async findProject(org: string, project: string): Promise<ProjectRef | undefined> {
-    return this.#db.prepare('SELECT id, org_slug, project_slug FROM projects WHERE org_slug = ? AND project_slug = ?').get(org, project) as ProjectRef | undefined;
+    return this.#db.prepare('SELECT id, org_slug, project_slug FROM projects WHERE org_slug = ? AND project_slug = ?').get(org, project) as
+      ProjectRef | undefined;
   }
 
   async createToken(token: NewToken): Promise<void> {
-    this.#db.prepare('INSERT INTO tokens (hash, org_slug, project_slug, name) VALUES (?, ?, ?, ?)').run(token.hash, token.org_slug, token.project_slug, token.name);
+    this.#db
+      .prepare('INSERT INTO tokens (hash, org_slug, project_slug, name) VALUES (?, ?, ?, ?)')
+      .run(token.hash, token.org_slug, token.project_slug, token.name);
   }
 
   async findToken(hash: string): Promise<TokenRecord | undefined> {
@@ -91,7 +96,9 @@ export class SqliteStorage implements TraceStorage {
   }
 
   async insertItems(projectId: number, family: string, items: readonly StoredItem[]): Promise<number> {
-    const insert = this.#db.prepare('INSERT INTO items (project_id, family, item_key, ts_ms, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING');
+    const insert = this.#db.prepare(
+      'INSERT INTO items (project_id, family, item_key, ts_ms, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    );
     const insertAll = this.#db.transaction((rows: readonly StoredItem[]) => {
       let inserted = 0;
       for (const row of rows) inserted += insert.run(projectId, family, row.key, row.tsMillis, row.body).changes;
@@ -103,14 +110,20 @@ export class SqliteStorage implements TraceStorage {
   async pullItems(projectId: number, family: string, query: PullQuery): Promise<PullPage> {
     const since = query.sinceMillis === undefined ? '' : 'AND ts_ms >= @since';
     const rows = this.#db
-      .prepare(`SELECT seq, body FROM items WHERE project_id = @projectId AND family = @family AND seq > @after ${since} ORDER BY seq LIMIT @limit`)
-      .all({ projectId, family, after: query.after, since: query.sinceMillis, limit: query.limit + 1 }) as Array<{ seq: number; body: string }>;
+      .prepare(
+        `SELECT seq, body FROM items WHERE project_id = @projectId AND family = @family AND seq > @after ${since} ORDER BY seq LIMIT @limit`,
+      )
+      .all({ projectId, family, after: query.after, since: query.sinceMillis, limit: query.limit + 1 }) as Array<{
+      seq: number;
+      body: string;
+    }>;
     const hasMore = rows.length > query.limit;
     return { rows: hasMore ? rows.slice(0, query.limit) : rows, hasMore };
   }
 
   async blobSize(projectId: number, sha: string): Promise<number | undefined> {
-    const row = this.#db.prepare('SELECT size FROM blob_owners WHERE project_id = ? AND sha = ?').get(projectId, sha) as { size: number } | undefined;
+    const row = this.#db.prepare('SELECT size FROM blob_owners WHERE project_id = ? AND sha = ?').get(projectId, sha) as
+      { size: number } | undefined;
     return row?.size;
   }
 
@@ -135,7 +148,10 @@ export class SqliteStorage implements TraceStorage {
     } finally {
       await rm(temporary, { force: true });
     }
-    const created = this.#db.prepare('INSERT INTO blob_owners (project_id, sha, size) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(projectId, sha, meter.size).changes > 0;
+    const created =
+      this.#db
+        .prepare('INSERT INTO blob_owners (project_id, sha, size) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+        .run(projectId, sha, meter.size).changes > 0;
     return { created, size: meter.size };
   }
 
@@ -147,4 +163,3 @@ export class SqliteStorage implements TraceStorage {
     return join(this.#blobDir, sha.slice(0, 2), sha);
   }
 }
-

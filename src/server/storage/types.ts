@@ -37,7 +37,12 @@ export interface TraceStorage {
    * ProblemError blob_too_large, thrown as soon as the limit is passed). Then
    * grants the project access. `created` is false when the project already held it.
    */
-  writeBlob(projectId: number, sha: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, maxBytes: number): Promise<{ created: boolean; size: number }>;
+  writeBlob(
+    projectId: number,
+    sha: string,
+    source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    maxBytes: number,
+  ): Promise<{ created: boolean; size: number }>;
 
   close(): Promise<void>;
 }

@@ -4,7 +4,18 @@ import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import type { ServiceHandle } from '../../helpers/service.js';
 import { canonicalJson } from '../../../src/core/content-id.js';
-import { addCommitLink, addConversation, cacheDigest, addLedger, addSummary, addTrace, readConversation, syncState, transcript, type Machine } from '../../helpers/sync-fixtures.js';
+import {
+  addCommitLink,
+  addConversation,
+  cacheDigest,
+  addLedger,
+  addSummary,
+  addTrace,
+  readConversation,
+  syncState,
+  transcript,
+  type Machine,
+} from '../../helpers/sync-fixtures.js';
 import type { Dice } from './faults.js';
 
 /**
@@ -75,7 +86,9 @@ export async function census(service: ServiceHandle, token: string, org: string,
       const url = new URL(`${service.url}/api/v1/sync/${family}`);
       url.searchParams.set('limit', '500');
       if (after) url.searchParams.set('after', after);
-      const response = await fetch(url, { headers: { authorization: `Bearer ${token}`, 'x-tracer-org': org, 'x-tracer-project': project } });
+      const response = await fetch(url, {
+        headers: { authorization: `Bearer ${token}`, 'x-tracer-org': org, 'x-tracer-project': project },
+      });
       assert.is(response.status, 200, `census of ${family}`);
       const page = (await response.json()) as { items: Record<string, unknown>[]; next_cursor: string; has_more: boolean };
       for (const item of page.items) keys.push(FAMILY_FILES[family].key(item));
@@ -102,14 +115,21 @@ export function assertManifestAgrees(m: Machine, remote: string, context: string
   const synced = syncState(m)?.remotes?.[remote]?.synced ?? {};
   const local = localKeys(m);
   for (const family of FAMILIES) {
-    assert.equal([...(synced[MANIFEST_KEYS[family]] ?? [])].sort(), [...new Set(local[family])].sort(), `${context}: manifest ${MANIFEST_KEYS[family]} disagrees with ${FAMILY_FILES[family].file}`);
+    assert.equal(
+      [...(synced[MANIFEST_KEYS[family]] ?? [])].sort(),
+      [...new Set(local[family])].sort(),
+      `${context}: manifest ${MANIFEST_KEYS[family]} disagrees with ${FAMILY_FILES[family].file}`,
+    );
   }
 }
 
 /** What a machine holds, order-free: canonical parseable rows per family, cache bytes by sha, the index. */
 export function snapshot(m: Machine) {
   const rows: Record<string, string[]> = {};
-  for (const family of FAMILIES) rows[family] = parseableRows(join(m.dir, FAMILY_FILES[family].file)).map((row) => canonicalJson(row)).sort();
+  for (const family of FAMILIES)
+    rows[family] = parseableRows(join(m.dir, FAMILY_FILES[family].file))
+      .map((row) => canonicalJson(row))
+      .sort();
   const blobs = cacheDigest(m);
   const indexPath = join(m.dir, 'conversations', '_index.json');
   return { rows, blobs, index: existsSync(indexPath) ? (JSON.parse(readFileSync(indexPath, 'utf8')) as Record<string, string>) : {} };
@@ -122,7 +142,8 @@ export function assertSameStores(a: Machine, b: Machine, context: string): void 
   for (const family of FAMILIES) assert.equal(right.rows[family], left.rows[family], `${context}: ${family} rows differ`);
   assert.equal(right.blobs, left.blobs, `${context}: cached transcripts differ`);
   assert.equal(right.index, left.index, `${context}: _index.json differs`);
-  for (const id of Object.keys(left.index)) assert.ok(readConversation(b, id).equals(readConversation(a, id)), `${context}: transcript ${id} differs`);
+  for (const id of Object.keys(left.index))
+    assert.ok(readConversation(b, id).equals(readConversation(a, id)), `${context}: transcript ${id} differs`);
 }
 
 /**
@@ -156,7 +177,10 @@ export function assertIntact(m: Machine, context: string, knownTorn: readonly st
             const last = index === lines.length - 1;
             // A torn line stays in place (never deleted) and the next append starts on a fresh line after it.
             const earlierTear = knownTorn.includes(`${path}\n${line}`);
-            assert.ok(last || earlierTear, `${context}: ${path} line ${index + 1} is corrupt and is neither a torn last line nor an earlier tear`);
+            assert.ok(
+              last || earlierTear,
+              `${context}: ${path} line ${index + 1} is corrupt and is neither a torn last line nor an earlier tear`,
+            );
             if (last) torn.push(`${path}\n${line}`);
           }
         });
@@ -172,7 +196,10 @@ export function assertIntact(m: Machine, context: string, knownTorn: readonly st
   const index = join(m.dir, 'conversations', '_index.json');
   if (existsSync(index)) {
     for (const [id, sha] of Object.entries(JSON.parse(readFileSync(index, 'utf8')) as Record<string, string>)) {
-      assert.ok(existsSync(join(m.dir, 'conversations', sha.slice(0, 2), sha)), `${context}: _index.json names ${sha} for ${id}, which is not in the cache`);
+      assert.ok(
+        existsSync(join(m.dir, 'conversations', sha.slice(0, 2), sha)),
+        `${context}: _index.json names ${sha} for ${id}, which is not in the cache`,
+      );
     }
   }
   return { torn, leftovers };
@@ -191,4 +218,3 @@ function parseableRows(path: string): Record<string, unknown>[] {
   }
   return rows;
 }
-
