@@ -13,6 +13,7 @@ import type {
   SyncEvent,
   SyncSession,
 } from './types.js';
+import type { ConnectRequest, Transport } from './transport.js';
 
 /**
  * Every kernel hook, in one place. Plugins tap them with `{name, stage}`; a lower
@@ -23,6 +24,8 @@ export function createHooks() {
   return Object.freeze({
     /** A remote name (or none) to record + token. Bail: the first tap that returns a remote wins. */
     resolveRemote: new AsyncSeriesBailHook<[RemoteQuery], ResolvedRemote | undefined>(['query']),
+    /** Opens the transport to a resolved remote. Bail: the first plugin that speaks the remote's URL answers (HTTP: the http plugin). */
+    connect: new AsyncSeriesBailHook<[ResolvedRemote, ConnectRequest], Transport | undefined>(['remote', 'request']),
     /** Before any push, and in doctor / remote add / project create: checks that may refuse the run. Series: every tap runs, the first throw stops it. */
     preflight: new AsyncSeriesHook<[SyncSession]>(['session']),
     /** Before a family is pushed. Waterfall: each tap refines the plan the previous one returned. */
