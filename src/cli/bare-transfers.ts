@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { Kernel } from '../kernel/kernel.js';
 import { resolveProject } from '../store/project.js';
-import { pullCommand, pushCommand, syncCommand } from '../sync/transfer-commands.js';
+import { pullCommand, pushCommand, syncCommand } from '../engine/transfer-commands.js';
 import { runReported } from './report.js';
 
 /**

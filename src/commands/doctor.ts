@@ -19,7 +19,7 @@ export class DoctorCommand extends TracerCommand {
 
   async run() {
     this.project();
-    const { doctorCommand } = await import('../sync/doctor.js');
+    const { doctorCommand } = await import('../engine/doctor.js');
     return doctorCommand({ kernel: this.context.kernel, stdout: this.context.stdout, json: this.json });
   }
 }

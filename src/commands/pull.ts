@@ -30,7 +30,7 @@ export class PullCommand extends TracerCommand {
   async run() {
     const since = parseSince(this.since);
     this.project();
-    const { pullCommand } = await import('../sync/transfer-commands.js');
+    const { pullCommand } = await import('../engine/transfer-commands.js');
     return pullCommand(
       { kernel: this.context.kernel, stdout: this.context.stdout, json: this.json, quiet: this.quiet },
       { remote: this.remote, since, dryRun: this.dryRun },

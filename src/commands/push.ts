@@ -35,7 +35,7 @@ export class PushCommand extends TracerCommand {
   async run() {
     const since = parseSince(this.since);
     this.project();
-    const { pushCommand } = await import('../sync/transfer-commands.js');
+    const { pushCommand } = await import('../engine/transfer-commands.js');
     return pushCommand(this.io(), { remote: this.remote, full: this.full, only: this.only, since, dryRun: this.dryRun });
   }
 

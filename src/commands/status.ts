@@ -19,7 +19,7 @@ export class StatusCommand extends TracerCommand {
 
   async run() {
     this.project();
-    const { statusCommand } = await import('../sync/status.js');
+    const { statusCommand } = await import('../engine/status.js');
     return statusCommand({ kernel: this.context.kernel, stdout: this.context.stdout, json: this.json });
   }
 }

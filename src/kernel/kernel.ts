@@ -3,7 +3,7 @@ import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import type { Project } from '../store/project.js';
 import { checkFamily, type FamilyDefinition } from './families.js';
 import { createHooks, type KernelHooks } from './hooks.js';
-import { familySyncWithDefaults, type FamilySync, type FamilySyncInput } from './family-sync.js';
+import { familySyncWithDefaults, type FamilySync, type FamilySyncInput } from '../engine/family-sync.js';
 import type { RemoteQuery, ResolvedRemote } from './types.js';
 
 /** Where the kernel runs: what plugins may read, never global process state. */

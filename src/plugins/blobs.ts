@@ -3,7 +3,7 @@ import type { TracerPlugin } from '../kernel/kernel.js';
 import { STAGE } from '../kernel/stages.js';
 import type { SyncSession } from '../kernel/types.js';
 import { isRouteMissing } from '../net/remote-error.js';
-import { BLOB_READ_CHUNK, writeVerifiedBlob } from '../sync/blob-file.js';
+import { BLOB_READ_CHUNK, writeVerifiedBlob } from '../engine/blob-file.js';
 
 /**
  * The native blob path (spec §4.3, wire contract "Blobs"): HEAD the sha, POST

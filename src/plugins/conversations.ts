@@ -1,7 +1,7 @@
 import { defaultRoute, type FamilyDefinition } from '../kernel/families.js';
 import type { FamilyStore } from '../kernel/types.js';
 import type { TracerPlugin } from '../kernel/kernel.js';
-import { blobFamilyStore, type BlobFamilyLayout } from '../sync/conversation-store.js';
+import { blobFamilyStore, type BlobFamilyLayout } from '../engine/conversation-store.js';
 
 /** Spec §4.3, §8: transcripts below 256 KiB go inline, larger ones through the blob routes. */
 export const INLINE_BELOW_BYTES = 256 * 1024;

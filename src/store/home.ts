@@ -26,7 +26,7 @@ export const PROJECT_STATE_FILES = {
   config: 'project-config.json',
   remotes: 'remotes.json',
   syncState: 'sync-state.json',
-  /** A cache of sync-state.json without its manifests (src/sync/sync-state-head.ts). */
+  /** A cache of sync-state.json without its manifests (src/engine/sync-state-head.ts). */
   syncStateHead: 'sync-state.head.json',
   sessionState: 'session-state.json',
   attributionState: 'attribution-state.json',

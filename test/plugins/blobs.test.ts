@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { ExitCode, TracerError } from '../../src/core/errors.js';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import type { BlobUpload } from '../../src/kernel/types.js';
-import { runPush } from '../../src/kernel/push-graph.js';
+import { runPush } from '../../src/engine/push.js';
 import blobs from '../../src/plugins/blobs.js';
 import blobsMissing from '../../src/plugins/blobs-missing.js';
 import conversations from '../../src/plugins/conversations.js';

@@ -1,6 +1,6 @@
 import { parseRemoteUrl, apiRoot } from '../../src/core/remote-url.js';
 import { Kernel, type TracerPlugin } from '../../src/kernel/kernel.js';
-import { sessionFor } from '../../src/kernel/sync-session.js';
+import { sessionFor } from '../../src/engine/session.js';
 import type { PushOptions, ResolvedRemote, SyncSession } from '../../src/kernel/types.js';
 import type { Project } from '../../src/store/project.js';
 import { tempDir } from '../helpers/cli.js';

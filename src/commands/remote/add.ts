@@ -101,7 +101,7 @@ export class RemoteAddCommand extends TracerCommand {
     const { kernel } = this.context;
     const token = plan.token?.kind === 'global' ? plan.token.token : plan.token ? kernel.context.env[plan.token.variable] : undefined;
     if (!token) return [];
-    const { checkTokenScope } = await import('../../sync/scope-check.js');
+    const { checkTokenScope } = await import('../../engine/scope-check.js');
     const source = plan.token?.kind === 'env' ? `env:${plan.token.variable}` : '--token';
     return checkTokenScope(kernel, plan.project, plan.name, plan.record, token, source);
   }

@@ -3,7 +3,7 @@ import { TracerCommand } from '../../cli/tracer-command.js';
 import { readProjectConfig, updateProjectConfig } from '../../store/config-files.js';
 import { readRemotes, requireRemote, updateRemotes } from '../../store/remotes.js';
 import { deleteStoredTokens, storedTokenKey } from './token-binding.js';
-import { forgetSyncRecord } from '../../sync/sync-state.js';
+import { forgetSyncRecord } from '../../engine/sync-state.js';
 
 export class RemoteRemoveCommand extends TracerCommand {
   static override paths = [['remote', 'remove']];

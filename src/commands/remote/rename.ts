@@ -5,7 +5,7 @@ import { readGlobalConfig, readProjectConfig, updateGlobalConfig, updateProjectC
 import { formatTokenRef, globalTokenKey } from '../../store/credentials.js';
 import { checkRemoteName, readRemotes, requireRemote, updateRemotes } from '../../store/remotes.js';
 import { deleteStoredTokens, storedTokenKey } from './token-binding.js';
-import { renameSyncRecord } from '../../sync/sync-state.js';
+import { renameSyncRecord } from '../../engine/sync-state.js';
 
 export class RemoteRenameCommand extends TracerCommand {
   static override paths = [['remote', 'rename']];

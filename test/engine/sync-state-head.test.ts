@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PROJECT_STATE_FILES } from '../../src/store/home.js';
-import { RemoteSyncState, syncStatePath } from '../../src/sync/sync-state.js';
+import { RemoteSyncState, syncStatePath } from '../../src/engine/sync-state.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { Writable } from 'node:stream';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
-import { runPull, type PullReport } from '../kernel/pull-graph.js';
-import { checkOnly, PREFLIGHT_STEP, runPush, type PushReport } from '../kernel/push-graph.js';
-import { openSession } from '../kernel/sync-session.js';
+import { runPull, type PullReport } from './pull.js';
+import { checkOnly, PREFLIGHT_STEP, runPush, type PushReport } from './push.js';
+import { openSession } from './session.js';
 import { outputMode, showProgress, type OutputMode } from './progress-display.js';
 import { PUSH_LOG_FILE } from './push-log.js';
 

@@ -3,9 +3,9 @@ import { ExitCode, TracerError } from '../core/errors.js';
 import { RemoteClient, settingsFromEnv, type ClientSettings } from '../net/client.js';
 import type { CredentialPurpose } from '../store/credentials.js';
 import type { Project } from '../store/project.js';
-import { appendPushLog } from '../sync/push-log.js';
-import type { Kernel } from './kernel.js';
-import type { PushOptions, ResolvedRemote, SyncSession } from './types.js';
+import { appendPushLog } from './push-log.js';
+import type { Kernel } from '../kernel/kernel.js';
+import type { PushOptions, ResolvedRemote, SyncSession } from '../kernel/types.js';
 
 /** Opens a session against one remote: resolves it through the kernel and builds its HTTP client. */
 export interface SessionRequest {

@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import { parseRemoteUrl } from '../core/remote-url.js';
 import type { Kernel } from '../kernel/kernel.js';
-import { preflightRemote, requireProject } from '../kernel/sync-session.js';
+import { preflightRemote, requireProject } from './session.js';
 import { isRemoteError } from '../net/remote-error.js';
 import { readRemotes } from '../store/remotes.js';
 import { errorJson, writeJson } from './transfer-commands.js';

@@ -1,9 +1,9 @@
 import { ExitCode, TracerError } from '../core/errors.js';
-import { RemoteSyncState } from '../sync/sync-state.js';
-import type { FamilyDefinition } from './families.js';
-import type { Kernel } from './kernel.js';
+import { RemoteSyncState } from './sync-state.js';
+import type { FamilyDefinition } from '../kernel/families.js';
+import type { Kernel } from '../kernel/kernel.js';
 import { emptyReport, FamilyPush, type FamilyPushReport } from './push-family.js';
-import type { FamilyPlan, SyncSession } from './types.js';
+import type { FamilyPlan, SyncSession } from '../kernel/types.js';
 
 /**
  * A push as a graph the kernel runs: the pre-flight, then every registered family

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RemoteSyncState, syncStatePath } from '../../src/sync/sync-state.js';
+import { RemoteSyncState, syncStatePath } from '../../src/engine/sync-state.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
 
 /** Saves of sync-state.json: what one run holds in memory never erases what another run saved meanwhile. */

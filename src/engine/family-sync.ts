@@ -1,6 +1,6 @@
-import { jsonlFamilyStore } from '../sync/jsonl-family-store.js';
-import type { FamilyDefinition } from './families.js';
-import type { FamilyStore } from './types.js';
+import { jsonlFamilyStore } from './jsonl-family-store.js';
+import type { FamilyDefinition } from '../kernel/families.js';
+import type { FamilyStore } from '../kernel/types.js';
 
 /**
  * How push and pull treat a family, beside its definition: data a family plugin

@@ -3,13 +3,13 @@ import { itemSpans } from '../core/json-spans.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { letRequestsOut } from '../net/client.js';
 import { isRemoteError, isRouteMissing } from '../net/remote-error.js';
-import { writeVerifiedBlob } from '../sync/blob-file.js';
-import { RemoteSyncState } from '../sync/sync-state.js';
-import type { FamilyDefinition } from './families.js';
+import { writeVerifiedBlob } from './blob-file.js';
+import { RemoteSyncState } from './sync-state.js';
+import type { FamilyDefinition } from '../kernel/families.js';
 import type { FamilySync } from './family-sync.js';
-import type { Kernel } from './kernel.js';
+import type { Kernel } from '../kernel/kernel.js';
 import { recordProblem } from './push-family.js';
-import type { FamilyStore, SyncSession } from './types.js';
+import type { FamilyStore, SyncSession } from '../kernel/types.js';
 import { pathExists } from '../store/state-file.js';
 
 /**

@@ -3,12 +3,12 @@ import { ExitCode, TracerError } from '../core/errors.js';
 import { memberProblem } from '../core/member-checks.js';
 import { letRequestsOut } from '../net/client.js';
 import { isRemoteError, isRouteMissing, type RemoteError } from '../net/remote-error.js';
-import { hashFile } from '../sync/blob-file.js';
-import type { RemoteSyncState } from '../sync/sync-state.js';
-import type { FamilyDefinition } from './families.js';
+import { hashFile } from './blob-file.js';
+import type { RemoteSyncState } from './sync-state.js';
+import type { FamilyDefinition } from '../kernel/families.js';
 import type { FamilySync } from './family-sync.js';
-import type { Kernel } from './kernel.js';
-import type { FamilyPlan, FamilyStore, SyncSession } from './types.js';
+import type { Kernel } from '../kernel/kernel.js';
+import type { FamilyPlan, FamilyStore, SyncSession } from '../kernel/types.js';
 
 /** Wire contract: at most 500 items per request, and a body far below the service's 32 MiB cap. */
 export const MAX_ITEMS_PER_REQUEST = 500;

@@ -1,7 +1,7 @@
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import { apiRoot, parseRemoteUrl } from '../core/remote-url.js';
 import type { Kernel } from '../kernel/kernel.js';
-import { preflightRemote } from '../kernel/sync-session.js';
+import { preflightRemote } from './session.js';
 import type { ResolvedRemote } from '../kernel/types.js';
 import type { Project } from '../store/project.js';
 import type { RemoteRecord } from '../store/remotes.js';
