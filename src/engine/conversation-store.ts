@@ -170,3 +170,30 @@ function isNewer(candidate: unknown, current: string): boolean {
   if (Number.isNaN(a)) return false;
   return Number.isNaN(b) || a > b;
 }
+
+/** Spec §4.3, §8: transcripts below 256 KiB go inline, larger ones through the blob routes. */
+export const INLINE_BELOW_BYTES = 256 * 1024;
+
+/**
+ * The conversations family (spec §2.2, §4.3): transcripts in the content-addressed
+ * cache `conversations/<sha[:2]>/<sha>`, one row per snapshot in
+ * `conversations.jsonl`, `conversations/_index.json` pointing each conversation at
+ * its freshest snapshot. A row is identified by (conversation_id, content_sha256).
+ * The capture hooks write it whether or not the conversations plugin syncs it.
+ */
+export const CONVERSATIONS_FAMILY = {
+  name: 'conversations',
+  idMember: null,
+  identity: ['conversation_id', 'content_sha256'],
+  required: ['conversation_id', 'content_sha256', 'size', 'ts'],
+  storage: ['conversations', 'conversations.jsonl'],
+  members: { conversation_id: 'string', content_sha256: 'sha256', size: 'byte-size', ts: 'timestamp', content_base64: 'base64' },
+  blob: { shaMember: 'content_sha256', sizeMember: 'size', inlineMember: 'content_base64', inlineBelow: INLINE_BELOW_BYTES },
+} as const satisfies FamilyDefinition;
+
+const CONVERSATIONS_LAYOUT: BlobFamilyLayout = { dir: 'conversations', rows: 'conversations.jsonl', idMember: 'conversation_id' };
+
+/** The one store of a project's transcripts: sync and the capture hooks both go through it. */
+export function conversationStore(projectDir: string, definition: FamilyDefinition = CONVERSATIONS_FAMILY): FamilyStore {
+  return blobFamilyStore(projectDir, definition, CONVERSATIONS_LAYOUT);
+}

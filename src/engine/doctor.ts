@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import { parseRemoteUrl } from '../core/remote-url.js';
 import type { Kernel } from '../kernel/kernel.js';
-import { preflightRemote, requireProject } from './session.js';
+import { preflightRemote, requireProject, resolveRemote } from './session.js';
 import { isRemoteError } from '../net/remote-error.js';
 import { readRemotes } from '../store/remotes.js';
 import { errorJson, writeJson } from './transfer-commands.js';
@@ -48,7 +48,7 @@ export async function doctorCommand(io: { kernel: Kernel; stdout: Writable; json
     }
     let remote;
     try {
-      remote = await io.kernel.resolveRemote({ project, name, purpose: 'doctor' });
+      remote = await resolveRemote(io.kernel, { project, name, purpose: 'doctor' });
       if (remote.token === undefined)
         throw new TracerError(
           'token_unbound',
@@ -61,8 +61,8 @@ export async function doctorCommand(io: { kernel: Kernel; stdout: Writable; json
       if (!remote) continue;
     }
     try {
-      const { warnings, state } = await preflightRemote(io.kernel, project, remote);
-      checks.push({ remote: name, check: 'server', ok: true, detail: `${remote.apiRoot} answers` });
+      const { warnings, state, location } = await preflightRemote(io.kernel, project, remote);
+      checks.push({ remote: name, check: 'server', ok: true, detail: `${location} answers` });
       const whoami = state.get('whoami') as
         { org_slug: string; project_slug: string | null; scope: string; token_name?: string } | undefined;
       checks.push({
@@ -78,7 +78,7 @@ export async function doctorCommand(io: { kernel: Kernel; stdout: Writable; json
       // Any HTTP answer proves the server is there; only a transport failure says it is not.
       const answered = isRemoteError(error) || (error instanceof TracerError && error.exitCode !== ExitCode.network);
       if (answered) {
-        checks.push({ remote: name, check: 'server', ok: true, detail: `${remote.apiRoot} answers` });
+        checks.push({ remote: name, check: 'server', ok: true, detail: `${remote.target.url} answers` });
         fail({ remote: name, check: 'whoami', ok: false, detail: '' }, error);
       } else {
         fail({ remote: name, check: 'server', ok: false, detail: '' }, error);

@@ -1,25 +1,20 @@
+// A pull: every registered family, page by page from the transport, deduplicated
+// against the local store by content id, ids of pulled rows verified before they
+// are appended, blob bytes verified before they are renamed into the cache. The
+// cursor is saved only after the page's rows are written, so an interrupted pull
+// resumes where it stopped.
 import { contentId, SHA256_HEX, verifiedLine } from '../core/content-id.js';
-import { itemSpans } from '../core/json-spans.js';
 import { ExitCode, TracerError } from '../core/errors.js';
-import { letRequestsOut } from '../net/client.js';
-import { isRemoteError, isRouteMissing } from '../net/remote-error.js';
-import { writeVerifiedBlob } from './blob-file.js';
-import { RemoteSyncState } from './sync-state.js';
-import type { FamilyDefinition } from '../kernel/families.js';
-import type { FamilySync } from './family-sync.js';
+import type { FamilyDefinition, RegisteredFamily } from '../kernel/families.js';
 import type { Kernel } from '../kernel/kernel.js';
-import { recordProblem } from './push-family.js';
+import { isFeatureMissing, isItemsRefused, type PageAnswer } from '../kernel/transport.js';
 import type { FamilyStore, SyncSession } from '../kernel/types.js';
 import { pathExists } from '../store/state-file.js';
-
-/**
- * A pull: every registered family, page by page (wire contract "Pull, per
- * family"), deduplicated against the local store by content id, ids of pulled
- * rows verified before they are appended, blob bytes verified before they are
- * renamed into the cache. The cursor is saved only after the page's rows are
- * written, so an interrupted pull resumes where it stopped.
- */
-export const PAGE_SIZE = 500;
+import { writeVerifiedBlob } from './blob-file.js';
+import { storeOf } from './family-store.js';
+import { inStep, stepAdvanced } from './progress.js';
+import { recordProblem } from './push-family.js';
+import { RemoteSyncState } from './sync-state.js';
 
 export interface FamilyPullReport {
   family: string;
@@ -44,12 +39,6 @@ export interface PullReport {
   totals: { received: number; inserted: number; duplicates: number; invalid: number; failed: number };
 }
 
-interface Page {
-  items: unknown[];
-  next_cursor: string | null;
-  has_more: boolean;
-}
-
 export async function runPull(kernel: Kernel, session: SyncSession, since?: string): Promise<PullReport> {
   const state = await RemoteSyncState.load(session.project.dir, session.remote.name, session.remote.record.url);
   const report: PullReport = {
@@ -62,29 +51,20 @@ export async function runPull(kernel: Kernel, session: SyncSession, since?: stri
   };
   try {
     for (const family of kernel.families) {
-      kernel.hooks.progress.call({ type: 'step-start', step: family.name });
-      let familyReport: FamilyPullReport;
-      try {
-        familyReport = await pullFamily(kernel, session, state, family, kernel.familySync(family.name)!, since);
-      } catch (error) {
-        kernel.hooks.progress.call({
-          type: 'step-end',
-          step: family.name,
-          status: 'failed',
-          summary: error instanceof Error ? error.message : String(error),
-        });
-        throw error;
-      } finally {
-        // Not forced: one forced save after the last family (each save rewrites the whole manifest).
-        if (!session.dryRun) await state.flush();
-      }
+      const familyReport = await inStep(
+        kernel,
+        family.name,
+        async () => {
+          try {
+            return await pullFamily(kernel, session, state, family, since);
+          } finally {
+            // Not forced: one forced save after the last family (each save rewrites the whole manifest).
+            if (!session.dryRun) await state.flush();
+          }
+        },
+        (result) => ({ status: result.status, summary: describeFamilyPull(result, session.dryRun) }),
+      );
       report.families.push(familyReport);
-      kernel.hooks.progress.call({
-        type: 'step-end',
-        step: family.name,
-        status: familyReport.status,
-        summary: describeFamilyPull(familyReport, session.dryRun),
-      });
       if (familyReport.status === 'done')
         await kernel.hooks.afterPull.promise({ family, received: familyReport.received, inserted: familyReport.inserted }, session);
     }
@@ -105,8 +85,7 @@ async function pullFamily(
   kernel: Kernel,
   session: SyncSession,
   state: RemoteSyncState,
-  family: FamilyDefinition,
-  sync: FamilySync,
+  family: RegisteredFamily,
   since: string | undefined,
 ): Promise<FamilyPullReport> {
   const report: FamilyPullReport = {
@@ -120,7 +99,7 @@ async function pullFamily(
     failed: 0,
     blobs_fetched: 0,
   };
-  const store = sync.store(session.project.dir);
+  const store = storeOf(family, session.project.dir);
   if (!session.dryRun) await store.recover?.((warning) => session.warn(warning));
   const local = new Set<string>();
   for await (const record of store.records((warning) => session.warn(warning))) {
@@ -130,51 +109,43 @@ async function pullFamily(
   // --since reads a filtered stream: its position must not become the stored cursor.
   let cursor = since === undefined ? state.cursor(family.name) : undefined;
   let keepCursor = since === undefined && !session.dryRun;
+  const { transport } = session;
   const fetchPage = (after: string | undefined) => {
-    const request = session.http.getJsonText<unknown>(family.route, { after, limit: PAGE_SIZE, since });
+    const request = transport.page(family, { after, limit: transport.limits.pageSize, since });
     request.catch(() => {}); // a prefetched page left unread when the pull stops early
     return request;
   };
   let request = fetchPage(cursor);
   for (;;) {
-    let page: Page;
-    let body: string;
+    let page: PageAnswer;
     try {
-      const answer = await request;
-      page = checkPage(answer.value, session, family);
-      body = answer.text;
+      page = await request;
     } catch (error) {
-      if (!isRouteMissing(error)) throw error;
-      const fallback = await kernel.hooks.routeMissing.promise(
-        { family, feature: family.name, route: family.route, status: error.status },
-        session,
-      );
+      if (!isFeatureMissing(error)) throw error;
+      const fallback = await kernel.hooks.routeMissing.promise({ family, feature: error.feature, where: error.where }, session);
       if (!fallback) {
         throw new TracerError(
           'route_unsupported',
-          `The server of remote "${session.remote.name}" has no ${family.route} route (${error.status}) and no enabled plugin falls back; upgrade the service.`,
-          { exitCode: ExitCode.failure },
+          `${error.message}; no enabled plugin falls back, so the pull stops. Upgrade the service.`,
+          {
+            exitCode: ExitCode.failure,
+          },
         );
       }
       if (fallback.warning) session.warn(fallback.warning);
-      return { ...report, status: 'skipped', reason: `the server has no ${family.route} route` };
+      return { ...report, status: 'skipped', reason: `the remote has no ${error.where}` };
     }
     report.pages += 1;
-    const next = page.has_more && page.next_cursor && page.next_cursor !== cursor ? page.next_cursor : undefined;
+    const next = page.hasMore && page.next && page.next !== cursor ? page.next : undefined;
     // The service reads the next page while this one is checked and written.
     if (next) {
       request = fetchPage(next);
-      await letRequestsOut();
+      await transport.yieldToRequests();
     }
-    // Each row's own text in the page, so that checking its id does not serialize it again (verifiedLine);
-    // a family without an id member has none to check, and its pages (inline bytes) are not scanned.
-    const spans = family.idMember === null ? undefined : itemSpans(body);
-    const rowText =
-      spans?.length === page.items.length ? (index: number) => body.slice(spans[index]![0], spans[index]![1]) : () => undefined;
     const accepted: AcceptedRow[] = [];
     for (const [index, item] of page.items.entries()) {
       report.received += 1;
-      const row = await acceptRow(session, state, family, sync, store, item, rowText(index), local, report);
+      const row = await acceptRow(session, state, family, store, item, page.texts?.[index], local, report);
       if (row === undefined) continue;
       local.add(row.key);
       accepted.push(row);
@@ -188,7 +159,7 @@ async function pullFamily(
     const lines: (string | undefined)[] = [];
     for (const [index, row] of accepted.entries()) {
       if (!placed[index]) {
-        state.delete(sync.manifestKey, row.key);
+        state.delete(family.manifestKey, row.key);
         local.delete(row.key);
         report.failed += 1;
         keepCursor = false; // this row must come again next time
@@ -200,10 +171,10 @@ async function pullFamily(
     report.inserted += fresh.length;
     if (!session.dryRun) {
       await store.append(fresh, lines);
-      if (keepCursor && page.next_cursor) state.setCursor(family.name, page.next_cursor);
+      if (keepCursor && page.next) state.setCursor(family.name, page.next);
       await state.flush();
     }
-    kernel.hooks.progress.call({ type: 'step-progress', step: family.name, done: report.received, detail: `${report.inserted} new` });
+    stepAdvanced(kernel, family.name, report.received, `${report.inserted} new`);
     if (!next) break;
     cursor = next;
   }
@@ -224,8 +195,7 @@ interface AcceptedRow {
 async function acceptRow(
   session: SyncSession,
   state: RemoteSyncState,
-  family: FamilyDefinition,
-  sync: FamilySync,
+  family: RegisteredFamily,
   store: FamilyStore,
   item: unknown,
   text: string | undefined,
@@ -249,7 +219,7 @@ async function acceptRow(
     return undefined;
   }
   await state.loadManifests();
-  if (!session.dryRun) state.add(sync.manifestKey, key!);
+  if (!session.dryRun) state.add(family.manifestKey, key!);
   if (local.has(key!)) {
     report.duplicates += 1;
     return undefined;
@@ -275,7 +245,7 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
 async function placeBytes(
   kernel: Kernel,
   session: SyncSession,
-  family: FamilyDefinition,
+  family: RegisteredFamily,
   store: FamilyStore,
   record: Record<string, unknown>,
   report: FamilyPullReport,
@@ -301,10 +271,8 @@ async function placeBytes(
     report.blobs_fetched += 1;
     return true;
   } catch (error) {
-    if (
-      error instanceof TracerError &&
-      (error.code === 'sha_mismatch' || (isRemoteError(error) && error.exitCode !== ExitCode.auth && error.exitCode !== ExitCode.scope))
-    ) {
+    // Bytes that did not match, or a remote that refused this one blob: the row comes again next pull.
+    if (isItemsRefused(error) || (error instanceof TracerError && error.code === 'sha_mismatch')) {
       session.warn({ code: error.code, message: `The bytes of ${sha} (${family.name}) were not stored: ${error.message}` });
       return false;
     }
@@ -333,25 +301,6 @@ function checkId(family: FamilyDefinition, record: Record<string, unknown>, text
   return claimed === actual
     ? {}
     : `its ${family.idMember} ${String(claimed).slice(0, 16)}… is not its content id ${actual.slice(0, 16)}… (content_id_mismatch)`;
-}
-
-function checkPage(value: unknown, session: SyncSession, family: FamilyDefinition): Page {
-  const page = value as Partial<Page> | null;
-  const ok =
-    typeof page === 'object' &&
-    page !== null &&
-    Array.isArray(page.items) &&
-    (page.next_cursor === null || page.next_cursor === undefined || typeof page.next_cursor === 'string');
-  if (!ok) {
-    throw new TracerError(
-      'malformed_response',
-      `Remote "${session.remote.name}" answered GET ${family.route} without an items list; check that ${session.remote.target.url} points at a tracer service.`,
-      {
-        exitCode: ExitCode.network,
-      },
-    );
-  }
-  return { items: page.items!, next_cursor: page.next_cursor ?? null, has_more: page.has_more === true };
 }
 
 function stripInline(family: FamilyDefinition, record: Record<string, unknown>): Record<string, unknown> {

@@ -1,18 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { memberProblem } from '../core/member-checks.js';
-import { letRequestsOut } from '../net/client.js';
-import { isRemoteError, isRouteMissing, type RemoteError } from '../net/remote-error.js';
+import { isFeatureMissing, isItemsRefused, type FeatureMissing, type ItemsRefused } from '../kernel/transport.js';
 import { hashFile } from './blob-file.js';
 import type { RemoteSyncState } from './sync-state.js';
-import type { FamilyDefinition } from '../kernel/families.js';
-import type { FamilySync } from './family-sync.js';
+import type { FamilyDefinition, RegisteredFamily } from '../kernel/families.js';
 import type { Kernel } from '../kernel/kernel.js';
+import { storeOf } from './family-store.js';
 import type { FamilyPlan, FamilyStore, SyncSession } from '../kernel/types.js';
 
-/** Wire contract: at most 500 items per request, and a body far below the service's 32 MiB cap. */
-export const MAX_ITEMS_PER_REQUEST = 500;
-export const MAX_BYTES_PER_REQUEST = 8 * 1024 * 1024;
 /**
  * Three: the service works on one batch while the next waits in its socket, and
  * a third absorbs the client's own pauses (a manifest save, a collection) so
@@ -99,7 +95,7 @@ export function emptyReport(family: string): FamilyPushReport {
 export class FamilyPush {
   readonly report: FamilyPushReport;
   readonly #store: FamilyStore;
-  readonly #family: FamilyDefinition;
+  readonly #family: RegisteredFamily;
   #batch: Outgoing[] = [];
   #batchBytes = 0;
   #firstInvalid?: { key?: string; problem: string };
@@ -114,11 +110,10 @@ export class FamilyPush {
     readonly kernel: Kernel,
     readonly session: SyncSession,
     readonly state: RemoteSyncState,
-    readonly sync: FamilySync,
     readonly plan: FamilyPlan,
   ) {
     this.#family = plan.family;
-    this.#store = sync.store(session.project.dir);
+    this.#store = storeOf(plan.family, session.project.dir);
     this.report = emptyReport(plan.family.name);
   }
 
@@ -160,7 +155,7 @@ export class FamilyPush {
    */
   private async scanStore(): Promise<void> {
     const family = this.#family.name;
-    const scan = await this.#store.scan!(this.state.scanned(family, this.sync.manifestKey), (warning) => this.session.warn(warning));
+    const scan = await this.#store.scan!(this.state.scanned(family, this.#family.manifestKey), (warning) => this.session.warn(warning));
     const resumed = scan.resumedFrom;
     if (resumed) {
       this.report.local += resumed.records;
@@ -233,7 +228,7 @@ export class FamilyPush {
       return undefined;
     }
     await this.state.loadManifests();
-    if (this.state.has(this.sync.manifestKey, key!)) {
+    if (this.state.has(this.#family.manifestKey, key!)) {
       this.report.already_synced += 1;
       return SYNCED;
     }
@@ -287,7 +282,7 @@ export class FamilyPush {
     try {
       result = await this.kernel.hooks.uploadBlob.promise({ sha256: sha, size, path, family: this.#family }, this.session);
     } catch (error) {
-      if (isItemRefusal(error)) return this.itemFailed(key, error.code, `${key}: ${error.message}`);
+      if (isItemsRefused(error)) return this.itemFailed(key, error.code, `${key}: ${error.message}`);
       throw error;
     }
     if (!result) {
@@ -310,9 +305,10 @@ export class FamilyPush {
   }
 
   private async enqueue(outgoing: Outgoing): Promise<void> {
+    const limits = this.session.transport.limits;
     if (
-      this.#batch.length >= MAX_ITEMS_PER_REQUEST ||
-      (this.#batch.length > 0 && this.#batchBytes + outgoing.bytes > MAX_BYTES_PER_REQUEST)
+      this.#batch.length >= limits.itemsPerRequest ||
+      (this.#batch.length > 0 && this.#batchBytes + outgoing.bytes > limits.bytesPerRequest)
     )
       await this.sendBatch();
     this.#batch.push(outgoing);
@@ -333,7 +329,7 @@ export class FamilyPush {
     sending.catch(() => {}); // observed through race() and drain(), not left unhandled
     this.#inFlight.add(sending);
     // Out now, not after the next stretch of lines is read and checked.
-    await letRequestsOut();
+    await this.session.transport.yieldToRequests();
     if (this.#inFlight.size >= MAX_REQUESTS_IN_FLIGHT) await Promise.race(this.#inFlight);
   }
 
@@ -345,75 +341,77 @@ export class FamilyPush {
 
   /** Sends items; a refusal that names items (or a single item) leaves those unsynced and sends the rest. */
   private async send(items: Outgoing[], mayReupload: boolean): Promise<void> {
-    let answer: { received?: number; inserted?: number; duplicates?: number };
+    let answer;
     try {
-      // Built from each item's JSON text: a batch of stored lines is never parsed and serialized again.
-      answer = await this.session.http.postJsonText(this.#family.route, `{"items":[${items.map((outgoing) => outgoing.json).join(',')}]}`);
+      // Each item's JSON text as it is: a batch of stored lines is never parsed and serialized again.
+      answer = await this.session.transport.send(
+        this.#family,
+        items.map((outgoing) => outgoing.json),
+      );
     } catch (error) {
       return this.refused(error, items, mayReupload);
     }
-    for (const outgoing of items) this.state.add(this.sync.manifestKey, outgoing.key);
+    for (const outgoing of items) this.state.add(this.#family.manifestKey, outgoing.key);
     this.report.sent += items.length;
-    this.report.inserted += Number(answer?.inserted ?? 0);
-    this.report.duplicates += Number(answer?.duplicates ?? 0);
+    this.report.inserted += answer.inserted;
+    this.report.duplicates += answer.duplicates;
     this.progress();
     await this.state.flush();
   }
 
   private async refused(error: unknown, items: Outgoing[], mayReupload: boolean): Promise<void> {
-    if (isRouteMissing(error)) {
-      // The other request in flight met the same absent route: its fallback already answered.
-      if (this.#skipped) throw this.#skipped;
-      const fallback = await this.kernel.hooks.routeMissing.promise(
-        { family: this.#family, feature: this.#family.name, route: this.#family.route, status: error.status },
-        this.session,
-      );
-      if (!fallback) {
-        throw new TracerError(
-          'route_unsupported',
-          `The server of remote "${this.session.remote.name}" has no ${this.#family.route} route (${error.status}) and no enabled plugin falls back; upgrade the service or run with --only for other families.`,
-          {
-            exitCode: ExitCode.failure,
-          },
-        );
-      }
-      if (fallback.warning) this.session.warn(fallback.warning);
-      throw (this.#skipped = new FamilySkipped(`the server has no ${this.#family.route} route`));
-    }
-    if (!isItemRefusal(error)) throw error;
-    if (error.code === 'blob_missing' && mayReupload && items.some((outgoing) => outgoing.pointerSha)) {
-      // The manifest said the server held these blobs; it does not (e.g. a new server): upload again.
-      for (const outgoing of items) if (outgoing.pointerSha) this.state.delete(BLOB_MANIFEST_KEY, outgoing.pointerSha);
-      const again: Outgoing[] = [];
-      for (const outgoing of items) {
-        if (!outgoing.pointerSha) {
-          again.push(outgoing);
-          continue;
-        }
-        const item = await this.blobItem(outgoing.key, outgoing.item!);
-        if (item) again.push({ ...outgoing, item, json: JSON.stringify(item) });
-      }
-      return again.length > 0 ? this.send(again, false) : undefined;
-    }
-    const named = new Set(
-      (error.problem.errors ?? [])
-        .map((entry) => entry.index)
-        .filter((index): index is number => Number.isInteger(index) && index! >= 0 && index! < items.length),
-    );
+    if (isFeatureMissing(error)) return this.featureMissing(error);
+    if (!isItemsRefused(error)) throw error;
+    if (error.needsBlobs && mayReupload && items.some((outgoing) => outgoing.pointerSha)) return this.reupload(items);
     if (items.length === 1) {
       await this.itemFailed(items[0]!.key, error.code, `${items[0]!.key} was refused: ${error.message}`);
       return;
     }
-    if (named.size > 0 && error.code === 'invalid_item') {
+    const named = [...error.items.keys()].filter((index) => Number.isInteger(index) && index >= 0 && index < items.length);
+    if (named.length > 0) {
       for (const index of named)
-        await this.itemFailed(items[index]!.key, error.code, `${items[index]!.key} was refused: ${describeItemErrors(error, index)}`);
-      const rest = items.filter((_, index) => !named.has(index));
+        await this.itemFailed(items[index]!.key, error.code, `${items[index]!.key} was refused: ${describeRefusal(error, index)}`);
+      const rest = items.filter((_, index) => !error.items.has(index));
       return rest.length > 0 ? this.send(rest, mayReupload) : undefined;
     }
     // Refused as a whole without naming items: halve until the culprits stand alone.
     const middle = Math.ceil(items.length / 2);
     await this.send(items.slice(0, middle), mayReupload);
     await this.send(items.slice(middle), mayReupload);
+  }
+
+  /** The remote has no such family (an old server): a fallback plugin may skip it, else the push stops. */
+  private async featureMissing(error: FeatureMissing): Promise<never> {
+    // The other request in flight met the same absence: its fallback already answered.
+    if (this.#skipped) throw this.#skipped;
+    const fallback = await this.kernel.hooks.routeMissing.promise(
+      { family: this.#family, feature: error.feature, where: error.where },
+      this.session,
+    );
+    if (!fallback) {
+      throw new TracerError(
+        'route_unsupported',
+        `${error.message}; no enabled plugin falls back, so the push stops. Upgrade the service, or push the other families with --only.`,
+        { exitCode: ExitCode.failure },
+      );
+    }
+    if (fallback.warning) this.session.warn(fallback.warning);
+    throw (this.#skipped = new FamilySkipped(`the remote has no ${error.where}`));
+  }
+
+  /** The manifest said the remote held these blobs; it does not (e.g. a new server): upload them again. */
+  private async reupload(items: Outgoing[]): Promise<void> {
+    for (const outgoing of items) if (outgoing.pointerSha) this.state.delete(BLOB_MANIFEST_KEY, outgoing.pointerSha);
+    const again: Outgoing[] = [];
+    for (const outgoing of items) {
+      if (!outgoing.pointerSha) {
+        again.push(outgoing);
+        continue;
+      }
+      const item = await this.blobItem(outgoing.key, outgoing.item!);
+      if (item) again.push({ ...outgoing, item, json: JSON.stringify(item) });
+    }
+    return again.length > 0 ? this.send(again, false) : undefined;
   }
 
   private async itemFailed(key: string, code: string, message: string): Promise<undefined> {
@@ -433,14 +431,8 @@ export class FamilyPush {
   }
 }
 
-/** Refusals of the items themselves (validation), as opposed to auth, scope or network failures that stop the run. */
-function isItemRefusal(error: unknown): error is RemoteError {
-  return isRemoteError(error) && error.exitCode === ExitCode.validation;
-}
-
-function describeItemErrors(error: RemoteError, index: number): string {
-  const mine = (error.problem.errors ?? []).filter((entry) => entry.index === index);
-  return mine.length > 0 ? mine.map((entry) => `${entry.field ?? 'item'} ${entry.message ?? 'is invalid'}`).join('; ') : error.message;
+function describeRefusal(error: ItemsRefused, index: number): string {
+  return error.items.get(index) ?? error.message;
 }
 
 function withoutMember(record: Record<string, unknown>, member: string): Record<string, unknown> {

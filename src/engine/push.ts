@@ -1,15 +1,15 @@
 import { ExitCode, TracerError } from '../core/errors.js';
-import { RemoteSyncState } from './sync-state.js';
-import type { FamilyDefinition } from '../kernel/families.js';
+import type { RegisteredFamily } from '../kernel/families.js';
 import type { Kernel } from '../kernel/kernel.js';
+import type { PushOptions, SyncSession } from '../kernel/types.js';
+import { inStep } from './progress.js';
 import { emptyReport, FamilyPush, type FamilyPushReport } from './push-family.js';
-import type { FamilyPlan, SyncSession } from '../kernel/types.js';
+import { RemoteSyncState } from './sync-state.js';
 
-/**
- * A push as a graph the kernel runs: the pre-flight, then every registered family
- * in registration order (plugins.json order). Routes, blob handling and
- * fallbacks all come from plugins; this file names none of them.
- */
+// A push: the pre-flight, then every registered family in registration order
+// (plugins.json order). Transport, blob handling and fallbacks all come from
+// plugins through the kernel's hooks; this file names none of them.
+
 export interface PushReport {
   remote: string;
   url: string;
@@ -22,7 +22,7 @@ export const PREFLIGHT_STEP = 'preflight';
 
 /** Families `--only` may name: those that follow no other family. */
 export function onlyChoices(kernel: Kernel): string[] {
-  return kernel.families.filter((family) => kernel.familySync(family.name)?.follows === undefined).map((family) => family.name);
+  return kernel.families.filter((family) => family.follows === undefined).map((family) => family.name);
 }
 
 export function checkOnly(kernel: Kernel, only: string | undefined): void {
@@ -37,31 +37,34 @@ export function checkOnly(kernel: Kernel, only: string | undefined): void {
   }
 }
 
-function selected(kernel: Kernel, family: FamilyDefinition, only: string | undefined): boolean {
-  return only === undefined || family.name === only || kernel.familySync(family.name)?.follows === only;
+function selected(family: RegisteredFamily, only: string | undefined): boolean {
+  return only === undefined || family.name === only || family.follows === only;
+}
+
+async function pushFamily(
+  kernel: Kernel,
+  session: SyncSession,
+  state: RemoteSyncState,
+  family: RegisteredFamily,
+  options: PushOptions,
+): Promise<FamilyPushReport> {
+  if (!selected(family, options.only))
+    return { ...emptyReport(family.name), status: 'skipped', reason: `not selected by --only ${options.only}` };
+  const plan = await kernel.hooks.beforeFamily.promise({ family, since: options.since, filters: [] }, session);
+  if (plan.skip) return { ...emptyReport(family.name), status: 'skipped', reason: plan.skip };
+  return new FamilyPush(kernel, session, state, plan).run();
 }
 
 export async function runPush(kernel: Kernel, session: SyncSession): Promise<PushReport> {
-  const options = session.push ?? { full: false, dryRun: session.dryRun };
+  const options: PushOptions = session.push ?? { full: false, dryRun: session.dryRun };
   const { hooks } = kernel;
-  hooks.progress.call({ type: 'step-start', step: PREFLIGHT_STEP });
-  try {
-    await hooks.preflight.promise(session);
-  } catch (error) {
-    hooks.progress.call({
-      type: 'step-end',
-      step: PREFLIGHT_STEP,
-      status: 'failed',
-      summary: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
-  }
-  hooks.progress.call({
-    type: 'step-end',
-    step: PREFLIGHT_STEP,
-    status: 'done',
-    summary: `${session.remote.target.org_slug}/${session.remote.target.project_slug}`,
-  });
+  const target = `${session.remote.target.org_slug}/${session.remote.target.project_slug}`;
+  await inStep(
+    kernel,
+    PREFLIGHT_STEP,
+    () => hooks.preflight.promise(session),
+    () => ({ status: 'done', summary: target }),
+  );
 
   const state = await RemoteSyncState.load(session.project.dir, session.remote.name, session.remote.record.url);
   const report: PushReport = {
@@ -73,39 +76,17 @@ export async function runPush(kernel: Kernel, session: SyncSession): Promise<Pus
   };
   try {
     for (const family of kernel.families) {
-      const sync = kernel.familySync(family.name)!;
-      hooks.progress.call({ type: 'step-start', step: family.name });
-      if (!selected(kernel, family, options.only)) {
-        report.families.push({ ...emptyReport(family.name), status: 'skipped', reason: `not selected by --only ${options.only}` });
-        hooks.progress.call({ type: 'step-end', step: family.name, status: 'skipped', summary: 'not selected' });
-        continue;
-      }
-      let plan: FamilyPlan = { family, since: options.since, filters: [] };
-      plan = await hooks.beforeFamily.promise(plan, session);
-      if (plan.skip) {
-        report.families.push({ ...emptyReport(family.name), status: 'skipped', reason: plan.skip });
-        hooks.progress.call({ type: 'step-end', step: family.name, status: 'skipped', summary: plan.skip });
-        continue;
-      }
-      let familyReport: FamilyPushReport;
-      try {
-        familyReport = await new FamilyPush(kernel, session, state, sync, plan).run();
-      } catch (error) {
-        hooks.progress.call({
-          type: 'step-end',
-          step: family.name,
-          status: 'failed',
-          summary: error instanceof Error ? error.message : String(error),
-        });
-        throw error;
-      }
+      const familyReport = await inStep(
+        kernel,
+        family.name,
+        () => pushFamily(kernel, session, state, family, options),
+        (result) => ({
+          status: result.status === 'skipped' ? 'skipped' : 'done',
+          summary:
+            result.status === 'skipped' && !selected(family, options.only) ? 'not selected' : describeFamilyPush(result, session.dryRun),
+        }),
+      );
       report.families.push(familyReport);
-      hooks.progress.call({
-        type: 'step-end',
-        step: family.name,
-        status: familyReport.status,
-        summary: describeFamilyPush(familyReport, session.dryRun),
-      });
     }
   } finally {
     // One forced save for the whole push: each save rewrites the whole manifest.

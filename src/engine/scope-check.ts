@@ -1,7 +1,7 @@
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
-import { apiRoot, parseRemoteUrl } from '../core/remote-url.js';
+import { parseRemoteUrl } from '../core/remote-url.js';
 import type { Kernel } from '../kernel/kernel.js';
-import { preflightRemote } from './session.js';
+import { preflightRemote, resolveRemote } from './session.js';
 import type { ResolvedRemote } from '../kernel/types.js';
 import type { Project } from '../store/project.js';
 import type { RemoteRecord } from '../store/remotes.js';
@@ -23,7 +23,7 @@ export async function checkTokenScope(
   tokenSource: string,
 ): Promise<TracerWarning[]> {
   const target = parseRemoteUrl(record.url);
-  const remote: ResolvedRemote = { name, record, target, apiRoot: apiRoot(target), token, tokenSource };
+  const remote: ResolvedRemote = { name, record, target, token, tokenSource };
   try {
     return (await preflightRemote(kernel, project, remote, { quick: true })).warnings;
   } catch (error) {
@@ -48,7 +48,7 @@ export async function checkScopeForUrl(kernel: Kernel, url: string): Promise<Tra
   if (!entry) return [];
   let remote: ResolvedRemote;
   try {
-    remote = await kernel.resolveRemote({ project, name: entry[0], purpose: 'project-create' });
+    remote = await resolveRemote(kernel, { project, name: entry[0], purpose: 'project-create' });
   } catch (error) {
     if (error instanceof TracerError && error.exitCode === ExitCode.auth)
       return [{ code: 'scope_unchecked', message: `${error.message} The token's scope was not checked.` }];

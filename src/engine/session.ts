@@ -1,13 +1,14 @@
 import type { TracerWarning } from '../core/errors.js';
 import { ExitCode, TracerError } from '../core/errors.js';
-import { RemoteClient, settingsFromEnv, type ClientSettings } from '../net/client.js';
 import type { CredentialPurpose } from '../store/credentials.js';
 import type { Project } from '../store/project.js';
 import { appendPushLog } from './push-log.js';
 import type { Kernel } from '../kernel/kernel.js';
-import type { PushOptions, ResolvedRemote, SyncSession } from '../kernel/types.js';
+import type { PushOptions, RemoteQuery, ResolvedRemote, SyncSession } from '../kernel/types.js';
 
-/** Opens a session against one remote: resolves it through the kernel and builds its HTTP client. */
+// Opens a session against one remote: resolves it, then connects through whichever
+// plugin speaks its URL (the transport), all through the kernel's hooks.
+
 export interface SessionRequest {
   direction: SyncSession['direction'];
   remote?: string;
@@ -40,32 +41,38 @@ export function requireProject(kernel: Kernel): Project {
   return project;
 }
 
+/** The remote a name (or none) designates, with its token: the first resolveRemote tap that answers. */
+export async function resolveRemote(kernel: Kernel, query: RemoteQuery): Promise<ResolvedRemote> {
+  const remote = await kernel.hooks.resolveRemote.promise(query);
+  if (!remote) {
+    throw new TracerError('remote_unresolved', 'No enabled plugin resolves remotes; check the enabled plugins with tracer plugins.', {
+      exitCode: ExitCode.localState,
+    });
+  }
+  return remote;
+}
+
 export async function openSession(kernel: Kernel, request: SessionRequest): Promise<OpenSession> {
   const project = requireProject(kernel);
-  const remote = await kernel.resolveRemote({ project, name: request.remote, purpose: request.purpose ?? 'sync' });
+  const remote = await resolveRemote(kernel, { project, name: request.remote, purpose: request.purpose ?? 'sync' });
   return sessionFor(kernel, project, remote, request);
 }
 
 /** A session for a remote resolved elsewhere, e.g. one `remote add` has not written yet. */
-export function sessionFor(
+export async function sessionFor(
   kernel: Kernel,
   project: Project,
   remote: ResolvedRemote,
   request: Omit<SessionRequest, 'remote' | 'purpose'>,
-): OpenSession {
-  const http = new RemoteClient(
-    {
-      name: remote.name,
-      url: remote.target.url,
-      org: remote.target.org_slug,
-      project: remote.target.project_slug,
-      apiRoot: remote.apiRoot,
-      token: remote.token,
-      hasToken: remote.token !== undefined,
-      tokenSource: remote.tokenSource,
-    },
-    quickened(settingsFromEnv(kernel.context.env), request.quick),
-  );
+): Promise<OpenSession> {
+  const transport = await kernel.hooks.connect.promise(remote, { quick: request.quick });
+  if (!transport) {
+    throw new TracerError(
+      'transport_unavailable',
+      `No enabled plugin can reach remote "${remote.name}" at ${remote.target.url}; check the enabled plugins with tracer plugins.`,
+      { exitCode: ExitCode.localState },
+    );
+  }
   const warnings: TracerWarning[] = [];
   const warn = (warning: TracerWarning) => {
     warnings.push(warning);
@@ -75,7 +82,7 @@ export function sessionFor(
     direction: request.direction,
     project,
     remote,
-    http,
+    transport,
     dryRun: request.dryRun ?? false,
     push: request.push,
     warn,
@@ -85,7 +92,7 @@ export function sessionFor(
     },
     state: new Map(),
   };
-  return { session, warnings, close: () => http.close() };
+  return { session, warnings, close: () => transport.close() };
 }
 
 /**
@@ -99,19 +106,12 @@ export async function preflightRemote(
   project: Project,
   remote: ResolvedRemote,
   options: { quick?: boolean } = {},
-): Promise<{ warnings: TracerWarning[]; state: Map<string, unknown> }> {
-  const { session, warnings, close } = sessionFor(kernel, project, remote, { direction: 'check', quick: options.quick });
+): Promise<{ warnings: TracerWarning[]; state: Map<string, unknown>; location: string }> {
+  const { session, warnings, close } = await sessionFor(kernel, project, remote, { direction: 'check', quick: options.quick });
   try {
     await kernel.hooks.preflight.promise(session);
-    return { warnings, state: session.state };
+    return { warnings, state: session.state, location: session.transport.location };
   } finally {
     close();
   }
-}
-
-const QUICK_TIMEOUT_MS = 10_000;
-function quickened(settings: ClientSettings, quick: boolean | undefined): ClientSettings {
-  if (!quick) return settings;
-  const timeoutMs = Math.min(settings.timeoutMs, QUICK_TIMEOUT_MS);
-  return { ...settings, timeoutMs, transferTimeoutMs: timeoutMs, retry: { ...settings.retry, attempts: 1 } };
 }

@@ -1,11 +1,11 @@
 import type { Writable } from 'node:stream';
 import type { TracerWarning } from '../core/errors.js';
-import { apiRoot, parseRemoteUrl } from '../core/remote-url.js';
+import { parseRemoteUrl } from '../core/remote-url.js';
+import type { Transport } from '../kernel/transport.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { FamilyPush } from './push-family.js';
 import { requireProject } from './session.js';
 import type { FamilyPlan, SyncSession } from '../kernel/types.js';
-import { RemoteClient } from '../net/client.js';
 import { readRemotes } from '../store/remotes.js';
 import { RemoteSyncState } from './sync-state.js';
 import { writeJson } from './transfer-commands.js';
@@ -67,12 +67,12 @@ async function remoteStatus(kernel: Kernel, name: string, url: string, warn: (wa
   const state = await RemoteSyncState.load(project.dir, name, url);
   const session = offlineSession(kernel, name, url, warn);
   const status: RemoteStatus = { name, url, unpushed: 0, families: {} };
-  try {
+  {
     for (const family of kernel.families) {
       let plan: FamilyPlan = { family, filters: [] };
       plan = await kernel.hooks.beforeFamily.promise(plan, session);
       // A dry run counts exactly what a push would consider, and sends nothing.
-      const report = await new FamilyPush(kernel, session, state, kernel.familySync(family.name)!, plan).run();
+      const report = await new FamilyPush(kernel, session, state, plan).run();
       const counts: FamilyStatus = {
         local: report.local,
         unpushed: report.local - report.already_synced - report.invalid,
@@ -84,8 +84,6 @@ async function remoteStatus(kernel: Kernel, name: string, url: string, warn: (wa
       status.unpushed += counts.unpushed;
       for (const [reason, count] of heldReasons(counts)) status[reason] = Number(status[reason] ?? 0) + count;
     }
-  } finally {
-    session.http.close();
   }
   return status;
 }
@@ -94,16 +92,6 @@ async function remoteStatus(kernel: Kernel, name: string, url: string, warn: (wa
 function offlineSession(kernel: Kernel, name: string, url: string, warn: (warning: TracerWarning) => void): SyncSession {
   const project = requireProject(kernel);
   const target = parseRemoteUrl(url);
-  const root = apiRoot(target);
-  const http = new RemoteClient({
-    name,
-    url: target.url,
-    org: target.org_slug,
-    project: target.project_slug,
-    apiRoot: root,
-    hasToken: false,
-    tokenSource: 'none',
-  });
   return {
     direction: 'check',
     project,
@@ -111,10 +99,9 @@ function offlineSession(kernel: Kernel, name: string, url: string, warn: (warnin
       name,
       record: { url: target.url, org_slug: target.org_slug, project_slug: target.project_slug, base_url: target.base_url },
       target,
-      apiRoot: root,
       tokenSource: 'none',
     },
-    http,
+    transport: OFFLINE,
     dryRun: true,
     push: { full: false, dryRun: true },
     warn,
@@ -137,3 +124,20 @@ function dedupe(warnings: readonly TracerWarning[]): TracerWarning[] {
     return true;
   });
 }
+
+/** Status plans as a dry run does, which never sends: a transport that is asked anything is a bug. */
+const never = (): never => {
+  throw new Error('tracer status reached for the network; it must only count');
+};
+const OFFLINE: Transport = {
+  limits: { itemsPerRequest: 0, bytesPerRequest: 0, pageSize: 0 },
+  location: 'nowhere (status works offline)',
+  identify: never,
+  send: never,
+  page: never,
+  hasBlob: never,
+  putBlob: never,
+  getBlob: never,
+  yieldToRequests: never,
+  close: () => undefined,
+};

@@ -1,13 +1,12 @@
-/**
- * An artifact family as data: what both the client and the service need to know
- * to store, identify and move its records. Family plugins register these; the
- * kernel keeps them in registration order (plugins.json order) and never names one.
- */
+// An artifact family as data: everything the engine and the service rely on to
+// store, identify and move its records. Family plugins register these; the kernel
+// keeps them in registration order (plugins.json order) and never names one.
+import { ExitCode, TracerError } from '../core/errors.js';
+import type { FamilyStore } from './types.js';
+
 export interface FamilyDefinition {
-  /** `--only` value and the name used in sync-state.json and messages. */
+  /** `--only` value, the family's name on the wire and in messages. */
   name: string;
-  /** Upload and pull route, relative to the API root (`/api/v1/sync/<name>` for the spec's families). */
-  route: string;
   /**
    * The member that holds the record's content id (wire contract "Content ids"),
    * or `null` for a family identified by members instead (conversations).
@@ -15,7 +14,10 @@ export interface FamilyDefinition {
   idMember: string | null;
   /** Members that together identify a record when there is no content id. */
   identity?: readonly string[];
-  /** Members every record must carry, the id member included. */
+  /**
+   * Members every record must carry: the id member (or identity members) and `ts`,
+   * which `--since` and the service's ordering read.
+   */
   required: readonly string[];
   /** Paths under the project folder that hold this family's local data. */
   storage: readonly string[];
@@ -33,6 +35,18 @@ export interface FamilyDefinition {
    * breaks one (422 invalid_item); members not named here are kept as they are.
    */
   members?: Readonly<Record<string, MemberKind>>;
+  /** Its list of synced ids in sync-state.json `synced` (default `<name>_ids`, dashes as underscores). */
+  manifestKey?: string;
+  /** A family that runs whenever this one is selected with `--only` (as conversations follow traces). */
+  follows?: string;
+  /** Its local storage, client side; default: the JSONL file named by `file`. */
+  store?: (projectDir: string, definition: RegisteredFamily) => FamilyStore;
+}
+
+/** A family as the kernel holds it: defaults filled in, and which plugin registered it. */
+export interface RegisteredFamily extends FamilyDefinition {
+  readonly manifestKey: string;
+  readonly plugin: string;
 }
 
 /** The shapes a family can demand of a member; checked by core/member-checks.ts. */
@@ -49,23 +63,40 @@ export interface BlobContent {
   inlineBelow: number;
 }
 
-export function defaultRoute(name: string): string {
-  return `/api/v1/sync/${name}`;
-}
-
-export function checkFamily(definition: FamilyDefinition, known: readonly FamilyDefinition[]): void {
-  if (!/^[a-z][a-z0-9-]{0,63}$/.test(definition.name))
-    throw new Error(`family name "${definition.name}" must be lowercase letters, digits and "-"`);
-  if (known.some((family) => family.name === definition.name)) throw new Error(`family "${definition.name}" is registered twice`);
-  if (!/^\/api\/v1\/[a-z0-9/-]+$/.test(definition.route))
-    throw new Error(`family "${definition.name}" route "${definition.route}" must be a path under /api/v1/`);
-  if (known.some((family) => family.route === definition.route))
-    throw new Error(`family "${definition.name}" reuses the route ${definition.route}`);
-  if (definition.idMember === null && !definition.identity?.length)
-    throw new Error(`family "${definition.name}" needs an idMember or identity members`);
+/** Checks a definition against the families already registered; the error names both plugins when two collide. */
+export function registeredFamily(definition: FamilyDefinition, plugin: string, known: readonly RegisteredFamily[]): RegisteredFamily {
+  const invalid = (why: string) =>
+    new TracerError(
+      'invalid_family',
+      `Plugin "${plugin}" registers an invalid family: ${why}; fix the plugin or switch it off in plugins.json.`,
+      {
+        exitCode: ExitCode.localState,
+        plugin,
+      },
+    );
+  const name = definition.name;
+  if (!/^[a-z][a-z0-9-]{0,63}$/.test(name)) throw invalid(`the name "${name}" must be lowercase letters, digits and "-"`);
+  const manifestKey = definition.manifestKey ?? `${name.replace(/-/g, '_')}_ids`;
+  if (!/^[a-z][a-z0-9_]*$/.test(manifestKey))
+    throw invalid(`family "${name}" has the manifest key "${manifestKey}", which is not snake_case`);
+  if (definition.idMember === null && !definition.identity?.length) throw invalid(`family "${name}" needs an idMember or identity members`);
+  for (const member of [...(definition.idMember === null ? definition.identity! : [definition.idMember]), 'ts']) {
+    if (!definition.required.includes(member)) throw invalid(`family "${name}" must list "${member}" among its required members`);
+  }
   // `file` is appended to as well as listed: it must stay inside the project folder just like `storage`.
   for (const path of definition.file === undefined ? definition.storage : [...definition.storage, definition.file]) {
     if (path === '' || path.startsWith('/') || path.startsWith('\\') || path.split(/[\\/]/).includes('..'))
-      throw new Error(`family "${definition.name}" storage path "${path}" must stay inside the project folder`);
+      throw invalid(`family "${name}" has the storage path "${path}", which leaves the project folder`);
   }
+  const clash = known.find((family) => family.name === name || family.manifestKey === manifestKey);
+  if (clash) {
+    const what =
+      clash.name === name ? `the family "${name}"` : `the manifest key "${manifestKey}" (families "${clash.name}" and "${name}")`;
+    throw new TracerError(
+      'duplicate_family',
+      `Plugins "${clash.plugin}" and "${plugin}" both register ${what}; switch one of them off in plugins.json (see tracer plugins).`,
+      { exitCode: ExitCode.localState, plugin },
+    );
+  }
+  return Object.freeze({ ...definition, manifestKey, plugin });
 }

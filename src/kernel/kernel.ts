@@ -1,10 +1,8 @@
 import type { CommandClass } from 'clipanion';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import type { Project } from '../store/project.js';
-import { checkFamily, type FamilyDefinition } from './families.js';
+import { registeredFamily, type FamilyDefinition, type RegisteredFamily } from './families.js';
 import { createHooks, type KernelHooks } from './hooks.js';
-import { familySyncWithDefaults, type FamilySync, type FamilySyncInput } from '../engine/family-sync.js';
-import type { RemoteQuery, ResolvedRemote } from './types.js';
 
 /** Where the kernel runs: what plugins may read, never global process state. */
 export interface KernelContext {
@@ -32,8 +30,9 @@ export class Kernel {
   readonly hooks: KernelHooks = createHooks();
   readonly warnings: TracerWarning[] = [];
   readonly plugins: TracerPlugin[] = [];
-  readonly #families: FamilyDefinition[] = [];
-  readonly #familySync = new Map<string, FamilySync>();
+  readonly #families: RegisteredFamily[] = [];
+  /** The plugin being applied: families it registers are its own. */
+  #applying = '(no plugin)';
 
   constructor(readonly context: KernelContext) {
     for (const [hookName, hook] of Object.entries(this.hooks)) {
@@ -42,51 +41,34 @@ export class Kernel {
   }
 
   async use(plugin: TracerPlugin): Promise<void> {
+    this.#applying = plugin.name;
     try {
       await plugin.apply(this);
     } catch (error) {
       throw tracerErrorFrom(error, { plugin: plugin.name, hook: 'apply' });
+    } finally {
+      this.#applying = '(no plugin)';
     }
     this.plugins.push(plugin);
   }
 
-  get families(): readonly FamilyDefinition[] {
+  get families(): readonly RegisteredFamily[] {
     return this.#families;
   }
 
-  family(name: string): FamilyDefinition | undefined {
+  family(name: string): RegisteredFamily | undefined {
     return this.#families.find((family) => family.name === name);
   }
 
-  /** `sync` says how push and pull treat the family (manifest key, local store, which family it follows). */
-  registerFamily(definition: FamilyDefinition, sync: FamilySyncInput = {}): void {
-    checkFamily(definition, this.#families);
-    const frozen = Object.freeze({ ...definition });
-    this.#families.push(frozen);
-    this.#familySync.set(definition.name, familySyncWithDefaults(frozen, sync));
-  }
-
-  /** How push and pull treat a registered family. */
-  familySync(name: string): FamilySync | undefined {
-    return this.#familySync.get(name);
+  /** Refuses an invalid definition, and a name or manifest key another plugin already registered. */
+  registerFamily(definition: FamilyDefinition): RegisteredFamily {
+    const family = registeredFamily(definition, this.#applying, this.#families);
+    this.#families.push(family);
+    return family;
   }
 
   warn(warning: TracerWarning): void {
     this.warnings.push(warning);
-  }
-
-  async resolveRemote(query: RemoteQuery): Promise<ResolvedRemote> {
-    const remote = await this.hooks.resolveRemote.promise(query);
-    if (!remote) {
-      throw new TracerError(
-        'remote_unresolved',
-        'No enabled plugin resolves remotes; enable "remote-resolver" in plugins.json (see tracer plugins).',
-        {
-          exitCode: ExitCode.localState,
-        },
-      );
-    }
-    return remote;
   }
 }
 

@@ -1,10 +1,10 @@
 import type { ParsedRemoteUrl } from '../core/remote-url.js';
 import type { TracerWarning } from '../core/errors.js';
-import type { RemoteClient } from '../net/client.js';
+import type { Transport } from './transport.js';
 import type { CredentialPurpose } from '../store/credentials.js';
 import type { Project } from '../store/project.js';
 import type { RemoteRecord } from '../store/remotes.js';
-import type { FamilyDefinition } from './families.js';
+import type { RegisteredFamily } from './families.js';
 
 /** Values that flow through the kernel's hooks (see hooks.ts). */
 
@@ -19,8 +19,6 @@ export interface ResolvedRemote {
   name: string;
   record: RemoteRecord;
   target: ParsedRemoteUrl;
-  /** Where `/api/v1/...` routes live for this remote. */
-  apiRoot: string;
   token?: string;
   /** Where the token came from (`config.json`, `env:VAR`, `none`), for messages. */
   tokenSource: string;
@@ -51,8 +49,8 @@ export interface SyncSession {
   direction: 'push' | 'pull' | 'check';
   project: Project;
   remote: ResolvedRemote;
-  /** The remote's HTTP client: routes are relative to its API root. */
-  http: RemoteClient;
+  /** How this session reaches the remote (opened through the connect hook). */
+  transport: Transport;
   dryRun: boolean;
   /** Present on push. */
   push?: PushOptions;
@@ -74,7 +72,7 @@ export interface RecordFilter {
 
 /** What a push of one family will send; beforeFamily taps narrow it. */
 export interface FamilyPlan {
-  family: FamilyDefinition;
+  family: RegisteredFamily;
   /** Lower bound on item `ts` (`--since`). */
   since?: string;
   /** Every filter must accept a record for it to be sent. */
@@ -88,7 +86,7 @@ export interface BlobUpload {
   size: number;
   /** The cache file holding the bytes. */
   path: string;
-  family: FamilyDefinition;
+  family: RegisteredFamily;
 }
 
 export interface BlobUploadResult {
@@ -103,32 +101,31 @@ export interface BlobFetch {
   size?: number;
   /** Where the verified bytes must end up (renamed into place only after the sha matched). */
   path: string;
-  family: FamilyDefinition;
+  family: RegisteredFamily;
 }
 
 export interface BlobFetchResult {
   size: number;
 }
 
-/** A route answered as absent (404 without a resource code, 405, 501). */
+/** The remote lacks a feature a step needs (an older server): see FeatureMissing in transport.ts. */
 export interface MissingRoute {
-  /** The family whose route it is, when it is a family route. */
-  family?: FamilyDefinition;
-  /** What the route is for, e.g. a family name, `blobs`, `whoami`. */
+  /** The family whose step it is, when it is a family's. */
+  family?: RegisteredFamily;
+  /** A family name, `blobs` or `whoami`. */
   feature: string;
-  route: string;
-  status: number;
+  /** What is missing, as the transport names it (for HTTP, the route). */
+  where: string;
 }
 
+/** A fallback's answer: the step is left out, with a warning to show unless it is silent. */
 export interface RouteFallback {
-  /** `skip`: leave this step out; `continue`: go on as if it had answered. */
-  action: 'skip' | 'continue';
-  /** Shown to the user; omit for a silent fallback. */
+  /** Omit for a silent fallback. */
   warning?: TracerWarning;
 }
 
 export interface FamilyPullResult {
-  family: FamilyDefinition;
+  family: RegisteredFamily;
   received: number;
   inserted: number;
 }

@@ -1,12 +1,9 @@
-import type { TracerPlugin } from '../kernel/kernel.js';
-import { STAGE } from '../kernel/stages.js';
+// Old servers without blob routes (spec §4.3, §9): large transcripts go inline on
+// their family's route instead, each fallback recorded in push-errors.log; the
+// push still exits 0. Switched off, such a server makes a push with a large
+// transcript fail with blobs_unsupported.
+import { STAGE, type TracerPlugin } from '../plugin/index.js';
 
-/**
- * Old servers without `/api/v1/blobs` (spec §4.3, §9): large transcripts go
- * inline on their family's route instead, and each fallback is recorded in
- * push-errors.log; the push still exits 0. Switched off, such a server makes a
- * push with a large transcript fail with blobs_unsupported.
- */
 const blobsMissing: TracerPlugin = {
   name: 'blobs-missing',
   apply(kernel) {

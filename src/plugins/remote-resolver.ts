@@ -1,13 +1,16 @@
-import { apiRoot, parseRemoteUrl } from '../core/remote-url.js';
-import type { TracerPlugin } from '../kernel/kernel.js';
-import { readGlobalConfig, readProjectConfig } from '../store/config-files.js';
-import { resolveCredentials } from '../store/credentials.js';
-import { chooseRemoteName, readRemotes, requireRemote } from '../store/remotes.js';
+// Resolves remotes from the project's remotes.json and their tokens from the
+// token_ref alone (spec §5.2). Another plugin may answer first at an earlier stage.
+import {
+  chooseRemoteName,
+  parseRemoteUrl,
+  readGlobalConfig,
+  readProjectConfig,
+  readRemotes,
+  requireRemote,
+  resolveCredentials,
+  type TracerPlugin,
+} from '../plugin/index.js';
 
-/**
- * Resolves remotes from the project's remotes.json and their tokens from the
- * token_ref alone (spec §5.2). Another plugin may answer first at an earlier stage.
- */
 const remoteResolver: TracerPlugin = {
   name: 'remote-resolver',
   apply(kernel) {
@@ -19,7 +22,6 @@ const remoteResolver: TracerPlugin = {
       ]);
       const name = chooseRemoteName(remotes, query.name, projectConfig.remote?.default);
       const record = requireRemote(remotes, name);
-      const target = parseRemoteUrl(record.url);
       const credentials = resolveCredentials({
         remoteName: name,
         remote: record,
@@ -30,8 +32,7 @@ const remoteResolver: TracerPlugin = {
       return {
         name,
         record,
-        target,
-        apiRoot: apiRoot(target),
+        target: parseRemoteUrl(record.url),
         token: credentials.token,
         tokenSource: credentials.source,
         adminSecret: credentials.adminSecret,

@@ -1,29 +1,22 @@
-import type { TracerWarning } from '../core/errors.js';
-import { defaultRoute } from '../kernel/families.js';
-import type { Kernel, TracerPlugin } from '../kernel/kernel.js';
+// The traces family (spec §2.2, wire contract "Content ids"). Without --full a
+// push sends only traces some ledger attributes (spec §4.2); the others wait,
+// unsynced, for a ledger or for --full.
+import { storeOf, type Kernel, type TracerPlugin, type TracerWarning } from '../plugin/index.js';
 
-/**
- * The traces family (spec §2.2, wire contract 'Content ids'). Without --full a
- * push sends only traces some ledger attributes (spec §4.2); the others wait,
- * unsynced, for a ledger or for --full.
- */
 export const WAITING_FOR_ATTRIBUTION = 'waiting_for_attribution';
 
 const tracesFamily: TracerPlugin = {
   name: 'traces',
   apply(kernel) {
-    kernel.registerFamily(
-      {
-        name: 'traces',
-        route: defaultRoute('traces'),
-        idMember: 'id',
-        required: ['id', 'ts'],
-        members: { id: 'sha256', ts: 'timestamp' },
-        file: 'traces.jsonl',
-        storage: ['traces.jsonl'],
-      },
-      { manifestKey: 'trace_ids' },
-    );
+    kernel.registerFamily({
+      name: 'traces',
+      idMember: 'id',
+      required: ['id', 'ts'],
+      members: { id: 'sha256', ts: 'timestamp' },
+      file: 'traces.jsonl',
+      storage: ['traces.jsonl'],
+      manifestKey: 'trace_ids',
+    });
     kernel.hooks.beforeFamily.tapPromise('traces', async (plan, session) => {
       if (plan.family.name !== 'traces' || session.push?.full) return plan;
       // Read the ledgers only once some trace is not synced yet: a push with nothing new never opens them.
@@ -43,9 +36,9 @@ const tracesFamily: TracerPlugin = {
 /** Every trace id some local ledger lists in `trace_ids`. */
 export async function attributedTraceIds(kernel: Kernel, projectDir: string, warn: (warning: TracerWarning) => void): Promise<Set<string>> {
   const ids = new Set<string>();
-  const ledgers = kernel.familySync('ledgers');
+  const ledgers = kernel.family('ledgers');
   if (!ledgers) return ids;
-  for await (const ledger of ledgers.store(projectDir).records(warn)) {
+  for await (const ledger of storeOf(ledgers, projectDir).records(warn)) {
     if (Array.isArray(ledger.trace_ids)) for (const id of ledger.trace_ids) if (typeof id === 'string') ids.add(id);
   }
   return ids;

@@ -1,82 +1,42 @@
-import { ExitCode, TracerError } from '../core/errors.js';
-import type { TracerPlugin } from '../kernel/kernel.js';
-import { isRouteMissing } from '../net/remote-error.js';
-import { STAGE } from '../kernel/stages.js';
-import type { SyncSession } from '../kernel/types.js';
+// The scope pre-flight (spec §4.4, §7): before any push and in doctor / remote add
+// / project create, the transport asks the remote who the token belongs to. A
+// token of another org, or a project token for another project, refuses the run;
+// a remote that cannot say is a question for the routeMissing hook (see
+// whoami-unsupported).
+import { ExitCode, isFeatureMissing, STAGE, TracerError, type Identity, type SyncSession, type TracerPlugin } from '../plugin/index.js';
 
-/**
- * The scope pre-flight (spec §4.4, §7): `GET /api/v1/auth/whoami` before any
- * push and in doctor / remote add / project create. A token of another org, or a
- * project token for another project, refuses the run; a server without the
- * route is a question for the routeMissing hook (see whoami-unsupported).
- */
-export const WHOAMI_ROUTE = '/api/v1/auth/whoami';
 /** Where the answer is kept in `session.state`, for doctor and messages. */
 export const WHOAMI_STATE = 'whoami';
-
-export interface Whoami {
-  org_slug: string;
-  project_slug: string | null;
-  scope: 'org' | 'project';
-  token_name?: string;
-}
 
 const whoamiPlugin: TracerPlugin = {
   name: 'whoami',
   apply(kernel) {
     kernel.hooks.preflight.tapPromise({ name: 'whoami', stage: STAGE.native }, async (session) => {
-      let answer: unknown;
+      let whoami: Identity;
       try {
-        answer = await session.http.getJson(WHOAMI_ROUTE);
+        whoami = await session.transport.identify();
       } catch (error) {
-        if (!isRouteMissing(error)) throw error;
-        const fallback = await kernel.hooks.routeMissing.promise({ feature: 'whoami', route: WHOAMI_ROUTE, status: error.status }, session);
+        if (!isFeatureMissing(error)) throw error;
+        const fallback = await kernel.hooks.routeMissing.promise({ feature: error.feature, where: error.where }, session);
         if (!fallback) {
           throw new TracerError(
             'whoami_unsupported',
-            `The server of remote "${session.remote.name}" has no ${WHOAMI_ROUTE} (${error.status}), so the token's scope cannot be checked, and "whoami-unsupported" is switched off; upgrade the service or switch the plugin back on.`,
-            {
-              exitCode: ExitCode.scope,
-            },
+            `The server of remote "${session.remote.name}" has no ${error.where}, so the token's scope cannot be checked, and "whoami-unsupported" is switched off; upgrade the service or switch the plugin back on.`,
+            { exitCode: ExitCode.scope },
           );
         }
         if (fallback.warning) session.warn(fallback.warning);
         session.state.set(WHOAMI_STATE, undefined);
         return;
       }
-      const whoami = checkWhoami(answer, session);
       session.state.set(WHOAMI_STATE, whoami);
       checkScope(whoami, session);
     });
   },
 };
 
-function checkWhoami(value: unknown, session: SyncSession): Whoami {
-  const whoami = value as Partial<Whoami> | null;
-  if (
-    typeof whoami !== 'object' ||
-    whoami === null ||
-    typeof whoami.org_slug !== 'string' ||
-    (whoami.scope !== 'org' && whoami.scope !== 'project')
-  ) {
-    throw new TracerError(
-      'malformed_response',
-      `Remote "${session.remote.name}" answered ${WHOAMI_ROUTE} without org_slug and scope; check that ${session.remote.target.url} points at a tracer service.`,
-      {
-        exitCode: ExitCode.network,
-      },
-    );
-  }
-  return {
-    org_slug: whoami.org_slug,
-    project_slug: typeof whoami.project_slug === 'string' ? whoami.project_slug : null,
-    scope: whoami.scope,
-    token_name: whoami.token_name,
-  };
-}
-
 /** Spec §7: org differs → org_slug_mismatch; a project token for another project → project_scope_mismatch. */
-export function checkScope(whoami: Whoami, session: SyncSession): void {
+export function checkScope(whoami: Identity, session: SyncSession): void {
   const { name } = session.remote;
   const { org_slug: org, project_slug: project } = session.remote.target;
   const token = whoami.token_name ? `token "${whoami.token_name}"` : 'token';

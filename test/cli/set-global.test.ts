@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bootKernel } from '../../src/kernel/boot.js';
+import { resolveRemote } from '../../src/engine/session.js';
 import { cleanup, sandbox } from '../helpers/cli.js';
 import { assertOk, assertOneLineError, printed } from './expect.js';
 
@@ -50,12 +51,12 @@ test('set globaluser and global.auth-token write the legacy slot, print the migr
   // The path push/pull/sync take: kernel.resolveRemote with purpose "sync".
   const env = { TRACER_TOKEN: LEGACY, TRACER_ADMIN_SECRET: 'admin-secret' };
   const kernel = await bootKernel({ home, cwd: repo, env });
-  const resolved = await kernel.resolveRemote({ project: kernel.context.project!, name: 'origin', purpose: 'sync' });
+  const resolved = await resolveRemote(kernel, { project: kernel.context.project!, name: 'origin', purpose: 'sync' });
   assert.is(resolved.token, undefined);
   assert.is(resolved.tokenSource, 'none');
   assert.is(resolved.adminSecret, undefined);
   try {
-    await kernel.resolveRemote({ project: kernel.context.project!, name: 'envbound', purpose: 'sync' });
+    await resolveRemote(kernel, { project: kernel.context.project!, name: 'envbound', purpose: 'sync' });
     assert.unreachable('an unset env binding must fail rather than fall back');
   } catch (error) {
     assert.is((error as { code?: string }).code, 'token_env_unset');

@@ -13,6 +13,7 @@ import {
   type PluginLayer,
 } from '../../src/kernel/plugin-list.js';
 import type { FamilyPlan } from '../../src/kernel/types.js';
+import { resolveRemote } from '../../src/engine/session.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
 import { clearJournal, fakeSession, journal } from '../fixtures/plugins/journal.js';
 
@@ -49,7 +50,7 @@ async function rejection(run: () => Promise<unknown>): Promise<TracerError> {
 }
 
 const plan = (): FamilyPlan => ({
-  family: { name: 'traces', route: '/api/v1/sync/traces', idMember: 'id', required: ['id'], storage: [] },
+  family: { name: 'traces', idMember: 'id', required: ['id', 'ts'], storage: [], manifestKey: 'trace_ids', plugin: 'traces' },
   filters: [],
 });
 const pulled = () => ({ family: plan().family, received: 0, inserted: 0 });
@@ -81,10 +82,10 @@ test('bail: the first answer wins and later taps never run', async () => {
   const kernel = await kernelWith(userLayer('./fallback.ts', './alpha.ts', './beta.ts'));
   journal.length = 0;
   const session = fakeSession();
-  const alpha = await kernel.resolveRemote({ project: session.project, name: 'alpha', purpose: 'sync' });
+  const alpha = await resolveRemote(kernel, { project: session.project, name: 'alpha', purpose: 'sync' });
   assert.is(alpha.name, 'fixture-alpha');
   assert.equal(journal.splice(0), ['resolveRemote:alpha']);
-  const beta = await kernel.resolveRemote({ project: session.project, name: 'beta', purpose: 'sync' });
+  const beta = await resolveRemote(kernel, { project: session.project, name: 'beta', purpose: 'sync' });
   assert.is(beta.name, 'fixture-beta');
   assert.equal(journal.splice(0), ['resolveRemote:alpha', 'resolveRemote:beta']);
 });
@@ -92,16 +93,16 @@ test('bail: the first answer wins and later taps never run', async () => {
 test('bail: a later-stage fallback (listed first) answers only when every earlier tap declines', async () => {
   const kernel = await kernelWith(userLayer('./fallback.ts', './alpha.ts', './beta.ts'));
   journal.length = 0;
-  const remote = await kernel.resolveRemote({ project: fakeSession().project, name: 'unknown', purpose: 'sync' });
+  const remote = await resolveRemote(kernel, { project: fakeSession().project, name: 'unknown', purpose: 'sync' });
   assert.is(remote.name, 'fixture-fallback');
   assert.equal(journal, ['resolveRemote:alpha', 'resolveRemote:beta', 'resolveRemote:fallback']);
 });
 
-test('bail: when nobody answers, resolveRemote says which plugin is missing', async () => {
+test('bail: when nobody answers, resolveRemote says to check the enabled plugins', async () => {
   const kernel = await kernelWith(userLayer('./alpha.ts'));
-  const error = await rejection(() => kernel.resolveRemote({ project: fakeSession().project, name: 'unknown', purpose: 'sync' }));
+  const error = await rejection(() => resolveRemote(kernel, { project: fakeSession().project, name: 'unknown', purpose: 'sync' }));
   assert.is(error.code, 'remote_unresolved');
-  assert.match(error.message, /remote-resolver/);
+  assert.match(error.message, /tracer plugins/);
 });
 
 test('waterfall: each tap refines the plan the previous one returned', async () => {
@@ -141,7 +142,7 @@ test('an Error thrown in a tap comes out as plugin_failed naming the plugin and 
 
 test('a TracerError thrown in a tap keeps its code and sentence, and gains the plugin and hook', async () => {
   const kernel = await kernelWith(userLayer('./failing-taps.ts'));
-  const error = await rejection(() => kernel.resolveRemote({ project: fakeSession().project, purpose: 'sync' }));
+  const error = await rejection(() => resolveRemote(kernel, { project: fakeSession().project, purpose: 'sync' }));
   assert.is(error.code, 'org_slug_mismatch');
   assert.is(error.exitCode, 6);
   assert.is(error.message, 'The token belongs to another org; use a token of org acme.');
@@ -271,18 +272,20 @@ test('families are registered in list order; built-ins first in plugins.json ord
     reordered.families.map((family) => family.name),
     ['summaries', 'traces', 'ledgers', 'commit-links', 'conversations', 'fixture-alpha', 'fixture-beta'],
   );
-  assert.is(kernel.family('fixture-alpha')?.route, '/api/v1/sync/fixture-alpha');
+  assert.is(kernel.family('fixture-alpha')?.plugin, 'fixture-alpha');
+  assert.is(kernel.family('fixture-alpha')?.manifestKey, 'fixture_alpha_ids');
   assert.ok(Object.isFrozen(kernel.family('traces')));
 });
 
-test('a duplicate family name or route is refused, naming the plugin', async () => {
+test('a duplicate family name or manifest key is refused, naming both plugins', async () => {
   const builtin = await readPluginListFile(BUILTIN_LIST_FILE, 'builtin');
   const family = await rejection(() => kernelWith(builtin, userLayer('./duplicate-family.ts')));
+  assert.is(family.code, 'duplicate_family');
   assert.is(family.plugin, 'fixture-duplicate-family');
-  assert.match(family.message, /traces/);
-  const route = await rejection(() => kernelWith(builtin, userLayer('./duplicate-route.ts')));
-  assert.is(route.plugin, 'fixture-duplicate-route');
-  assert.match(route.message, /\/api\/v1\/sync\/traces/);
+  assert.match(family.message, 'Plugins "traces" and "fixture-duplicate-family" both register the family "traces"');
+  const key = await rejection(() => kernelWith(builtin, userLayer('./duplicate-manifest-key.ts')));
+  assert.is(key.code, 'duplicate_family');
+  assert.match(key.message, 'Plugins "traces" and "fixture-duplicate-manifest-key" both register the manifest key "trace_ids"');
 });
 
 test('removing a plugin from the list removes its family and nothing else', async () => {

@@ -1,10 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkFamily, defaultRoute, type FamilyDefinition } from '../../src/kernel/families.js';
+import { TracerError } from '../../src/core/errors.js';
+import { registeredFamily, type FamilyDefinition, type RegisteredFamily } from '../../src/kernel/families.js';
 
 const family = (overrides: Partial<FamilyDefinition> = {}): FamilyDefinition => ({
   name: 'notes',
-  route: defaultRoute('notes'),
   idMember: 'id',
   required: ['id', 'ts'],
   storage: ['notes.jsonl'],
@@ -12,57 +12,67 @@ const family = (overrides: Partial<FamilyDefinition> = {}): FamilyDefinition => 
   ...overrides,
 });
 
-function refused(definition: FamilyDefinition, known: FamilyDefinition[] = [], pattern?: RegExp) {
+const known = (definition: FamilyDefinition, plugin = 'first'): RegisteredFamily => registeredFamily(definition, plugin, []);
+
+function refused(definition: FamilyDefinition, existing: RegisteredFamily[] = [], pattern?: RegExp, code = 'invalid_family') {
   try {
-    checkFamily(definition, known);
+    registeredFamily(definition, 'second', existing);
   } catch (error) {
+    assert.instance(error, TracerError);
+    assert.is((error as TracerError).code, code);
+    assert.is((error as TracerError).plugin, 'second');
     if (pattern) assert.match((error as Error).message, pattern);
     return;
   }
   assert.unreachable(`${JSON.stringify(definition)} should be refused`);
 }
 
-test('a well-formed family passes; the default route is /api/v1/sync/<name>', () => {
-  assert.is(defaultRoute('commit-links'), '/api/v1/sync/commit-links');
-  checkFamily(family(), [family({ name: 'other', route: defaultRoute('other') })]);
-  checkFamily(family({ idMember: null, identity: ['conversation_id', 'content_sha256'], storage: ['conversations'] }), []);
+test('a well-formed family passes with its defaults filled in and its plugin named', () => {
+  const notes = registeredFamily(family(), 'notes-plugin', [known(family({ name: 'other', file: 'other.jsonl' }))]);
+  assert.is(notes.manifestKey, 'notes_ids');
+  assert.is(notes.plugin, 'notes-plugin');
+  assert.ok(Object.isFrozen(notes));
+  assert.is(registeredFamily(family({ name: 'commit-links' }), 'p', []).manifestKey, 'commit_links_ids');
+  registeredFamily(
+    family({ idMember: null, identity: ['conversation_id', 'content_sha256'], required: ['conversation_id', 'content_sha256', 'ts'] }),
+    'p',
+    [],
+  );
 });
 
 test('names: lowercase letters, digits and "-", starting with a letter', () => {
   for (const name of ['', 'Notes', '1notes', 'no tes', 'no_tes', 'notes/x', '-notes', 'n'.repeat(65)])
-    refused(family({ name }), [], /family name/);
+    refused(family({ name }), [], /the name/);
 });
 
-test('a second family with the same name or the same route is refused', () => {
-  refused(family({ route: '/api/v1/sync/notes-2' }), [family()], /registered twice/);
-  refused(family({ name: 'notes-2' }), [family()], /reuses the route/);
+test('a second family with the same name, or the same manifest key, names both plugins', () => {
+  refused(
+    family({ manifestKey: 'other_key' }),
+    [known(family())],
+    /Plugins "first" and "second" both register the family "notes"/,
+    'duplicate_family',
+  );
+  refused(family({ name: 'notes-2', manifestKey: 'notes_ids' }), [known(family())], /manifest key "notes_ids"/, 'duplicate_family');
 });
 
-test('routes must be paths under /api/v1/', () => {
-  for (const route of [
-    '/sync/notes',
-    'api/v1/sync/notes',
-    '/api/v2/sync/notes',
-    '/api/v1/',
-    '/api/v1/sync/../admin',
-    '/api/v1/sync/notes?x=1',
-    'https://h/api/v1/sync/notes',
-  ]) {
-    refused(family({ route }), [], /must be a path under/);
-  }
+test('the manifest key is snake_case', () => {
+  for (const manifestKey of ['Notes', 'notes-ids', '1ids', '']) refused(family({ manifestKey }), [], /snake_case/);
 });
 
-test('a family without an id member needs identity members', () => {
+test('a family without an id member needs identity members; the id and ts are required members', () => {
   refused(family({ idMember: null }), [], /idMember or identity/);
   refused(family({ idMember: null, identity: [] }), [], /idMember or identity/);
+  refused(family({ required: ['id'] }), [], /"ts"/);
+  refused(family({ required: ['ts'] }), [], /"id"/);
+  refused(family({ idMember: null, identity: ['a', 'b'], required: ['a', 'ts'] }), [], /"b"/);
 });
 
 test('storage paths and the JSONL file stay inside the project folder', () => {
   for (const path of ['/etc/passwd', '../other-project/traces.jsonl', 'a/../../x', '..\\x', '\\\\server\\share', '']) {
-    refused(family({ storage: [path], file: undefined }), [], /must stay inside/);
-    refused(family({ storage: ['notes.jsonl'], file: path }), [], /must stay inside/);
+    refused(family({ storage: [path], file: undefined }), [], /leaves the project folder/);
+    refused(family({ storage: ['notes.jsonl'], file: path }), [], /leaves the project folder/);
   }
-  checkFamily(family({ storage: ['conversations', 'conversations/_index.json'], file: 'nested/notes.jsonl' }), []);
+  registeredFamily(family({ storage: ['conversations', 'conversations/_index.json'], file: 'nested/notes.jsonl' }), 'p', []);
 });
 
 test.run();

@@ -57,7 +57,7 @@ test('pull has written its request for page 3 before it writes page 2', async ()
     return req;
   } as typeof http.request;
   try {
-    const { session, close } = sessionFor(kernel, project, remote(`${service.url}/acme/web`, token), { direction: 'pull' });
+    const { session, close } = await sessionFor(kernel, project, remote(`${service.url}/acme/web`, token), { direction: 'pull' });
     const report = await runPull(kernel, session);
     close();
     assert.is(report.families[0]!.inserted, 1200);

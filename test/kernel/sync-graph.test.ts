@@ -45,7 +45,7 @@ test('1200 traces go in requests of at most 500 items; the manifest records them
       sizes.push(count);
       return [200, { received: count, inserted: count, duplicates: 0 }];
     });
-  const { session: s, close } = session(kernel, project, { push: { full: true } });
+  const { session: s, close } = await session(kernel, project, { push: { full: true } });
   kernel.hooks.preflight.tap('none', () => undefined);
   const report = await runPush(kernel, s);
   close();
@@ -67,7 +67,7 @@ test('batches are split by bytes too', async () => {
       sizes.push((body as { items: unknown[] }).items.length);
       return [200, { received: 1, inserted: 1, duplicates: 0 }];
     });
-  const { session: s, close } = session(kernel, project, { push: { full: true } });
+  const { session: s, close } = await session(kernel, project, { push: { full: true } });
   await runPush(kernel, s);
   close();
   assert.equal(sizes, [2, 1]);
@@ -89,7 +89,7 @@ test('422 invalid_item naming an index: that item stays unsynced and logged, the
       bodies.push((body as { items: unknown[] }).items.length);
       return [200, { received: 2, inserted: 2, duplicates: 0 }];
     });
-  const { session: s, close } = session(kernel, project, { push: { full: true } });
+  const { session: s, close } = await session(kernel, project, { push: { full: true } });
   const report = await runPush(kernel, s);
   close();
   assert.equal(bodies, [3, 2]);
@@ -106,7 +106,7 @@ test('local records the service would refuse are not sent, and reported once', a
   const { kernel, project } = await kernelWith(traces);
   appendRows(join(project.dir, 'traces.jsonl'), [{ id: 'a'.repeat(64), ts: 'yesterday' }, trace(1)]);
   nock(BASE).post('/api/v1/sync/traces').reply(200, { received: 1, inserted: 1, duplicates: 0 });
-  const { session: s, warnings, close } = session(kernel, project, { push: { full: true } });
+  const { session: s, warnings, close } = await session(kernel, project, { push: { full: true } });
   const report = await runPush(kernel, s);
   close();
   assert.is(report.families[0]!.invalid, 1);
@@ -133,7 +133,7 @@ test('pull pages with the cursor, verifies ids, dedupes, and stores the cursor a
     .get('/api/v1/sync/ledgers')
     .query({ limit: '500' })
     .reply(200, { items: [], next_cursor: null, has_more: false });
-  const { session: s, warnings, close } = session(kernel, project, { direction: 'pull' });
+  const { session: s, warnings, close } = await session(kernel, project, { direction: 'pull' });
   const report = await runPull(kernel, s);
   close();
   const tracesReport = report.families.find((family) => family.family === 'traces')!;
@@ -160,7 +160,7 @@ test('pull pages with the cursor, verifies ids, dedupes, and stores the cursor a
     .get('/api/v1/sync/ledgers')
     .query({ limit: '500' })
     .reply(200, { items: [], next_cursor: null, has_more: false });
-  const again = session(kernel, project, { direction: 'pull' });
+  const again = await session(kernel, project, { direction: 'pull' });
   assert.is((await runPull(kernel, again.session)).totals.inserted, 0);
   again.close();
 });
@@ -187,7 +187,7 @@ test('pull checks every row whatever its order or spacing, and stores each one a
       .get('/api/v1/sync/ledgers')
       .query({ limit: '500' })
       .reply(200, { items: [], next_cursor: null, has_more: false });
-    const { session: s, warnings, close } = session(kernel, project, { direction: 'pull' });
+    const { session: s, warnings, close } = await session(kernel, project, { direction: 'pull' });
     await runPull(kernel, s);
     close();
     assert.equal(
@@ -209,7 +209,7 @@ test('pull --since reads from the start and leaves the cursor alone', async () =
     .get('/api/v1/sync/traces')
     .query({ limit: '500', since: '2024-05-01T00:00:00.000Z' })
     .reply(200, { items: [trace(9)], next_cursor: 'elsewhere', has_more: false });
-  const { session: s, close } = session(kernel, project, { direction: 'pull' });
+  const { session: s, close } = await session(kernel, project, { direction: 'pull' });
   await runPull(kernel, s, '2024-05-01T00:00:00.000Z');
   close();
   assert.is((await RemoteSyncState.load(project.dir, 'origin', remote().record.url)).cursor('traces'), 'kept');

@@ -36,7 +36,7 @@ function cached(project: Project, kernel: Kernel): BlobUpload {
 test('HEAD 200: the service already holds the bytes, nothing is posted', async () => {
   const { kernel, project } = await kernelWith(conversations, blobs, blobsMissing);
   const scope = nock(BASE).head(`/api/v1/blobs/${sha}`).reply(200);
-  const { session: s, close } = session(kernel, project, { push: {} });
+  const { session: s, close } = await session(kernel, project, { push: {} });
   assert.equal(await kernel.hooks.uploadBlob.promise(cached(project, kernel), s), { via: 'blob', alreadyPresent: true });
   close();
   assert.ok(scope.isDone());
@@ -55,7 +55,7 @@ test('HEAD 404 on a server with the route: the bytes are streamed with their sha
     .matchHeader('content-type', 'application/octet-stream')
     .matchHeader('content-length', String(bytes.length))
     .reply(201, { sha256: sha, size: bytes.length });
-  const { session: s, close } = session(kernel, project, { push: {} });
+  const { session: s, close } = await session(kernel, project, { push: {} });
   assert.equal(await kernel.hooks.uploadBlob.promise(cached(project, kernel), s), { via: 'blob', alreadyPresent: false });
   close();
   assert.ok(scope.isDone());
@@ -65,7 +65,7 @@ test('HEAD 404 on a server with the route: the bytes are streamed with their sha
 test('no blob route: blobs declines, blobs-missing answers inline and writes the push error log', async () => {
   const { kernel, project } = await kernelWith(conversations, blobs, blobsMissing);
   nock(BASE).head(`/api/v1/blobs/${sha}`).reply(404).head('/api/v1/blobs/probe').reply(404);
-  const { session: s, warnings, close } = session(kernel, project, { push: {} });
+  const { session: s, warnings, close } = await session(kernel, project, { push: {} });
   const upload = cached(project, kernel);
   assert.equal(await kernel.hooks.uploadBlob.promise(upload, s), { via: 'inline', alreadyPresent: false });
   // The route is known absent for the rest of the session: no second probe.
@@ -87,7 +87,7 @@ test('no blob route: blobs declines, blobs-missing answers inline and writes the
 test('no blob route and no fallback: nobody answers', async () => {
   const { kernel, project } = await kernelWith(conversations, blobs);
   nock(BASE).head(`/api/v1/blobs/${sha}`).reply(405).head('/api/v1/blobs/probe').reply(405);
-  const { session: s, close } = session(kernel, project, { push: {} });
+  const { session: s, close } = await session(kernel, project, { push: {} });
   assert.is(await kernel.hooks.uploadBlob.promise(cached(project, kernel), s), undefined);
   close();
 });
@@ -101,7 +101,7 @@ test('413 blob_too_large is an item refusal (exit category validation)', async (
     .reply(400)
     .post('/api/v1/blobs')
     .reply(413, { code: 'blob_too_large', detail: 'over 10 MiB' });
-  const { session: s, close } = session(kernel, project, { push: {} });
+  const { session: s, close } = await session(kernel, project, { push: {} });
   try {
     await kernel.hooks.uploadBlob.promise(cached(project, kernel), s);
     assert.unreachable('should refuse');
@@ -119,7 +119,7 @@ test('fetchBlob puts verified bytes in place; wrong bytes leave nothing behind',
   const family = kernel.family('conversations')!;
   const path = join(project.dir, 'conversations', sha.slice(0, 2), sha);
   nock(BASE).get(`/api/v1/blobs/${sha}`).reply(200, bytes);
-  const { session: s, close } = session(kernel, project, { direction: 'pull' });
+  const { session: s, close } = await session(kernel, project, { direction: 'pull' });
   assert.equal(await kernel.hooks.fetchBlob.promise({ sha256: sha, size: bytes.length, path, family }, s), { size: bytes.length });
   assert.ok(readFileSync(path).equals(bytes));
 
@@ -166,7 +166,7 @@ test('an upload that fails while others are in flight fails the push with its ow
   const record = (reason: unknown) => unhandled.push(reason);
   process.on('unhandledRejection', record);
   try {
-    const { session: s, close } = session(kernel, project, { push: { full: true } });
+    const { session: s, close } = await session(kernel, project, { push: { full: true } });
     const failure = await runPush(kernel, s).then(
       () => undefined,
       (error: unknown) => error,

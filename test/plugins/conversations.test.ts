@@ -5,6 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TracerWarning } from '../../src/core/errors.js';
 import conversations from '../../src/plugins/conversations.js';
+import { storeOf } from '../../src/engine/family-store.js';
 import { cleanup } from '../helpers/cli.js';
 import { appendRows } from '../helpers/sync-fixtures.js';
 import { kernelWith } from './harness.js';
@@ -26,7 +27,7 @@ async function collect(iterable: AsyncIterable<Record<string, unknown>>) {
 
 test('rows come from conversations.jsonl; an _index.json entry without a row is read from its file', async () => {
   const { kernel, project } = await kernelWith(conversations);
-  const store = kernel.familySync('conversations')!.store(project.dir);
+  const store = storeOf(kernel.family('conversations')!, project.dir);
   const withRow = place(project.dir, 'first transcript');
   const byHand = place(project.dir, 'placed by hand');
   const when = new Date('2024-03-04T05:06:07.000Z');
@@ -51,7 +52,7 @@ test('rows come from conversations.jsonl; an _index.json entry without a row is 
 
 test('append keeps the freshest snapshot per conversation in _index.json and never stores inline bytes in rows', async () => {
   const { kernel, project } = await kernelWith(conversations);
-  const store = kernel.familySync('conversations')!.store(project.dir);
+  const store = storeOf(kernel.family('conversations')!, project.dir);
   const older = place(project.dir, 'older');
   const newer = place(project.dir, 'newer');
   await store.append([
@@ -67,8 +68,8 @@ test('append keeps the freshest snapshot per conversation in _index.json and nev
 
 test('conversations follow traces and list their keys as conversation_keys', async () => {
   const { kernel } = await kernelWith(conversations);
-  assert.is(kernel.familySync('conversations')!.follows, 'traces');
-  assert.is(kernel.familySync('conversations')!.manifestKey, 'conversation_keys');
+  assert.is(kernel.family('conversations')!.follows, 'traces');
+  assert.is(kernel.family('conversations')!.manifestKey, 'conversation_keys');
 });
 
 test.run();

@@ -1,4 +1,5 @@
-import { parseRemoteUrl, apiRoot } from '../../src/core/remote-url.js';
+import { parseRemoteUrl } from '../../src/core/remote-url.js';
+import http from '../../src/plugins/http.js';
 import { Kernel, type TracerPlugin } from '../../src/kernel/kernel.js';
 import { sessionFor } from '../../src/engine/session.js';
 import type { PushOptions, ResolvedRemote, SyncSession } from '../../src/kernel/types.js';
@@ -15,7 +16,8 @@ export async function kernelWith(...plugins: TracerPlugin[]): Promise<{ kernel: 
   const dir = tempDir('tracer-plugin-');
   const project: Project = { id: 'project-1', dir, anchor: `${dir}/tracer-id`, git: { worktree: dir, gitDir: dir, commonDir: dir } };
   const kernel = new Kernel({ home: tempDir('tracer-plugin-home-'), cwd: dir, env: { TRACER_HTTP_ATTEMPTS: '1' }, project });
-  for (const plugin of plugins) await kernel.use(plugin);
+  // Every session needs a transport: the HTTP one, as in plugins.json.
+  for (const plugin of [http, ...plugins]) await kernel.use(plugin);
   return { kernel, project };
 }
 
@@ -25,17 +27,20 @@ export function remote(url = `${BASE}/acme/web`, token = 'tok'): ResolvedRemote 
     name: 'origin',
     record: { url: target.url, org_slug: target.org_slug, project_slug: target.project_slug, base_url: target.base_url },
     target,
-    apiRoot: apiRoot(target),
     token,
     tokenSource: 'config.json',
   };
 }
 
-export function session(
+export async function session(
   kernel: Kernel,
   project: Project,
   options: { push?: Partial<PushOptions>; url?: string; direction?: SyncSession['direction'] } = {},
 ) {
   const push = options.push ? { full: false, dryRun: false, ...options.push } : undefined;
-  return sessionFor(kernel, project, remote(options.url), { direction: options.direction ?? 'push', push, dryRun: push?.dryRun ?? false });
+  return await sessionFor(kernel, project, remote(options.url), {
+    direction: options.direction ?? 'push',
+    push,
+    dryRun: push?.dryRun ?? false,
+  });
 }

@@ -10,14 +10,14 @@ test.after(cleanup);
 
 test('a missing summaries route is skipped silently; other routes are not its business', async () => {
   const { kernel, project } = await kernelWith(traces, summaries, summariesMissing);
-  const { session: s, warnings, close } = session(kernel, project, { push: {} });
+  const { session: s, warnings, close } = await session(kernel, project, { push: {} });
   const skip = await kernel.hooks.routeMissing.promise(
-    { family: kernel.family('summaries'), feature: 'summaries', route: '/api/v1/sync/summaries', status: 404 },
+    { family: kernel.family('summaries'), feature: 'summaries', where: '/api/v1/sync/summaries' },
     s,
   );
-  assert.equal(skip, { action: 'skip' });
+  assert.equal(skip, {}, 'skipped, with no warning');
   const other = await kernel.hooks.routeMissing.promise(
-    { family: kernel.family('traces'), feature: 'traces', route: '/api/v1/sync/traces', status: 404 },
+    { family: kernel.family('traces'), feature: 'traces', where: '/api/v1/sync/traces' },
     s,
   );
   assert.is(other, undefined);
@@ -27,9 +27,9 @@ test('a missing summaries route is skipped silently; other routes are not its bu
 
 test('summaries follow traces and keep their manifest key', async () => {
   const { kernel } = await kernelWith(traces, summaries);
-  assert.is(kernel.familySync('summaries')!.follows, 'traces');
-  assert.is(kernel.familySync('summaries')!.manifestKey, 'summary_ids');
-  assert.is(kernel.familySync('traces')!.manifestKey, 'trace_ids');
+  assert.is(kernel.family('summaries')!.follows, 'traces');
+  assert.is(kernel.family('summaries')!.manifestKey, 'summary_ids');
+  assert.is(kernel.family('traces')!.manifestKey, 'trace_ids');
 });
 
 test.run();

@@ -19,7 +19,7 @@ test('without --full only traces a ledger attributes pass; --full lets all throu
   ]);
   const family = kernel.family('traces')!;
 
-  const { session: plain, close } = session(kernel, project, { push: {} });
+  const { session: plain, close } = await session(kernel, project, { push: {} });
   const plan = await kernel.hooks.beforeFamily.promise({ family, filters: [] }, plain);
   close();
   assert.is(plan.filters.length, 1);
@@ -29,12 +29,12 @@ test('without --full only traces a ledger attributes pass; --full lets all throu
   assert.ok(plan.filters[0]!.accept(attributed));
   assert.not.ok(plan.filters[0]!.accept(lonely));
 
-  const { session: full, close: closeFull } = session(kernel, project, { push: { full: true } });
+  const { session: full, close: closeFull } = await session(kernel, project, { push: { full: true } });
   const fullPlan = await kernel.hooks.beforeFamily.promise({ family, filters: [] }, full);
   closeFull();
   assert.equal(fullPlan.filters, []);
 
-  const { session: other, close: closeOther } = session(kernel, project, { push: {} });
+  const { session: other, close: closeOther } = await session(kernel, project, { push: {} });
   const ledgerPlan = await kernel.hooks.beforeFamily.promise({ family: kernel.family('ledgers')!, filters: [] }, other);
   closeOther();
   assert.equal(ledgerPlan.filters, [], 'only the traces family is filtered');

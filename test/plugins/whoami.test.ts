@@ -36,7 +36,7 @@ test('a matching project token, or an org token, passes and is kept in the sessi
     { org_slug: 'acme', project_slug: null, scope: 'org' },
   ]) {
     answer(body);
-    const { session: s, close } = session(kernel, project);
+    const { session: s, close } = await session(kernel, project);
     await kernel.hooks.preflight.promise(s);
     assert.is((s.state.get('whoami') as { org_slug: string }).org_slug, 'acme');
     close();
@@ -46,7 +46,7 @@ test('a matching project token, or an org token, passes and is kept in the sessi
 test('another org: org_slug_mismatch naming both slugs, exit 6', async () => {
   const { kernel, project } = await kernelWith(whoami, whoamiUnsupported);
   answer({ org_slug: 'globex', project_slug: null, scope: 'org' });
-  const { session: s, close } = session(kernel, project);
+  const { session: s, close } = await session(kernel, project);
   const error = await refusal(kernel.hooks.preflight.promise(s));
   close();
   assert.is(error.code, 'org_slug_mismatch');
@@ -59,7 +59,7 @@ test('another org: org_slug_mismatch naming both slugs, exit 6', async () => {
 test('a project token for another project: project_scope_mismatch naming both, exit 6', async () => {
   const { kernel, project } = await kernelWith(whoami, whoamiUnsupported);
   answer({ org_slug: 'acme', project_slug: 'api', scope: 'project' });
-  const { session: s, close } = session(kernel, project);
+  const { session: s, close } = await session(kernel, project);
   const error = await refusal(kernel.hooks.preflight.promise(s));
   close();
   assert.is(error.code, 'project_scope_mismatch');
@@ -71,7 +71,7 @@ test('404, 405 and 501: whoami_unsupported warning and the run goes on', async (
   const { kernel, project } = await kernelWith(whoami, whoamiUnsupported);
   for (const status of [404, 405, 501]) {
     answer({ code: 'not_found' }, status);
-    const { session: s, warnings, close } = session(kernel, project);
+    const { session: s, warnings, close } = await session(kernel, project);
     await kernel.hooks.preflight.promise(s);
     close();
     assert.equal(
@@ -85,7 +85,7 @@ test('404, 405 and 501: whoami_unsupported warning and the run goes on', async (
 test('without whoami-unsupported the same server is an error', async () => {
   const { kernel, project } = await kernelWith(whoami);
   answer({ code: 'not_found' }, 404);
-  const { session: s, close } = session(kernel, project);
+  const { session: s, close } = await session(kernel, project);
   const error = await refusal(kernel.hooks.preflight.promise(s));
   close();
   assert.is(error.code, 'whoami_unsupported');
@@ -95,7 +95,7 @@ test('without whoami-unsupported the same server is an error', async () => {
 test('404 project_not_found is not mistaken for a missing route', async () => {
   const { kernel, project } = await kernelWith(whoami, whoamiUnsupported);
   answer({ code: 'project_not_found', detail: 'no such project' }, 404);
-  const { session: s, close } = session(kernel, project);
+  const { session: s, close } = await session(kernel, project);
   const error = await refusal(kernel.hooks.preflight.promise(s));
   close();
   assert.is(error.code, 'project_not_found');
@@ -104,7 +104,7 @@ test('404 project_not_found is not mistaken for a missing route', async () => {
 test('an answer without org_slug and scope is malformed', async () => {
   const { kernel, project } = await kernelWith(whoami, whoamiUnsupported);
   answer({ hello: 'world' });
-  const { session: s, close } = session(kernel, project);
+  const { session: s, close } = await session(kernel, project);
   const error = await refusal(kernel.hooks.preflight.promise(s));
   close();
   assert.is(error.code, 'malformed_response');

@@ -3,8 +3,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { conversationStore } from '../../plugins/conversations.js';
-import { INDEX_FILE } from '../../engine/conversation-store.js';
+import { conversationStore, INDEX_FILE } from '../../engine/conversation-store.js';
 import { PRIVATE_DIR_MODE } from '../../store/home.js';
 import { pathExists } from '../../store/state-file.js';
 

@@ -16,8 +16,9 @@ export function syncRoutes(context: ServiceContext) {
     for (const family of context.families) {
       if (!context.routeEnabled(family.name)) continue;
       const guard = { onRequest: requireProject(context) };
-      app.post(family.route, guard, async (request) => upload(context, family, request));
-      app.get(family.route, guard, async (request) => pull(context, family, request));
+      const route = `/api/v1/sync/${family.name}`;
+      app.post(route, guard, async (request) => upload(context, family, request));
+      app.get(route, guard, async (request) => pull(context, family, request));
     }
   };
 }

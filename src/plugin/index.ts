@@ -1,0 +1,52 @@
+// The public plugin API: `import type { TracerPlugin } from 'tracer/plugin'`.
+// Everything a plugin may rely on is exported here and nowhere else; the built-in
+// plugins in src/plugins/ use exactly this (test/plugins/public-api.test.ts fails
+// when one imports anything else). Guide: docs/plugins.md.
+
+// The kernel: plugins, hooks, families.
+export type { Kernel, KernelContext, TracerPlugin } from '../kernel/kernel.js';
+export type { KernelHookName, KernelHooks } from '../kernel/hooks.js';
+export type { BlobContent, FamilyDefinition, MemberKind, RegisteredFamily } from '../kernel/families.js';
+export type {
+  BlobFetch,
+  BlobFetchResult,
+  BlobUpload,
+  BlobUploadResult,
+  FamilyPlan,
+  FamilyPullResult,
+  FamilyStore,
+  MissingRoute,
+  PushLogEntry,
+  PushOptions,
+  RecordFilter,
+  RemoteQuery,
+  ResolvedRemote,
+  RouteFallback,
+  Scan,
+  ScanMark,
+  ScannedLine,
+  SyncEvent,
+  SyncSession,
+} from '../kernel/types.js';
+export { STAGE } from '../kernel/stages.js';
+
+// Transports: how a session reaches its remote.
+export type { ConnectRequest, Identity, PageAnswer, PageQuery, SendAnswer, Transport, TransportLimits } from '../kernel/transport.js';
+export { FeatureMissing, isFeatureMissing, isItemsRefused, ItemsRefused } from '../kernel/transport.js';
+
+// Errors and content ids.
+export { ExitCode, isTracerError, TracerError, type TracerWarning } from '../core/errors.js';
+export { contentId, withContentId } from '../core/content-id.js';
+
+// Local storage of a family's records and bytes.
+export { storeOf } from '../engine/family-store.js';
+export { jsonlFamilyStore } from '../engine/jsonl-family-store.js';
+export { blobFamilyStore, CONVERSATIONS_FAMILY, conversationStore, type BlobFamilyLayout } from '../engine/conversation-store.js';
+export { BLOB_READ_CHUNK, writeVerifiedBlob } from '../engine/blob-file.js';
+
+// Remotes and their credentials, for plugins that resolve remotes.
+export { parseRemoteUrl, type ParsedRemoteUrl } from '../core/remote-url.js';
+export { chooseRemoteName, readRemotes, requireRemote, type RemoteRecord } from '../store/remotes.js';
+export { resolveCredentials, type CredentialPurpose } from '../store/credentials.js';
+export { readGlobalConfig, readProjectConfig } from '../store/config-files.js';
+export type { Project } from '../store/project.js';
