@@ -1,4 +1,5 @@
-import type { MemberKind } from '../kernel/families.js';
+/** The shapes a family can demand of a member; checked below. */
+export type MemberKind = 'string' | 'timestamp' | 'commit' | 'sha256' | 'byte-size' | 'base64' | 'string-array';
 
 /**
  * The member shapes a family definition may demand (FamilyDefinition.members).

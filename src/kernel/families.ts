@@ -2,7 +2,10 @@
 // store, identify and move its records. Family plugins register these; the kernel
 // keeps them in registration order (plugins.json order) and never names one.
 import { ExitCode, TracerError } from '../core/errors.js';
+import type { MemberKind } from '../core/member-checks.js';
 import type { FamilyStore } from './types.js';
+
+export type { MemberKind };
 
 export interface FamilyDefinition {
   /** `--only` value, the family's name on the wire and in messages. */
@@ -32,7 +35,7 @@ export interface FamilyDefinition {
   /**
    * What some members must look like beyond being present (see core/member-checks.ts),
    * e.g. `{ ts: 'timestamp', commit: 'commit' }`. The service refuses a record that
-   * breaks one (422 invalid_item); members not named here are kept as they are.
+   * breaks one; members not named here are kept as they are.
    */
   members?: Readonly<Record<string, MemberKind>>;
   /** Its list of synced ids in sync-state.json `synced` (default `<name>_ids`, dashes as underscores). */
@@ -48,9 +51,6 @@ export interface RegisteredFamily extends FamilyDefinition {
   readonly manifestKey: string;
   readonly plugin: string;
 }
-
-/** The shapes a family can demand of a member; checked by core/member-checks.ts. */
-export type MemberKind = 'string' | 'timestamp' | 'commit' | 'sha256' | 'byte-size' | 'base64' | 'string-array';
 
 export interface BlobContent {
   /** Member holding the lowercase hex SHA-256 of the bytes. */

@@ -1,5 +1,5 @@
 import type { CommandClass } from 'clipanion';
-import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
+import { TracerError, type TracerWarning } from '../core/errors.js';
 import type { Project } from '../store/project.js';
 import { registeredFamily, type FamilyDefinition, type RegisteredFamily } from './families.js';
 import { createHooks, type KernelHooks } from './hooks.js';

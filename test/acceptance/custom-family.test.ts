@@ -1,14 +1,28 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withContentId } from '../../src/core/content-id.js';
-import { cleanup } from '../helpers/cli.js';
+import { cleanup, tempDir } from '../helpers/cli.js';
 import { startService, stopAllServices } from '../helpers/service.js';
 import { addLedger, addTrace, appendRows, machine, readRows, syncState } from '../helpers/sync-fixtures.js';
 
-/** examples/plugins/review-notes.js: one module enables a family on the service and on two machines. */
-const PLUGIN = fileURLToPath(new URL('../../examples/plugins/review-notes.js', import.meta.url));
+/**
+ * examples/plugins/review-notes.ts, compiled as its README says: one module enables
+ * a family on the service and on two machines. (The repository's type check covers
+ * its types; here it is only transpiled.)
+ */
+const PLUGIN = compiledExample();
+
+function compiledExample(): string {
+  const source = readFileSync(fileURLToPath(new URL('../../examples/plugins/review-notes.ts', import.meta.url)), 'utf8');
+  const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const path = join(tempDir('tracer-example-plugin-'), 'review-notes.js');
+  writeFileSync(path, outputText);
+  return path;
+}
 
 test.after(async () => {
   await stopAllServices();

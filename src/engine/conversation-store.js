@@ -1,0 +1,167 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SHA256_HEX } from '../core/content-id.js';
+import { appendRecords, readRecords } from '../store/jsonl.js';
+import { errnoCode, isPlainObject, readStateFile, writeStateFile } from '../store/state-file.js';
+import { blobCachePath } from './blob-file.js';
+import { unreadableLine } from './jsonl-family-store.js';
+export const INDEX_FILE = '_index.json';
+const indexOptions = {
+  empty: () => ({}),
+  isValid: (value) => isPlainObject(value) && Object.values(value).every((sha) => typeof sha === 'string'),
+};
+export function blobFamilyStore(projectDir, definition, layout) {
+  const blob = definition.blob;
+  if (!blob) throw new Error(`family "${definition.name}" has no blob description`);
+  const dir = join(projectDir, layout.dir);
+  const rowsPath = join(projectDir, layout.rows);
+  const indexPath = join(dir, INDEX_FILE);
+  const keyOf = (record) => {
+    const id = record[layout.idMember];
+    const sha = record[blob.shaMember];
+    return typeof id === 'string' && id !== '' && typeof sha === 'string' && SHA256_HEX.test(sha) ? `${id}:${sha}` : undefined;
+  };
+  const blobPath = (sha256) => blobCachePath(dir, sha256);
+  async function* rows(warn) {
+    for await (const row of readRecords(rowsPath, {
+      onCorrupt: (line) => warn(unreadableLine(line.path, line.line, line.torn)),
+    })) {
+      if (isPlainObject(row)) yield row;
+    }
+  }
+  /** ts of each (id, sha) snapshot, from the rows; the mtime of an index entry without one. */
+  async function snapshotTimes(index, warn) {
+    const times = new Map();
+    for await (const row of rows(warn)) {
+      const key = keyOf(row);
+      if (key && typeof row.ts === 'string') times.set(key, row.ts);
+    }
+    for (const [id, sha] of Object.entries(index)) {
+      const key = `${id}:${sha}`;
+      if (times.has(key)) continue;
+      const mtime = await stat(blobPath(sha)).then(
+        (info) => info.mtime.toISOString(),
+        () => undefined,
+      );
+      if (mtime) times.set(key, mtime);
+    }
+    return times;
+  }
+  return {
+    keyOf,
+    blobPath,
+    async *records(warn) {
+      const seen = new Set();
+      for await (const row of rows(warn)) {
+        const key = keyOf(row);
+        if (key === undefined || seen.has(key)) {
+          if (key === undefined) yield row; // the engine reports it as invalid
+          continue;
+        }
+        seen.add(key);
+        const { [blob.inlineMember]: _inline, ...pointer } = row;
+        yield pointer;
+      }
+      const index = await readStateFile(indexPath, indexOptions);
+      for (const [id, sha] of Object.entries(index)) {
+        if (seen.has(`${id}:${sha}`)) continue;
+        try {
+          const info = await stat(blobPath(sha));
+          yield { [layout.idMember]: id, [blob.shaMember]: sha, [blob.sizeMember]: info.size, ts: info.mtime.toISOString() };
+        } catch (error) {
+          warn({
+            code: 'blob_cache_missing',
+            message: `${indexPath} names ${sha} for ${id}, but ${blobPath(sha)} is ${errnoCode(error) === 'ENOENT' ? 'missing' : 'unreadable'}; it is skipped.`,
+          });
+        }
+      }
+    },
+    async append(records) {
+      if (records.length === 0) return;
+      const pointers = records.map(({ [blob.inlineMember]: _inline, ...pointer }) => pointer);
+      appendRecords(rowsPath, pointers);
+      const index = await readStateFile(indexPath, indexOptions);
+      const times = await snapshotTimes(index, () => undefined);
+      if (pointAtFreshest(index, times, pointers)) await writeStateFile(indexPath, index);
+    },
+    /**
+     * The rows are appended before the index is rewritten: a process killed
+     * between the two leaves rows the index does not point at, and a later pull
+     * sees them as duplicates and appends nothing. This points every id at its
+     * freshest snapshot whose bytes are in the cache again.
+     */
+    async recover(warn) {
+      const index = await readStateFile(indexPath, indexOptions);
+      const times = await snapshotTimes(index, warn);
+      const freshest = new Map();
+      for await (const row of rows(() => undefined)) {
+        const key = keyOf(row);
+        if (!key || typeof row.ts !== 'string') continue;
+        const id = row[layout.idMember];
+        const best = freshest.get(id);
+        if (!best || isNewer(row.ts, String(best.ts))) freshest.set(id, row);
+      }
+      const candidates = [];
+      for (const [id, row] of freshest) {
+        const current = index[id];
+        if (current === row[blob.shaMember]) continue;
+        const currentTs = current === undefined ? undefined : times.get(`${id}:${current}`);
+        if (currentTs !== undefined && !isNewer(row.ts, currentTs)) continue;
+        // Never point the index at bytes that are not there.
+        if (
+          await stat(blobPath(String(row[blob.shaMember]))).then(
+            () => true,
+            () => false,
+          )
+        )
+          candidates.push(row);
+      }
+      if (pointAtFreshest(index, times, candidates)) await writeStateFile(indexPath, index);
+    },
+  };
+  /** Moves each id of `pointers` to its snapshot when that is newer than the one indexed; true when the index changed. */
+  function pointAtFreshest(index, times, pointers) {
+    let changed = false;
+    for (const record of pointers) {
+      const id = record[layout.idMember];
+      const sha = record[blob.shaMember];
+      const current = index[id];
+      const currentTs = current === undefined ? undefined : times.get(`${id}:${current}`);
+      if (current === undefined || currentTs === undefined || isNewer(record.ts, currentTs)) {
+        index[id] = sha;
+        times.set(`${id}:${sha}`, String(record.ts));
+        changed = true;
+      }
+    }
+    return changed;
+  }
+}
+function isNewer(candidate, current) {
+  const a = typeof candidate === 'string' ? Date.parse(candidate) : NaN;
+  const b = Date.parse(current);
+  if (Number.isNaN(a)) return false;
+  return Number.isNaN(b) || a > b;
+}
+/** Spec §4.3, §8: transcripts below 256 KiB go inline, larger ones through the blob routes. */
+export const INLINE_BELOW_BYTES = 256 * 1024;
+/**
+ * The conversations family (spec §2.2, §4.3): transcripts in the content-addressed
+ * cache `conversations/<sha[:2]>/<sha>`, one row per snapshot in
+ * `conversations.jsonl`, `conversations/_index.json` pointing each conversation at
+ * its freshest snapshot. A row is identified by (conversation_id, content_sha256).
+ * The capture hooks write it whether or not the conversations plugin syncs it.
+ */
+export const CONVERSATIONS_FAMILY = {
+  name: 'conversations',
+  idMember: null,
+  identity: ['conversation_id', 'content_sha256'],
+  required: ['conversation_id', 'content_sha256', 'size', 'ts'],
+  storage: ['conversations', 'conversations.jsonl'],
+  members: { conversation_id: 'string', content_sha256: 'sha256', size: 'byte-size', ts: 'timestamp', content_base64: 'base64' },
+  blob: { shaMember: 'content_sha256', sizeMember: 'size', inlineMember: 'content_base64', inlineBelow: INLINE_BELOW_BYTES },
+};
+const CONVERSATIONS_LAYOUT = { dir: 'conversations', rows: 'conversations.jsonl', idMember: 'conversation_id' };
+/** The one store of a project's transcripts: sync and the capture hooks both go through it. */
+export function conversationStore(projectDir, definition = CONVERSATIONS_FAMILY) {
+  return blobFamilyStore(projectDir, definition, CONVERSATIONS_LAYOUT);
+}

@@ -1,0 +1,50 @@
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+export function findGit(cwd, env = process.env) {
+  if (env.GIT_DIR) {
+    const gitDir = resolve(cwd, env.GIT_DIR);
+    if (!isGitDir(gitDir)) return undefined;
+    const worktree = env.GIT_WORK_TREE ? resolve(cwd, env.GIT_WORK_TREE) : (findWorktreeAbove(cwd) ?? cwd);
+    return { worktree, gitDir, commonDir: env.GIT_COMMON_DIR ? resolve(cwd, env.GIT_COMMON_DIR) : commonDirOf(gitDir) };
+  }
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    const gitDir = gitDirAt(dir);
+    if (gitDir) return { worktree: dir, gitDir, commonDir: commonDirOf(gitDir) };
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+function findWorktreeAbove(cwd) {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (gitDirAt(dir)) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+function gitDirAt(dir) {
+  const dotGit = join(dir, '.git');
+  const kind = statKind(dotGit);
+  if (kind === 'dir') return isGitDir(dotGit) ? dotGit : undefined;
+  if (kind !== 'file') return undefined;
+  const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
+  if (!match?.[1]) return undefined;
+  const target = isAbsolute(match[1]) ? match[1] : resolve(dir, match[1]);
+  return isGitDir(target) ? target : undefined;
+}
+function commonDirOf(gitDir) {
+  try {
+    const pointer = readFileSync(join(gitDir, 'commondir'), 'utf8').trim();
+    return isAbsolute(pointer) ? pointer : resolve(gitDir, pointer);
+  } catch {
+    return gitDir;
+  }
+}
+function isGitDir(dir) {
+  return statKind(join(dir, 'HEAD')) === 'file';
+}
+function statKind(path) {
+  try {
+    const stats = statSync(path);
+    return stats.isDirectory() ? 'dir' : stats.isFile() ? 'file' : undefined;
+  } catch {
+    return undefined;
+  }
+}

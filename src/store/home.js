@@ -1,0 +1,34 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+/** `$TRACER_HOME`, default `~/.tracer` (spec §2.1). */
+export function tracerHome(env = process.env) {
+  const configured = env.TRACER_HOME?.trim();
+  return configured ? resolve(configured) : join(homedir(), '.tracer');
+}
+/** The global tree of spec §2.1 that this code reads and writes. */
+export function homePaths(home) {
+  return {
+    home,
+    config: join(home, 'config.json'),
+    registry: join(home, 'projects.json'),
+    plugins: join(home, 'plugins.json'),
+    projects: join(home, 'projects'),
+  };
+}
+/**
+ * Per-project files that are not an artifact family's (spec §2.2). A family's
+ * own files are declared by its plugin.
+ */
+export const PROJECT_STATE_FILES = {
+  config: 'project-config.json',
+  remotes: 'remotes.json',
+  syncState: 'sync-state.json',
+  /** A cache of sync-state.json without its manifests (src/engine/sync-state-head.ts). */
+  syncStateHead: 'sync-state.head.json',
+  sessionState: 'session-state.json',
+  attributionState: 'attribution-state.json',
+};
+/** Files that hold secrets or remote bindings: never readable by other users (spec §2.1, §2.2). */
+export const PRIVATE_FILE_MODE = 0o600;
+export const PUBLIC_FILE_MODE = 0o644;
+export const PRIVATE_DIR_MODE = 0o700;

@@ -1,0 +1,135 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ExitCode, TracerError } from '../core/errors.js';
+import { findGit } from './git.js';
+import { homePaths, PRIVATE_FILE_MODE } from './home.js';
+import { errnoCode, isPlainObject, unwritable, updateStateFile } from './state-file.js';
+/**
+ * Project identity (spec §2.2, §2.3): an opaque `project_id` kept in one line of
+ * `<git-common-dir>/tracer-id`, shared by every worktree. Nothing in the working
+ * tree encodes it, so a clone is a new project until it is linked to a remote.
+ */
+export const ANCHOR_FILE = 'tracer-id';
+const MAX_PROJECT_ID_LENGTH = 200;
+const MAX_FOLDER_NAME_BYTES = 200;
+export function resolveProject(query) {
+  const git = findGit(query.cwd, query.env);
+  if (!git) {
+    throw new TracerError(
+      'not_a_git_repository',
+      `${query.cwd} is not inside a git repository; cd into your repository (or run git init) and try again.`,
+      {
+        exitCode: ExitCode.localState,
+      },
+    );
+  }
+  const anchor = join(git.commonDir, ANCHOR_FILE);
+  let id = readAnchor(anchor);
+  let created = false;
+  if (id === undefined) {
+    if (!query.create) {
+      throw new TracerError('project_not_initialized', `This repository has no tracer project yet (no ${anchor}); run tracer init first.`, {
+        exitCode: ExitCode.localState,
+      });
+    }
+    ({ id, created } = createAnchor(anchor));
+  }
+  return { id, dir: projectDir(query.home, id), anchor, git, created };
+}
+/**
+ * The project's folder name: slashes, backslashes and colons flattened to `_`
+ * (spec §2.2), and anything else unsafe in a file name too, so the result can
+ * never leave `projects/`.
+ */
+export function sanitizeProjectId(id) {
+  const flat = id.replace(/[/\\:]/g, '_').replace(/[^\p{L}\p{N}._@+=-]/gu, '_');
+  if (flat === '' || /^\.+$/.test(flat)) {
+    throw new TracerError('invalid_project_id', `The project id "${id}" cannot name a folder; put a different id in the tracer-id file.`, {
+      exitCode: ExitCode.localState,
+    });
+  }
+  return Buffer.byteLength(flat, 'utf8') <= MAX_FOLDER_NAME_BYTES ? flat : shortened(id, flat);
+}
+/**
+ * A folder name is at most 255 bytes (NAME_MAX) while an id may be 200 multi-byte
+ * characters: keep a readable prefix and add a digest of the whole id, so that two
+ * long ids differing only at the end still get different folders.
+ */
+function shortened(id, flat) {
+  const suffix = `-${createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 16)}`;
+  let prefix = '';
+  for (const character of flat) {
+    if (Buffer.byteLength(prefix + character, 'utf8') > MAX_FOLDER_NAME_BYTES - suffix.length) break;
+    prefix += character;
+  }
+  return `${prefix}${suffix}`;
+}
+export function projectDir(home, id) {
+  return join(homePaths(home).projects, sanitizeProjectId(id));
+}
+function readAnchor(anchor) {
+  let text;
+  try {
+    text = readFileSync(anchor, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw new TracerError('state_unreadable', `Cannot read ${anchor} (${errnoCode(error)}); check its permissions.`, {
+      exitCode: ExitCode.localState,
+    });
+  }
+  const id = text.split('\n', 1)[0].trim();
+  if (!isValidProjectId(id)) {
+    throw new TracerError(
+      'invalid_project_id',
+      `${anchor} does not hold a valid project id (one line, 1 to ${MAX_PROJECT_ID_LENGTH} printable characters); restore it, or delete it and run tracer init to start a new project.`,
+      { exitCode: ExitCode.localState },
+    );
+  }
+  return id;
+}
+function isValidProjectId(id) {
+  if (id.length === 0 || id.length > MAX_PROJECT_ID_LENGTH || /[\s\p{Cc}]/u.test(id)) return false;
+  try {
+    sanitizeProjectId(id);
+    return true;
+  } catch {
+    return false;
+  }
+}
+/** Writes the anchor with link(2), which fails if it exists, so two racing first runs agree on one id. */
+function createAnchor(anchor) {
+  const id = randomUUID();
+  const temporary = `${anchor}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, `${id}\n`, { mode: 0o644 });
+    linkSync(temporary, anchor);
+    return { id, created: true };
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST') return { id: readAnchor(anchor), created: false };
+    throw unwritable(anchor, error);
+  } finally {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // already gone
+    }
+  }
+}
+export async function registerProject(home, project) {
+  const now = new Date().toISOString();
+  await updateStateFile(
+    homePaths(home).registry,
+    {
+      empty: () => ({ projects: {} }),
+      isValid: (v) => isPlainObject(v) && isPlainObject(v.projects),
+      mode: PRIVATE_FILE_MODE,
+    },
+    (registry) => {
+      const entry = (registry.projects[project.id] ??= { dir: project.dir, repo_paths: [], created_at: now, updated_at: now });
+      if (!entry.repo_paths.includes(project.git.worktree)) entry.repo_paths.push(project.git.worktree);
+      entry.dir = project.dir;
+      entry.updated_at = now;
+    },
+  );
+}
