@@ -3,6 +3,7 @@ import type { Cli } from 'clipanion';
 import type { bootKernel } from '../kernel/boot.js';
 import { tracerHome } from '../store/home.js';
 import type { TracerContext } from './context.js';
+import { withPluginUsage } from './plugin-usage.js';
 import { reportError } from './report.js';
 import { TracerError } from '../core/errors.js';
 
@@ -56,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
       enableCapture: false,
       enableColors: colored,
     });
-    for (const command of coreCommands) cli.register(command);
+    for (const command of coreCommands) cli.register(withPluginUsage(command, kernel));
     for (const plugin of kernel.plugins) for (const command of plugin.commands ?? []) cli.register(command);
     cli.register(Builtins.HelpCommand);
     cli.register(Builtins.VersionCommand);

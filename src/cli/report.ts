@@ -44,19 +44,50 @@ function isClipanionUsageError(error: unknown): error is Error & { name: string 
 }
 
 function usageSentence(error: Error): string {
-  const first =
-    error.message
-      .split('\n')
-      .find((line) => line.trim() !== '')
-      ?.trim() ?? 'Invalid command line';
-  const suggestion = /did you mean/i.test(first)
-    ? error.message
-        .split('\n')
-        .find((line) => line.trim().startsWith('$ '))
-        ?.trim()
-    : undefined;
+  const lines = error.message.split('\n');
+  const first = lines.find((line) => line.trim() !== '')?.trim() ?? 'Invalid command line';
+  if (/did you mean one of/i.test(first)) return unknownCommand(lines);
+  const suggestion = /did you mean/i.test(first) ? lines.find((line) => line.trim().startsWith('$ '))?.trim() : undefined;
   const sentence = first.replace(/[.:;]\s*$/, '');
   return suggestion
     ? `${sentence} ${suggestion.slice(2)}? Run tracer --help for every command.`
     : `${sentence}. Run tracer --help, or tracer <command> --help, for the usage.`;
+}
+
+/**
+ * clipanion answers a first word it does not know with every command it has, as
+ * "did you mean one of: 0. tracer push ...": say which word is unknown, the closest
+ * command, and the whole list.
+ */
+function unknownCommand(lines: readonly string[]): string {
+  const typed =
+    lines
+      .find((line) => line.startsWith('While running '))
+      ?.slice('While running '.length)
+      .trim() ?? '';
+  const commands = [
+    ...new Set(
+      lines
+        // "0. tracer remote add [--token #0] <name> <url>": the words before the first option or argument.
+        .map((line) => /^\s*\d+\. tracer ([a-z][a-z-]*(?: [a-z][a-z-]*)*)/.exec(line)?.[1])
+        .filter((command): command is string => command !== undefined && !command.startsWith('-')),
+    ),
+  ];
+  const word = typed.split(' ')[0] ?? '';
+  const closest = [...commands].sort((a, b) => editDistance(word, a.split(' ')[0]!) - editDistance(word, b.split(' ')[0]!))[0];
+  const near =
+    closest && editDistance(word, closest.split(' ')[0]!) <= Math.max(2, word.length / 3) ? ` Did you mean tracer ${closest}?` : '';
+  return `"${word}" is not a tracer command.${near} The commands are: ${commands.join(', ')}; run tracer --help for what each does`;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }

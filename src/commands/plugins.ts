@@ -14,7 +14,7 @@ export class PluginsCommand extends TracerCommand {
     details: `
       Plugins are read from three lists, in order: the built-ins (the package's \`plugins.json\`), the user's \`$TRACER_HOME/plugins.json\`, and the project's \`plugins\` setting (\`tracer config set plugins ...\`). An entry is a built-in name or a module path; \`!name\` in a later list switches an entry off. List order is the order plugins tap the hooks.
 
-      Prints the enabled plugins in that order with the list each came from, then what was switched off and by which list.
+      Prints the enabled plugins in that order with the list each came from, what was switched off and by which list, then the artifact families the plugins registered (built-in and custom), in push order.
     `,
     examples: [
       ['Show the plugin list', '$0 plugins'],
@@ -42,11 +42,18 @@ export class PluginsCommand extends TracerCommand {
       disabled_by: entry.disabledBy,
       disabled_in: entry.disabledIn,
     }));
+    const families = kernel.families.map((family) => ({
+      name: family.name,
+      plugin: family.plugin,
+      manifest_key: family.manifestKey,
+      follows: family.follows ?? null,
+    }));
     if (this.json) {
       this.printJson({
         layers: layers.map((layer) => ({ source: layer.source, file: layer.file, exists: existsSync(layer.file), entries: layer.entries })),
         enabled,
         disabled,
+        families,
         warnings: list.warnings,
       });
       return;
@@ -63,6 +70,11 @@ export class PluginsCommand extends TracerCommand {
         this.print(
           `  ${entry.spec}  (${SOURCE_LABEL[entry.source]}) switched off by the ${SOURCE_LABEL[entry.disabled_by]} ${entry.disabled_in}`,
         );
+    }
+    this.print('Families, in push order:');
+    for (const family of families) {
+      const follows = family.follows ? `, follows ${family.follows}` : '';
+      this.print(`  ${family.name}  (plugin ${family.plugin}, ids in synced.${family.manifest_key}${follows})`);
     }
     if (!kernel.context.project) this.print('(outside an initialized project: project settings not read)');
   }

@@ -1,23 +1,15 @@
 import { Command, Option } from 'clipanion';
 import { parseSince } from '../cli/since.js';
+import { describeFamilies } from '../cli/plugin-usage.js';
 import { TracerCommand } from '../cli/tracer-command.js';
+import type { Kernel } from '../kernel/kernel.js';
 
 export class PullCommand extends TracerCommand {
   static override paths = [['pull']];
-  static override usage = Command.Usage({
-    category: 'Sync',
-    description: 'Fetch what a remote holds into the local store',
-    details: `
-      Reads every family page by page (500 items per page), from the cursor kept per remote and family in \`sync-state.json\`, so a pull only fetches what is new and an interrupted pull resumes. Rows already held locally are skipped by content id; the id of every pulled row is verified before it is appended. Large transcripts arrive as pointers: their bytes are fetched from \`GET /api/v1/blobs/<sha>\` into \`conversations/<sha[:2]>/<sha>\`, verified before they are put in place, and \`conversations/_index.json\` points each conversation at its freshest snapshot.
-
-      \`--since\` reads from the start, filtered by item time, and leaves the stored cursors alone.
-    `,
-    examples: [
-      ['Pull from the default remote', '$0 pull'],
-      ['See what a pull would add, writing nothing', '$0 pull --dry-run'],
-      ['Pull items from May 1st on from the remote "backup"', '$0 pull --remote backup --since 2024-05-01'],
-    ],
-  });
+  static override usage = pullUsage('the families of the enabled plugins (see `tracer plugins`)');
+  static usageWith(kernel: Kernel) {
+    return pullUsage(describeFamilies(kernel));
+  }
 
   remote = Option.String('--remote', { description: 'Remote to pull from (default: remote.default, or the sole remote)' });
   since = Option.String('--since', {
@@ -36,4 +28,23 @@ export class PullCommand extends TracerCommand {
       { remote: this.remote, since, dryRun: this.dryRun },
     );
   }
+}
+
+function pullUsage(families: string) {
+  return Command.Usage({
+    category: 'Sync',
+    description: 'Fetch what a remote holds into the local store',
+    details: `
+      Reads every family page by page (500 items per page), from the cursor kept per remote and family in \`sync-state.json\`, so a pull only fetches what is new and an interrupted pull resumes. Rows already held locally are skipped by content id; the id of every pulled row is verified before it is appended. Large transcripts arrive as pointers: their bytes are fetched from \`GET /api/v1/blobs/<sha>\` into \`conversations/<sha[:2]>/<sha>\`, verified before they are put in place, and \`conversations/_index.json\` points each conversation at its freshest snapshot.
+
+      Families: ${families}.
+
+      \`--since\` reads from the start, filtered by item time, and leaves the stored cursors alone.
+    `,
+    examples: [
+      ['Pull from the default remote', '$0 pull'],
+      ['See what a pull would add, writing nothing', '$0 pull --dry-run'],
+      ['Pull items from May 1st on from the remote "backup"', '$0 pull --remote backup --since 2024-05-01'],
+    ],
+  });
 }

@@ -1,4 +1,3 @@
-import { ExitCode, TracerError } from '../core/errors.js';
 import type { RegisteredFamily } from '../kernel/families.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { PushOptions, SyncSession } from '../kernel/types.js';
@@ -19,23 +18,6 @@ export interface PushReport {
 }
 
 export const PREFLIGHT_STEP = 'preflight';
-
-/** Families `--only` may name: those that follow no other family. */
-export function onlyChoices(kernel: Kernel): string[] {
-  return kernel.families.filter((family) => family.follows === undefined).map((family) => family.name);
-}
-
-export function checkOnly(kernel: Kernel, only: string | undefined): void {
-  if (only === undefined) return;
-  const choices = onlyChoices(kernel);
-  if (!choices.includes(only)) {
-    throw new TracerError(
-      'invalid_only',
-      `--only takes one of ${choices.join(', ')}, not "${only}"; the families that follow them (e.g. conversations) go along.`,
-      { exitCode: ExitCode.usage },
-    );
-  }
-}
 
 function selected(family: RegisteredFamily, only: string | undefined): boolean {
   return only === undefined || family.name === only || family.follows === only;

@@ -18,27 +18,30 @@ import type { ConnectRequest, Transport } from './transport.js';
 /**
  * Every kernel hook, in one place. Plugins tap them with `{name, stage}`; a lower
  * stage runs first, so a fallback taps the same bail hook at a later stage than
- * the native path and only answers when the native plugin declines.
+ * the native path and only answers when the native plugin declines. The design
+ * card's five (resolveRemote, preflight, beforeFamily, uploadBlob, afterPull) come
+ * first; each other hook says why a plugin needs it.
  */
 export function createHooks() {
   return Object.freeze({
     /** A remote name (or none) to record + token. Bail: the first tap that returns a remote wins. */
     resolveRemote: new AsyncSeriesBailHook<[RemoteQuery], ResolvedRemote | undefined>(['query']),
-    /** Opens the transport to a resolved remote. Bail: the first plugin that speaks the remote's URL answers (HTTP: the http plugin). */
-    connect: new AsyncSeriesBailHook<[ResolvedRemote, ConnectRequest], Transport | undefined>(['remote', 'request']),
     /** Before any push, and in doctor / remote add / project create: checks that may refuse the run. Series: every tap runs, the first throw stops it. */
     preflight: new AsyncSeriesHook<[SyncSession]>(['session']),
     /** Before a family is pushed. Waterfall: each tap refines the plan the previous one returned. */
     beforeFamily: new AsyncSeriesWaterfallHook<[FamilyPlan, SyncSession]>(['plan', 'session']),
     /** Moves one blob to the remote. Bail: the first tap that returns a result wins; none → the push fails. */
     uploadBlob: new AsyncSeriesBailHook<[BlobUpload, SyncSession], BlobUploadResult | undefined>(['blob', 'session']),
-    /** Fetches one blob into the local cache, verified. Bail: the first tap that returns a result wins; none → the row stays unpulled. */
-    fetchBlob: new AsyncSeriesBailHook<[BlobFetch, SyncSession], BlobFetchResult | undefined>(['blob', 'session']),
-    /** A route answered as absent (old server). Bail: the first tap that answers picks the fallback; none → the run fails. */
-    routeMissing: new AsyncSeriesBailHook<[MissingRoute, SyncSession], RouteFallback | undefined>(['missing', 'session']),
     /** After one family's pulled rows are merged into the local store. Series: notifications, in tap order. */
     afterPull: new AsyncSeriesHook<[FamilyPullResult, SyncSession]>(['result', 'session']),
-    /** Progress of a push or pull, for displays. Sync: observers only, in tap order. */
+
+    /** Why: the transport is a plugin (HTTP today, another one tomorrow). Opens it for a resolved remote; bail: the first plugin that speaks the remote's URL answers. */
+    connect: new AsyncSeriesBailHook<[ResolvedRemote, ConnectRequest], Transport | undefined>(['remote', 'request']),
+    /** Why: pull meets rows that only point at bytes; the plugin that uploads blobs also knows how to fetch them. Bail: the first answer wins; none → the row stays unpulled. */
+    fetchBlob: new AsyncSeriesBailHook<[BlobFetch, SyncSession], BlobFetchResult | undefined>(['blob', 'session']),
+    /** Why: old-server fallbacks are plugins that decide whether a missing feature is skipped (with or without a warning) or stops the run. Bail: the first answer picks; none → the run fails. */
+    routeMissing: new AsyncSeriesBailHook<[MissingRoute, SyncSession], RouteFallback | undefined>(['missing', 'session']),
+    /** Why: displays (a live task list, plain lines) observe a run without the engine knowing them; emitted by src/engine/progress.ts alone. Sync: observers only. */
     progress: new SyncHook<[SyncEvent]>(['event']),
   });
 }

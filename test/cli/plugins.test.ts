@@ -88,3 +88,50 @@ test('a plugin entry that does not load still lets config and plugins run, so it
 });
 
 test.run();
+
+test('a custom family shows in tracer plugins and in push / pull help, with what --only takes', async () => {
+  const { run } = sandbox();
+  assertOk(await run(['init']));
+  const fixture = join(tempDir('tracer-plugin-'), 'notes.mjs');
+  writeFileSync(
+    fixture,
+    "export default { name: 'notes-plugin', apply(kernel) { kernel.registerFamily({ name: 'team-notes', idMember: 'id', required: ['id', 'ts'], file: 'team-notes.jsonl', storage: ['team-notes.jsonl'] }); } };\n",
+  );
+  assertOk(await run(['config', 'set', 'plugins', fixture]));
+  const listed = JSON.parse((await run(['plugins', '--json'])).stdout);
+  assert.equal(listed.families.at(-1), { name: 'team-notes', plugin: 'notes-plugin', manifest_key: 'team_notes_ids', follows: null });
+  assert.ok(listed.families.some((family: { name: string }) => family.name === 'traces'));
+  const text = await run(['plugins']);
+  assert.match(text.stdout, /Families, in push order:[\s\S]*team-notes {2}\(plugin notes-plugin, ids in synced\.team_notes_ids\)/);
+  const push = await run(['push', '--help']);
+  assertOk(push);
+  assert.match(push.stdout.replace(/\s+/g, ' '), '`team-notes` (plugin notes-plugin)');
+  assert.match(push.stdout.replace(/\s+/g, ' '), '`--only` takes traces, ledgers, commit-links, team-notes');
+  const pull = await run(['pull', '--help']);
+  assert.match(pull.stdout.replace(/\s+/g, ' '), '`team-notes` (plugin notes-plugin)');
+});
+
+test('a plugin that fails to load stops the command with one line naming it, before anything is written', async () => {
+  const { run, home } = sandbox();
+  assertOk(await run(['init']));
+  const dir = tempDir('tracer-plugin-');
+  const cases: Array<[string, string, string]> = [
+    ['missing.mjs', '', 'invalid_plugin'],
+    ['no-default.mjs', 'export const x = 1;\n', 'invalid_plugin'],
+    ['bad-apply.mjs', "export default { name: 'bad-apply', apply() { throw new Error('boom'); } };\n", 'plugin_failed'],
+    [
+      'twice.mjs',
+      "export default { name: 'twice', apply(kernel) { kernel.registerFamily({ name: 'ledgers', idMember: 'id', required: ['id', 'ts'], storage: [] }); } };\n",
+      'duplicate_family',
+    ],
+  ];
+  for (const [file, source, code] of cases) {
+    const path = join(dir, file);
+    if (source) writeFileSync(path, source);
+    writeFileSync(join(home, 'plugins.json'), JSON.stringify({ plugins: [path] }));
+    const result = await run(['status']);
+    assertOneLineError(result, code);
+    assert.not.match(result.stderr, /\n.+\n/, 'one line');
+    assert.match(result.stderr, file.replace('.mjs', '').replace('missing', 'missing.mjs'));
+  }
+});
