@@ -5,15 +5,19 @@ import { pullCommand, pushCommand, syncCommand } from '../engine/transfer-comman
 import { runReported } from './report.js';
 
 /**
- * `tracer push`, `tracer pull` and `tracer sync` with nothing after them, as
- * agent hooks, git hooks and schedulers run them: the work of those commands
- * (src/commands/push.ts, pull.ts, sync.ts) with every option at its default,
- * without loading clipanion, a sixth of a no-op push (122 -> 109 ms). Anything
- * more on the command line, --help included, goes to the commands themselves
- * (main.ts decides).
+ * `tracer push`, `tracer pull` and `tracer sync`, alone or with `--json` or
+ * `--quiet`, as agent hooks, git hooks and schedulers run them: the same work as
+ * the commands in src/commands/ (src/engine/transfer-commands.ts, with its
+ * defaults), without loading clipanion, a sixth of a no-op push. Anything else on
+ * the command line, --help included, goes to the commands themselves (main.ts
+ * decides). test/cli/fast-path.test.ts proves both paths give the same output,
+ * exit code and state files.
  */
+export type BareOutput = '' | '--json' | '--quiet';
+
 export async function runBareTransfer(
   command: 'push' | 'pull' | 'sync',
+  output: BareOutput,
   kernel: Kernel,
   stdout: Writable & { isTTY?: boolean },
   stderr: Writable,
@@ -21,9 +25,9 @@ export async function runBareTransfer(
   return runReported(kernel, stderr, async () => {
     // As the commands' this.project(): outside an initialized project this throws project_not_initialized.
     if (!kernel.context.project) resolveProject({ cwd: kernel.context.cwd, home: kernel.context.home, env: kernel.context.env });
-    const io = { kernel, stdout };
-    if (command === 'push') return pushCommand(io, { full: false, dryRun: false });
-    if (command === 'pull') return pullCommand(io, { dryRun: false });
+    const io = { kernel, stdout, json: output === '--json', quiet: output === '--quiet' };
+    if (command === 'push') return pushCommand(io, {});
+    if (command === 'pull') return pullCommand(io, {});
     return syncCommand(io, {});
   });
 }

@@ -3,6 +3,7 @@ import type { Cli } from 'clipanion';
 import type { bootKernel } from '../kernel/boot.js';
 import { tracerHome } from '../store/home.js';
 import type { TracerContext } from './context.js';
+import type { BareOutput } from './bare-transfers.js';
 import { withPluginUsage } from './plugin-usage.js';
 import { reportError } from './report.js';
 import { TracerError } from '../core/errors.js';
@@ -38,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
       return reportError(error, stderr, env);
     }
     const { runBareTransfer } = await loading;
-    return runBareTransfer(argv[0] as 'push' | 'pull' | 'sync', kernel, stdout, stderr);
+    return runBareTransfer(argv[0] as 'push' | 'pull' | 'sync', (argv[1] ?? '') as BareOutput, kernel, stdout, stderr);
   }
   // Loaded only past the fast paths above, so that they pay for none of it.
   const [{ Builtins, Cli }, coreCommands] = await Promise.all([
@@ -79,9 +80,14 @@ function isHookInvocation(argv: readonly string[]): boolean {
   return argv.length === 3 && argv[0] === 'hook' && argv.slice(1).every((arg) => !arg.startsWith('-'));
 }
 
-/** `push`, `pull` or `sync` and nothing else (src/cli/bare-transfers.ts); any option, --help included, goes to clipanion. */
+/** `push`, `pull` or `sync`, alone or with `--json` or `--quiet` (src/cli/bare-transfers.ts); anything else goes to clipanion. */
 function isBareTransfer(argv: readonly string[]): boolean {
-  return argv.length === 1 && (argv[0] === 'push' || argv[0] === 'pull' || argv[0] === 'sync');
+  const [command, output, ...rest] = argv;
+  return (
+    (command === 'push' || command === 'pull' || command === 'sync') &&
+    rest.length === 0 &&
+    (output === undefined || output === '--json' || output === '--quiet')
+  );
 }
 
 /** `commit-link` and `rewrite-ledger <kind>` exactly, as the git hooks call them; flags and --help go to clipanion. */

@@ -15,7 +15,7 @@ export class PullCommand extends TracerCommand {
   since = Option.String('--since', {
     description: 'Only items whose ts is at or after this ISO-8601 date or date-time (overrides the stored cursors)',
   });
-  dryRun = Option.Boolean('--dry-run', false, { description: 'Show what would be merged; write nothing' });
+  dryRun = Option.Boolean('--dry-run', { description: 'Show what would be merged; write nothing' });
   json = Option.Boolean('--json', false, { description: 'Print one machine-readable result object on stdout' });
   quiet = Option.Boolean('--quiet,-q', false, { description: 'Print errors only' });
 

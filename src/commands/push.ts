@@ -13,12 +13,12 @@ export class PushCommand extends TracerCommand {
   }
 
   remote = Option.String('--remote', { description: 'Remote to push to (default: remote.default, or the sole remote)' });
-  full = Option.Boolean('--full', false, { description: 'Also send traces that no ledger attributes' });
+  full = Option.Boolean('--full', { description: 'Also send traces that no ledger attributes' });
   only = Option.String('--only', {
     description: 'Restrict to one family; the families that follow it go along (see Families above)',
   });
   since = Option.String('--since', { description: 'Only items whose ts is at or after this ISO-8601 date or date-time' });
-  dryRun = Option.Boolean('--dry-run', false, { description: 'Print the plan and counts; send no mutating request' });
+  dryRun = Option.Boolean('--dry-run', { description: 'Print the plan and counts; send no mutating request' });
   json = Option.Boolean('--json', false, { description: 'Print one machine-readable result object on stdout' });
   quiet = Option.Boolean('--quiet,-q', false, { description: 'Print errors only' });
 

@@ -33,19 +33,32 @@ export interface PullFlags {
   dryRun: boolean;
 }
 
-export async function pushCommand(io: TransferIO, flags: PushFlags): Promise<number> {
+/**
+ * What push and pull do when a flag is not given: the one place these defaults live,
+ * whether the command came through clipanion (src/commands/) or the bare fast path
+ * (src/cli/bare-transfers.ts), and for both legs of sync.
+ */
+const PUSH_DEFAULTS: PushFlags = { full: false, dryRun: false };
+const PULL_DEFAULTS: PullFlags = { dryRun: false };
+type Given<T> = { [K in keyof T]?: T[K] | undefined };
+const withDefaults = <T extends object>(defaults: T, given: Given<T>): T =>
+  ({ ...defaults, ...Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) }) as T;
+
+export async function pushCommand(io: TransferIO, given: Given<PushFlags>): Promise<number> {
+  const flags = withDefaults(PUSH_DEFAULTS, given);
   checkOnly(io.kernel, flags.only);
   return transfer(io, 'push', flags.remote, async (mode, warnings) => ({ push: await pushLeg(io, mode, flags, warnings) }));
 }
 
-export async function pullCommand(io: TransferIO, flags: PullFlags): Promise<number> {
+export async function pullCommand(io: TransferIO, given: Given<PullFlags>): Promise<number> {
+  const flags = withDefaults(PULL_DEFAULTS, given);
   return transfer(io, 'pull', flags.remote, async (mode, warnings) => ({ pull: await pullLeg(io, mode, flags, warnings) }));
 }
 
 export async function syncCommand(io: TransferIO, flags: { remote?: string }): Promise<number> {
   return transfer(io, 'sync', flags.remote, async (mode, warnings) => {
-    const push = await pushLeg(io, mode, { remote: flags.remote, full: false, dryRun: false }, warnings);
-    const pull = await pullLeg(io, mode, { remote: flags.remote, dryRun: false }, warnings);
+    const push = await pushLeg(io, mode, withDefaults(PUSH_DEFAULTS, { remote: flags.remote }), warnings);
+    const pull = await pullLeg(io, mode, withDefaults(PULL_DEFAULTS, { remote: flags.remote }), warnings);
     return { push, pull };
   });
 }
