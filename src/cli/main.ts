@@ -97,6 +97,9 @@ function isGitHookInvocation(argv: readonly string[]): boolean {
   );
 }
 
+/** Failures of a plugin list entry, which config and plugins must still start despite. */
+const REPAIRABLE_CODES = new Set(['invalid_plugin', 'plugin_failed', 'invalid_family', 'duplicate_family', 'invalid_setting_value']);
+
 /** Commands that can mend a broken plugin list, so they must start without it. */
 const REPAIR_COMMANDS = new Set(['config', 'plugins', 'reset', 'help', '--help', '-h']);
 
@@ -110,7 +113,7 @@ async function bootWithRepair(argv: readonly string[], context: Parameters<typeo
   try {
     return await bootKernel(context);
   } catch (error) {
-    const repairable = error instanceof TracerError && (error.code === 'invalid_plugin' || error.code === 'invalid_setting_value');
+    const repairable = error instanceof TracerError && REPAIRABLE_CODES.has(error.code);
     if (!repairable || !REPAIR_COMMANDS.has(argv[0] ?? '--help')) throw error;
     const kernel = await bootKernel(context, { builtinOnly: true });
     kernel.warn({ code: error.code, message: `${error.message} Only the built-in plugins are loaded until it is fixed` });
