@@ -1,6 +1,8 @@
 import { ExitCode, TracerError } from '../core/errors.js';
 import type { TracerPlugin } from '../kernel/kernel.js';
-import { isRouteMissing } from '../net/remote-error.js';
+import { identityOf } from '../protocol/bodies.js';
+import { isRouteMissing } from '../protocol/problem.js';
+import { WHOAMI_ROUTE } from '../protocol/routes.js';
 import { STAGE } from '../kernel/stages.js';
 import type { SyncSession } from '../kernel/types.js';
 
@@ -10,7 +12,6 @@ import type { SyncSession } from '../kernel/types.js';
  * project token for another project, refuses the run; a server without the
  * route is a question for the routeMissing hook (see whoami-unsupported).
  */
-export const WHOAMI_ROUTE = '/api/v1/auth/whoami';
 /** Where the answer is kept in `session.state`, for doctor and messages. */
 export const WHOAMI_STATE = 'whoami';
 
@@ -44,36 +45,12 @@ const whoamiPlugin: TracerPlugin = {
         session.state.set(WHOAMI_STATE, undefined);
         return;
       }
-      const whoami = checkWhoami(answer, session);
+      const whoami = identityOf(answer, { name: session.remote.name, url: session.remote.target.url }, WHOAMI_ROUTE);
       session.state.set(WHOAMI_STATE, whoami);
       checkScope(whoami, session);
     });
   },
 };
-
-function checkWhoami(value: unknown, session: SyncSession): Whoami {
-  const whoami = value as Partial<Whoami> | null;
-  if (
-    typeof whoami !== 'object' ||
-    whoami === null ||
-    typeof whoami.org_slug !== 'string' ||
-    (whoami.scope !== 'org' && whoami.scope !== 'project')
-  ) {
-    throw new TracerError(
-      'malformed_response',
-      `Remote "${session.remote.name}" answered ${WHOAMI_ROUTE} without org_slug and scope; check that ${session.remote.target.url} points at a tracer service.`,
-      {
-        exitCode: ExitCode.network,
-      },
-    );
-  }
-  return {
-    org_slug: whoami.org_slug,
-    project_slug: typeof whoami.project_slug === 'string' ? whoami.project_slug : null,
-    scope: whoami.scope,
-    token_name: whoami.token_name,
-  };
-}
 
 /** Spec §7: org differs → org_slug_mismatch; a project token for another project → project_scope_mismatch. */
 export function checkScope(whoami: Whoami, session: SyncSession): void {
