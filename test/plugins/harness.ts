@@ -1,4 +1,5 @@
-import { parseRemoteUrl, apiRoot } from '../../src/core/remote-url.js';
+import { parseRemoteUrl } from '../../src/core/remote-url.js';
+import { apiRoot } from '../../src/protocol/routes.js';
 import { Kernel, type TracerPlugin } from '../../src/kernel/kernel.js';
 import { sessionFor } from '../../src/kernel/sync-session.js';
 import type { PushOptions, ResolvedRemote, SyncSession } from '../../src/kernel/types.js';
