@@ -73,7 +73,7 @@ export function letRequestsOut(): Promise<void> {
 type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 let loadedFetch: Fetch | undefined;
 
-/** node-fetch costs ~35 ms of imports: paid by the first request, never by a command that sends none. */
+/** node-fetch costs 35-50 ms of imports (BENCHMARKS.md): paid by the first request, never by a command that sends none. */
 async function loadFetch(): Promise<Fetch> {
   return (loadedFetch ??= (await import('node-fetch')).default);
 }
