@@ -11,21 +11,25 @@ import { BIN, cleanEnv, cleanup, tempDir } from '../helpers/cli.js';
  * nothing (BENCHMARKS.md: 35-50 ms of imports). A module hook in the child
  * notes every import of it. Needs `npm run build`.
  */
-const dir = tempDir('tracer-lazy-fetch-');
-const log = join(dir, 'resolved.log');
-writeFileSync(
-  join(dir, 'hooks.mjs'),
-  `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  if (specifier === 'node-fetch') appendFileSync(${JSON.stringify(log)}, specifier + '\\n');
-  return next(specifier, context);
-}
-`,
-);
-writeFileSync(
-  join(dir, 'register.mjs'),
-  `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`,
-);
+// Made in before(): other files' cleanup() removes every temp folder made so far.
+let dir = '';
+let log = '';
+test.before(() => {
+  dir = tempDir('tracer-lazy-fetch-');
+  log = join(dir, 'resolved.log');
+  const hooks = [
+    "import { appendFileSync } from 'node:fs';",
+    'export async function resolve(specifier, context, next) {',
+    `  if (specifier === 'node-fetch') appendFileSync(${JSON.stringify(log)}, specifier + '\\n');`,
+    '  return next(specifier, context);',
+    '}',
+  ];
+  writeFileSync(join(dir, 'hooks.mjs'), hooks.join('\n'));
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`,
+  );
+});
 
 function loadsFetch(args: string[]): boolean {
   if (existsSync(log)) writeFileSync(log, '');
