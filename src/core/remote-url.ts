@@ -80,12 +80,10 @@ export function parseRemoteUrl(input: string): ParsedRemoteUrl {
 }
 
 /**
- * Where `/api/v1/...` routes of this remote live: the bare base for a standalone
- * service, `<base>/gw/<org>/<project>` behind a gateway.
- */
-export function apiRoot(remote: Pick<ParsedRemoteUrl, 'base_url' | 'org_slug' | 'project_slug' | 'mount'>): string {
-  return remote.mount === 'gateway' ? `${remote.base_url}/${GATEWAY_SEGMENT}/${remote.org_slug}/${remote.project_slug}` : remote.base_url;
-}
+ * Moved to src/protocol/routes.ts (where the API lives is the protocol's
+ * business); re-exported until src/sync/ and the remote resolver import it
+ * from there. The import cycle this makes is harmless: neither side uses the
+ * other while it loads.
 
 /** The input minus anything that may hold a secret: userinfo (up to the last "@"), query and fragment. */
 function redactForMessage(input: string): string {

@@ -3,7 +3,6 @@ import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import { parseRemoteUrl } from '../core/remote-url.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { preflightRemote, requireProject, resolveRemote } from './session.js';
-import { isRemoteError } from '../net/remote-error.js';
 import { readRemotes } from '../store/remotes.js';
 import { errorJson, writeJson } from './transfer-commands.js';
 
@@ -19,6 +18,9 @@ export interface Check {
   detail: string;
   code?: string;
 }
+
+/** The codes of a remote that did not answer at all (src/net/http-client.ts); any other failure is an answer. */
+const UNREACHABLE = new Set(['network_error', 'timeout']);
 
 export async function doctorCommand(io: { kernel: Kernel; stdout: Writable; json?: boolean }): Promise<number> {
   const project = requireProject(io.kernel);
@@ -75,8 +77,8 @@ export async function doctorCommand(io: { kernel: Kernel; stdout: Writable; json
       });
       for (const warning of warnings) io.kernel.warn(warning);
     } catch (error) {
-      // Any HTTP answer proves the server is there; only a transport failure says it is not.
-      const answered = isRemoteError(error) || (error instanceof TracerError && error.exitCode !== ExitCode.network);
+      // Any answer proves the server is there; only a failure to reach it at all says it is not.
+      const answered = error instanceof TracerError && !UNREACHABLE.has(error.code);
       if (answered) {
         checks.push({ remote: name, check: 'server', ok: true, detail: `${remote.target.url} answers` });
         fail({ remote: name, check: 'whoami', ok: false, detail: '' }, error);

@@ -1,11 +1,14 @@
+// The client side of the admin routes (wire contract "Administration"), for
+// `tracer project create`, `tracer token create` and `remote add --create`: the
+// one HTTP client (src/net/), so the same retry, time-outs and failure codes
+// (network_error, timeout) as a push.
 import { ExitCode, TracerError } from '../core/errors.js';
-import { apiRoot, type ParsedRemoteUrl } from '../core/remote-url.js';
+import type { ParsedRemoteUrl } from '../core/remote-url.js';
+import { HttpClient, type Wording } from '../net/http-client.js';
+import { settingsFromEnv } from '../net/settings.js';
+import { parseProblem, type Problem } from '../protocol/problem.js';
+import { ADMIN_PROJECTS_ROUTE, ADMIN_TOKENS_ROUTE, apiRoot } from '../protocol/routes.js';
 
-/**
- * The client side of the admin routes (wire contract "Administration"), for
- * `tracer project create`, `tracer token create` and `remote add --create`.
- * Uses Node's own fetch: no heavy import on the CLI's start-up path.
- */
 export const ADMIN_SECRET_ENV = 'TRACER_ADMIN_SECRET';
 
 export interface RegisteredProject {
@@ -39,21 +42,30 @@ export function adminSecretFrom(env: NodeJS.ProcessEnv): string {
 }
 
 /** Registers the URL's org/project on its service: 201 created, 200 already there. */
-export async function registerProjectOnService(target: ParsedRemoteUrl, adminSecret: string): Promise<RegisteredProject> {
-  const { status, body } = await adminPost(target, '/api/v1/admin/projects', adminSecret, {
+export async function registerProjectOnService(
+  target: ParsedRemoteUrl,
+  adminSecret: string,
+  env: NodeJS.ProcessEnv,
+): Promise<RegisteredProject> {
+  const { status, body } = await adminPost(target, ADMIN_PROJECTS_ROUTE, adminSecret, env, {
     org_slug: target.org_slug,
     project_slug: target.project_slug,
   });
   return { org_slug: String(body.org_slug), project_slug: String(body.project_slug), created: status === 201 };
 }
 
-/** A new token for the URL's project, or for its whole org. */
+/**
+ * A new token for the URL's project, or for its whole org. Retried like every
+ * request: a reset after the service created one leaves that token unused
+ * (it was never shown), and the retry makes another.
+ */
 export async function createTokenOnService(
   target: ParsedRemoteUrl,
   adminSecret: string,
   input: { orgWide: boolean; name: string },
+  env: NodeJS.ProcessEnv,
 ): Promise<CreatedToken> {
-  const { body } = await adminPost(target, '/api/v1/admin/tokens', adminSecret, {
+  const { body } = await adminPost(target, ADMIN_TOKENS_ROUTE, adminSecret, env, {
     org_slug: target.org_slug,
     project_slug: input.orgWide ? null : target.project_slug,
     name: input.name,
@@ -63,49 +75,43 @@ export async function createTokenOnService(
 
 async function adminPost(
   target: ParsedRemoteUrl,
-  route: string,
+  path: string,
   adminSecret: string,
+  env: NodeJS.ProcessEnv,
   payload: unknown,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const url = `${apiRoot(target)}${route}`;
-  let response: Response;
+  const client = new HttpClient({
+    baseUrl: apiRoot(target),
+    headers: {
+      authorization: `Bearer ${adminSecret}`,
+      'x-tracer-org': target.org_slug,
+      'x-tracer-project': target.project_slug,
+    },
+    settings: settingsFromEnv(env),
+    wording: adminWording(target),
+  });
   try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${adminSecret}`,
-        'content-type': 'application/json',
-        accept: 'application/json',
-        'x-tracer-org': target.org_slug,
-        'x-tracer-project': target.project_slug,
-      },
-      body: JSON.stringify(payload),
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch (error) {
-    const reason = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
-    throw new TracerError(
-      'service_unreachable',
-      `The service at ${target.base_url} did not answer (${reason}); check the URL and that tracer serve is running.`,
-      {
-        exitCode: ExitCode.network,
-        cause: error,
-      },
-    );
+    return await client.postJsonWithStatus<Record<string, unknown>>(path, payload);
+  } finally {
+    client.close();
   }
-  const text = await response.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // Not JSON: a proxy's page or a server that is not tracer; judged by status below.
-  }
-  if (response.status === 200 || response.status === 201) return { status: response.status, body };
-  throw adminFailure(response.status, body, target);
 }
 
-function adminFailure(status: number, problem: Record<string, unknown>, target: ParsedRemoteUrl): TracerError {
-  const code = typeof problem.code === 'string' ? problem.code : undefined;
+function adminWording(target: ParsedRemoteUrl): Wording {
+  const service = `the service at ${target.base_url}`;
+  return {
+    refusal: (status, body) => adminFailure(status, parseProblem(status, body), target),
+    unreachable: (reason) =>
+      `The service at ${target.base_url} did not answer (${reason}); check the URL and that tracer serve is running.`,
+    timedOut: (method, path) =>
+      `${method} ${path} on ${service} timed out after retries; check the network or raise TRACER_HTTP_TIMEOUT_MS.`,
+    notJson: (_method, path, excerpt) =>
+      `The service at ${target.base_url} answered ${path} with something that is not JSON (${excerpt}); check that the URL points at a tracer service.`,
+  };
+}
+
+function adminFailure(status: number, problem: Problem, target: ParsedRemoteUrl): TracerError {
+  const { code } = problem;
   const detail = typeof problem.detail === 'string' ? problem.detail.replace(/[.\s]+$/, '') : undefined;
   if (status === 401) {
     return new TracerError(

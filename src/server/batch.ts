@@ -1,11 +1,10 @@
 import { contentId, sha256Hex, verifiedLine } from '../core/content-id.js';
 import { memberProblem, timestampMillis } from '../core/member-checks.js';
 import type { FamilyDefinition } from '../kernel/families.js';
+import { ITEMS_PER_REQUEST } from '../protocol/limits.js';
 import { ProblemError, type ValidationError } from './problem.js';
 import type { StoredItem } from './storage/types.js';
 
-/** Wire contract "Upload, per family": at most this many items per request. */
-export const MAX_ITEMS_PER_REQUEST = 500;
 /**
  * Deepest nesting an item may have. Canonical JSON (the content id) is computed
  * recursively, so a hostile item nested thousands deep would exhaust the stack and
@@ -31,11 +30,11 @@ export function prepareBatch(body: unknown, family: FamilyDefinition): PreparedB
     throw new ProblemError(422, 'invalid_body', 'The body must be a JSON object {"items": [...]}.');
   }
   const items: unknown[] = body.items;
-  if (items.length > MAX_ITEMS_PER_REQUEST) {
+  if (items.length > ITEMS_PER_REQUEST) {
     throw new ProblemError(
       413,
       'too_many_items',
-      `The request carries ${items.length} items; send at most ${MAX_ITEMS_PER_REQUEST} per request.`,
+      `The request carries ${items.length} items; send at most ${ITEMS_PER_REQUEST} per request.`,
     );
   }
   const invalid: ValidationError[] = [];

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
+import { BLOB_MAX_BYTES, SERVICE_BODY_MAX_BYTES } from '../protocol/limits.js';
 
 /** Everything `tracer serve` can be told, from flags or the environment (flags win). */
 export interface ServeOptions {
@@ -28,8 +29,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DEFAULTS = {
   host: '127.0.0.1',
   port: 8787,
-  blobMaxBytes: 10 * 1024 * 1024,
-  bodyMaxBytes: 32 * 1024 * 1024,
+  blobMaxBytes: BLOB_MAX_BYTES,
+  bodyMaxBytes: SERVICE_BODY_MAX_BYTES,
   // Long enough for a slow link and a busy database; a stalled client is cut after it.
   idleTimeoutMs: 120_000,
   logLevel: 'info' as LogLevel,

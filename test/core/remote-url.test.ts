@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ExitCode, TracerError } from '../../src/core/errors.js';
-import { apiRoot, isSlug, parseRemoteUrl } from '../../src/core/remote-url.js';
+import { isSlug, parseRemoteUrl } from '../../src/core/remote-url.js';
+import { apiRoot } from '../../src/protocol/routes.js';
 
 /** Spec §1, written out here rather than imported, so the message is checked against the spec itself. */
 const GRAMMAR_PIECES = [

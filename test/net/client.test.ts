@@ -1,12 +1,20 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import nock from 'nock';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ExitCode, TracerError } from '../../src/core/errors.js';
-import { RemoteClient, settingsFromEnv, type ClientSettings, type RemoteTarget } from '../../src/net/client.js';
-import { RemoteError } from '../../src/net/remote-error.js';
+import type { HttpClient } from '../../src/net/http-client.js';
+import { settingsFromEnv, type ClientSettings } from '../../src/net/settings.js';
+import { RemoteError } from '../../src/protocol/problem.js';
+import { remoteClient, type RemoteTarget } from '../../src/protocol/remote-client.js';
 
-/** The HTTP client against what a real server cannot easily do on demand: resets, time-outs, 5xx storms, malformed replies. */
+/**
+ * The HTTP client (node-fetch underneath), as a remote uses it, against what a
+ * real server cannot easily do on demand: resets, time-outs, 5xx storms,
+ * malformed replies.
+ */
 const BASE = 'http://tracer.test';
 const target = (extra: Partial<RemoteTarget> = {}): RemoteTarget => ({
   name: 'origin',
@@ -24,9 +32,9 @@ const fast: ClientSettings = {
   timeoutMs: 150,
   transferTimeoutMs: 150,
 };
-const clients: RemoteClient[] = [];
+const clients: HttpClient[] = [];
 const client = (extra: Partial<RemoteTarget> = {}, settings = fast) => {
-  const made = new RemoteClient(target(extra), settings);
+  const made = remoteClient(target(extra), settings);
   clients.push(made);
   return made;
 };
@@ -237,6 +245,40 @@ test('a streamed POST is opened afresh for each attempt', async () => {
   assert.is(answer.status, 201);
   assert.is(opened, 2);
   assert.equal(bodies, ['bytes', 'bytes']);
+});
+
+test('a body stream that fails (an unreadable file) fails the request instead of hanging it, without retry', async () => {
+  // A real server, nock off: its interceptor reports the cut as a reset, which would be retried.
+  nock.restore();
+  const server = http.createServer((request, response) => request.resume().on('end', () => response.end('{}')));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  let opened = 0;
+  const unreadable = () =>
+    new Readable({
+      read() {
+        opened += 1;
+        this.destroy(Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }));
+      },
+    });
+  try {
+    const { port } = server.address() as AddressInfo;
+    const local = client({ apiRoot: `http://127.0.0.1:${port}` });
+    const error = await failure(local.postStream('/api/v1/blobs', unreadable, { 'content-type': 'application/octet-stream' }));
+    assert.is(error.code, 'network_error');
+    assert.match(error.message, '(EACCES)');
+    assert.is(opened, 1);
+  } finally {
+    server.close();
+    nock.activate();
+  }
+});
+
+test('nothing is asked for compressed, and no redirect is followed', async () => {
+  nock(BASE, { badheaders: ['accept-encoding'] })
+    .get('/api/v1/auth/whoami')
+    .reply(302, '', { location: `${BASE}/elsewhere` });
+  const error = await failure(client().getJson('/api/v1/auth/whoami'));
+  assert.is(error.code, 'http_302');
 });
 
 test('HEAD answers the accepted statuses instead of throwing', async () => {

@@ -57,7 +57,7 @@ test('admin commands fail clearly: no secret, wrong secret, admin off, bad URL, 
     [['token', 'create', `${service.url}/acme/web`], { TRACER_ADMIN_SECRET: 'wrong' }, 'admin_secret_rejected', 4],
     [['project', 'create', `${off.url}/acme/web`], { TRACER_ADMIN_SECRET: 'x' }, 'admin_disabled', 4],
     [['project', 'create', service.url], { TRACER_ADMIN_SECRET: 'x' }, 'invalid_remote_url', 2],
-    [['project', 'create', 'http://127.0.0.1:1/acme/web'], { TRACER_ADMIN_SECRET: 'x' }, 'service_unreachable', 5],
+    [['project', 'create', 'http://127.0.0.1:1/acme/web'], { TRACER_ADMIN_SECRET: 'x' }, 'network_error', 5],
     [['token', 'create', `${service.url}/acme/web`, '--name', ' spaced'], { TRACER_ADMIN_SECRET: 'x' }, 'invalid_usage', 2],
   ];
   const results = await Promise.all(cases.map(([args, env]) => tracer(args, env)));

@@ -80,7 +80,8 @@ export class RemoteAddCommand extends TracerCommand {
   /** `--create` (spec §5.2 rule 3): the admin secret comes from TRACER_ADMIN_SECRET only, after the pre-flight. */
   protected async registerProject(plan: RemoteAddPlan) {
     const { adminSecretFrom, registerProjectOnService } = await import('../../server/admin-client.js');
-    return registerProjectOnService(parseRemoteUrl(plan.record.url), adminSecretFrom(this.context.kernel.context.env));
+    const { env } = this.context.kernel.context;
+    return registerProjectOnService(parseRemoteUrl(plan.record.url), adminSecretFrom(env), env);
   }
 
   /** Validates the name, the URL grammar and the token flags, and that the name is free. */

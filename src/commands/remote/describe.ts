@@ -1,4 +1,5 @@
-import { apiRoot, parseRemoteUrl } from '../../core/remote-url.js';
+import { parseRemoteUrl } from '../../core/remote-url.js';
+import { apiRoot } from '../../protocol/routes.js';
 import { maskToken, parseTokenRef } from '../../store/credentials.js';
 import type { GlobalConfig } from '../../store/config-files.js';
 import { chooseRemoteName, type RemoteRecord, type RemotesFile } from '../../store/remotes.js';

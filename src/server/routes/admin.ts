@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isSlug } from '../../core/remote-url.js';
+import { ADMIN_PROJECTS_ROUTE, ADMIN_TOKENS_ROUTE } from '../../protocol/routes.js';
 import { bearerToken, hashToken, newToken, secretsEqual, unauthorized } from '../auth.js';
 import { isPlainObject } from '../batch.js';
 import type { ServiceContext } from '../context.js';
@@ -16,7 +17,7 @@ export function adminRoutes(context: ServiceContext) {
   return async (app: FastifyInstance) => {
     const guard = { onRequest: async (request: FastifyRequest) => requireAdmin(context, request) };
 
-    app.post('/api/v1/admin/projects', guard, async (request, reply) => {
+    app.post(ADMIN_PROJECTS_ROUTE, guard, async (request, reply) => {
       const body = requireBody(request.body);
       const errors = [...slugErrors(body, 'org_slug', true), ...slugErrors(body, 'project_slug', true)];
       if (errors.length) throw invalidBody(errors);
@@ -26,7 +27,7 @@ export function adminRoutes(context: ServiceContext) {
       return reply.code(created ? 201 : 200).send({ org_slug: org, project_slug: project, created });
     });
 
-    app.post('/api/v1/admin/tokens', guard, async (request, reply) => {
+    app.post(ADMIN_TOKENS_ROUTE, guard, async (request, reply) => {
       const body = requireBody(request.body);
       const errors = [...slugErrors(body, 'org_slug', true), ...slugErrors(body, 'project_slug', false)];
       if (typeof body.name !== 'string' || !TOKEN_NAME.test(body.name)) {
@@ -39,7 +40,7 @@ export function adminRoutes(context: ServiceContext) {
         throw new ProblemError(
           404,
           'project_not_found',
-          `The project ${org}/${project} is not registered; create it first (POST /api/v1/admin/projects, or tracer project create).`,
+          `The project ${org}/${project} is not registered; create it first (POST ${ADMIN_PROJECTS_ROUTE}, or tracer project create).`,
         );
       }
       const token = newToken();

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { SHA256_HEX } from '../../core/content-id.js';
+import { BLOBS_ROUTE } from '../../protocol/routes.js';
 import { blobTooLarge } from '../blob-stream.js';
 import { projectOf, requireProject, type ServiceContext } from '../context.js';
 import { ProblemError } from '../problem.js';
@@ -18,14 +19,14 @@ export function blobRoutes(context: ServiceContext) {
     app.addContentTypeParser('application/octet-stream', (_request, payload, done) => done(null, payload));
     const guard = { onRequest: requireProject(context) };
 
-    app.head('/api/v1/blobs/:sha', guard, async (request, reply) => {
+    app.head(`${BLOBS_ROUTE}/:sha`, guard, async (request, reply) => {
       const sha = shaParam(request);
       const size = await context.storage.blobSize(projectOf(request).id, sha);
       if (size === undefined) throw blobNotFound(sha);
       return reply.code(200).header('content-length', String(size)).header('etag', `"${sha}"`).send();
     });
 
-    app.get('/api/v1/blobs/:sha', guard, async (request, reply) => {
+    app.get(`${BLOBS_ROUTE}/:sha`, guard, async (request, reply) => {
       const sha = shaParam(request);
       const blob = await context.storage.readBlob(projectOf(request).id, sha);
       if (!blob) throw blobNotFound(sha);
@@ -37,7 +38,7 @@ export function blobRoutes(context: ServiceContext) {
         .send(blob.stream);
     });
 
-    app.post('/api/v1/blobs', guard, async (request, reply) => {
+    app.post(BLOBS_ROUTE, guard, async (request, reply) => {
       const claimed = request.headers[SHA_HEADER];
       if (typeof claimed !== 'string' || !SHA256_HEX.test(claimed)) {
         throw refuseUnread(
@@ -71,7 +72,7 @@ function shaParam(request: FastifyRequest): string {
 }
 
 function blobNotFound(sha: string): ProblemError {
-  return new ProblemError(404, 'not_found', `This project holds no blob ${sha}; upload it with POST /api/v1/blobs.`);
+  return new ProblemError(404, 'not_found', `This project holds no blob ${sha}; upload it with POST ${BLOBS_ROUTE}.`);
 }
 
 /** How long a refused upload's remaining bytes are discarded, so the client can read the answer. */

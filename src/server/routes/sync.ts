@@ -1,14 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { memberProblem, timestampMillis } from '../../core/member-checks.js';
 import type { FamilyDefinition } from '../../kernel/families.js';
+import { MAX_PAGE_SIZE, PAGE_SIZE } from '../../protocol/limits.js';
+import { BLOBS_ROUTE, syncRoute } from '../../protocol/routes.js';
 import { prepareBatch } from '../batch.js';
 import { projectOf, requireProject, type ServiceContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ProblemError, type ValidationError } from '../problem.js';
 import type { ProjectRef } from '../storage/types.js';
-
-export const DEFAULT_PAGE = 500;
-export const MAX_PAGE = 1000;
 
 /** Upload and pull for every enabled family, from its definition alone. */
 export function syncRoutes(context: ServiceContext) {
@@ -16,7 +15,7 @@ export function syncRoutes(context: ServiceContext) {
     for (const family of context.families) {
       if (!context.routeEnabled(family.name)) continue;
       const guard = { onRequest: requireProject(context) };
-      const route = `/api/v1/sync/${family.name}`;
+      const route = syncRoute(family.name);
       app.post(route, guard, async (request) => upload(context, family, request));
       app.get(route, guard, async (request) => pull(context, family, request));
     }
@@ -49,7 +48,7 @@ async function upload(context: ServiceContext, family: FamilyDefinition, request
     throw new ProblemError(
       409,
       'blob_missing',
-      `${missing.length} pointer rows name blobs this project does not hold; upload them (POST /api/v1/blobs) or send the content inline, then retry.`,
+      `${missing.length} pointer rows name blobs this project does not hold; upload them (POST ${BLOBS_ROUTE}) or send the content inline, then retry.`,
       missing,
     );
   }
@@ -83,10 +82,10 @@ async function pull(context: ServiceContext, family: FamilyDefinition, request: 
 
 /** Default 500, capped at 1000 without error (spec §8). */
 function pageSize(text: string | undefined): number {
-  if (text === undefined || text === '') return DEFAULT_PAGE;
+  if (text === undefined || text === '') return PAGE_SIZE;
   if (!/^\d+$/.test(text) || Number(text) < 1)
     throw new ProblemError(400, 'invalid_query', `"limit" must be a whole number of at least 1, not "${text}".`);
-  return Math.min(Number(text), MAX_PAGE);
+  return Math.min(Number(text), MAX_PAGE_SIZE);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { WHOAMI_ROUTE } from '../../protocol/routes.js';
 import { requireToken, type ServiceContext } from '../context.js';
 
 /**
@@ -7,7 +8,7 @@ import { requireToken, type ServiceContext } from '../context.js';
  */
 export function whoamiRoutes(context: ServiceContext) {
   return async (app: FastifyInstance) => {
-    app.get('/api/v1/auth/whoami', { onRequest: requireToken(context) }, async (request) => {
+    app.get(WHOAMI_ROUTE, { onRequest: requireToken(context) }, async (request) => {
       const token = request.tracerToken!;
       return {
         org_slug: token.org_slug,

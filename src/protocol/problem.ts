@@ -1,10 +1,9 @@
+// An RFC 9457 problem answered by the service (wire contract "Transport and
+// errors"), turned into a TracerError that keeps the service's stable `code`,
+// so callers branch on the code, never on the text; and the rule that tells a
+// route this server lacks from a resource it lacks.
 import { ExitCode, TracerError } from '../core/errors.js';
 
-/**
- * An RFC 9457 problem answered by the service (wire contract "Transport and
- * errors"), turned into a TracerError that keeps the service's stable `code`,
- * so callers branch on the code, never on the text.
- */
 export interface Problem {
   type?: string;
   title?: string;
@@ -40,12 +39,17 @@ export function isRemoteError(error: unknown): error is RemoteError {
   return error instanceof RemoteError;
 }
 
-/** 404/405/501 that means "this server has no such route", as opposed to a missing resource on a route it has. */
+/** Codes a 404 carries when the route exists and the resource does not. */
 const RESOURCE_CODES = new Set(['project_not_found', 'blob_not_found', 'not_found_blob']);
+
+/** 404 without a resource code, 405 or 501: "this server has no such route" (an older server). */
+export function meansRouteMissing(status: number, code: string | undefined): boolean {
+  if (status === 405 || status === 501) return true;
+  return status === 404 && (code === undefined || !RESOURCE_CODES.has(code));
+}
+
 export function isRouteMissing(error: unknown): error is RemoteError {
-  if (!(error instanceof RemoteError)) return false;
-  if (error.status === 405 || error.status === 501) return true;
-  return error.status === 404 && !RESOURCE_CODES.has(error.code);
+  return error instanceof RemoteError && meansRouteMissing(error.status, error.problem.code);
 }
 
 /** Parses a problem body leniently: a proxy may answer HTML or nothing at all. */

@@ -1,0 +1,60 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BIN, cleanEnv, cleanup, tempDir } from '../helpers/cli.js';
+
+/**
+ * node-fetch is loaded by the first request, never by a command that sends
+ * nothing (BENCHMARKS.md: 35-50 ms of imports). A module hook in the child
+ * notes every import of it. Needs `npm run build`.
+ */
+// Made in before(): other files' cleanup() removes every temp folder made so far.
+let dir = '';
+let log = '';
+test.before(() => {
+  dir = tempDir('tracer-lazy-fetch-');
+  log = join(dir, 'resolved.log');
+  const hooks = [
+    "import { appendFileSync } from 'node:fs';",
+    'export async function resolve(specifier, context, next) {',
+    `  if (specifier === 'node-fetch') appendFileSync(${JSON.stringify(log)}, specifier + '\\n');`,
+    '  return next(specifier, context);',
+    '}',
+  ];
+  writeFileSync(join(dir, 'hooks.mjs'), hooks.join('\n'));
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`,
+  );
+});
+
+function loadsFetch(args: string[]): boolean {
+  if (existsSync(log)) writeFileSync(log, '');
+  execFileSync(process.execPath, ['--import', join(dir, 'register.mjs'), ...args], {
+    env: { ...cleanEnv(), TRACER_HOME: join(dir, 'home') },
+    cwd: dir,
+    stdio: 'pipe',
+  });
+  return existsSync(log) && readFileSync(log, 'utf8').includes('node-fetch');
+}
+
+test.after(() => cleanup());
+
+test('commands that send nothing do not load node-fetch', () => {
+  assert.is(loadsFetch([BIN, '--version']), false);
+  assert.is(loadsFetch([BIN, 'plugins']), false);
+});
+
+test('the first request loads it (the hook does see it)', () => {
+  const script = `const { HttpClient } = await import(${JSON.stringify(pathToFileURL(join(BIN, '../../dist/net/http-client.js')).href)});
+const wording = { refusal: () => new Error('refused'), unreachable: () => 'unreachable', timedOut: () => 'timed out', notJson: () => 'not JSON' };
+const client = new HttpClient({ baseUrl: 'http://127.0.0.1:1', headers: {}, wording, settings: { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 1 }, timeoutMs: 1000, transferTimeoutMs: 1000 } });
+await client.getJson('/').catch(() => {});
+client.close();`;
+  assert.is(loadsFetch(['--input-type=module', '-e', script]), true);
+});
+
+test.run();
