@@ -2,8 +2,8 @@ import { closeSync, mkdirSync, openSync, symlinkSync, writeFileSync, writeSync }
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { lastClaudeAssistant, lastClaudeModel, lastCursorAssistantText } from '../../src/capture/hook/agent-transcript.js';
-import { normalizeClaudeCode } from '../../src/capture/hook/claude-code.js';
+import { lastClaudeAssistant, lastCursorAssistantText } from '../../src/capture/hook/agent-transcript.js';
+import { modelFromTranscript, normalizeClaudeCode } from '../../src/capture/hook/claude-code.js';
 import { normalizeCodex } from '../../src/capture/hook/codex.js';
 import { conversationTraceIds, ledgerCommitOf, ledgerRecordOf } from '../../src/capture/ledger/ledger-line.js';
 import { agentHookCommand, sameHookCommand } from '../../src/capture/install/invocation.js';
@@ -37,7 +37,7 @@ test('the last assistant text skips subagent turns, synthetic messages and API e
     assistant('m4', 'API Error: 529 overloaded', { isApiErrorMessage: true }),
   ]);
   assert.equal(await lastClaudeAssistant(path), { text: 'The real answer.', isLatest: true });
-  assert.is(await lastClaudeModel(path), 'claude-opus-4-6', 'the synthetic message names no model');
+  assert.is(modelFromTranscript(path), 'claude-opus-4-6', 'the synthetic message names no model');
 });
 
 test('a transcript ending on a tool result has not got its final reply yet', async () => {
@@ -54,9 +54,9 @@ test('the model is read from the end of a 65 MB transcript, never from the whole
   const filler = `${toolResult}\n`.repeat(16 * 1024);
   for (let written = 0; written < 65 * 1024 * 1024; written += filler.length) writeSync(fd, filler);
   closeSync(fd);
-  assert.is(await lastClaudeModel(path), undefined, 'a model 65 MB back is past the bounded read');
+  assert.is(modelFromTranscript(path), undefined, 'a model 65 MB back is past the bounded read');
   writeFileSync(path, `${assistant('m9', 'last', {}, 'claude-opus-4-6')}\n`, { flag: 'a' });
-  assert.is(await lastClaudeModel(path), 'claude-opus-4-6');
+  assert.is(modelFromTranscript(path), 'claude-opus-4-6');
 });
 
 test("Cursor's transcript gives its last assistant text", async () => {
@@ -74,7 +74,7 @@ test('NotebookEdit: the new cell source is looked up line by line as the .ipynb 
     tool_input: { notebook_path: '/r/a.ipynb', cell_id: 'c1', new_source: 'x = 1\nprint(x)', edit_mode: 'replace' },
   });
   assert.equal(event.writes, [{ filePath: '/r/a.ipynb', fragments: [{ text: '"x = 1\\n"' }, { text: '"print(x)"' }] }]);
-  assert.is(event.modelTranscriptPath, undefined, 'no transcript path in this payload');
+  assert.is(event.model, undefined, 'no transcript to read the model from');
 });
 
 test('Codex: a patch given as an argv, run in another folder, is read; a shell command without one records nothing', () => {

@@ -2,8 +2,9 @@ import { linesFromEnd } from './tail-lines.js';
 import { parseWellFormedJson } from './well-formed.js';
 
 /**
- * What a hook reads from the end of an agent's own transcript: the model (Claude
- * Code's payloads carry none) and the last thing the assistant said.
+ * What a stop hook reads from the end of an agent's own transcript: the last
+ * thing the assistant said. (The model, which a tool-use hook needs, is read by
+ * claude-code.ts itself, without loading this module.)
  *
  * Claude Code writes JSONL entries `{type, isSidechain, message: {id, model,
  * content}}`; one message may span several lines (one per content block, sharing
@@ -12,25 +13,11 @@ import { parseWellFormedJson } from './well-formed.js';
  * (`isApiErrorMessage`) are not the assistant's words. Cursor writes
  * `{role, message: {content: [{type: "text", text}]}}`.
  */
-/** Far enough back for the longest turn; the model sits on every assistant line, so it is found much sooner. */
+/** Far enough back for the longest turn. */
 const SUMMARY_CAP_BYTES = 8 * 1024 * 1024;
-const MODEL_CAP_BYTES = 4 * 1024 * 1024;
 const SYNTHETIC_MODEL = '<synthetic>';
 
 type Entry = Record<string, unknown>;
-
-/** The model of the latest real assistant message, or undefined within the cap. */
-export async function lastClaudeModel(transcriptPath: string): Promise<string | undefined> {
-  for await (const line of linesFromEnd(transcriptPath, MODEL_CAP_BYTES)) {
-    // Most lines are tool results and user turns: only a line naming a model is parsed.
-    if (!line.includes('"model"')) continue;
-    const entry = parseLine(line);
-    if (!entry || !isClaudeAssistant(entry)) continue;
-    const model = (entry.message as { model?: unknown }).model;
-    if (typeof model === 'string' && model !== '' && model !== SYNTHETIC_MODEL) return model;
-  }
-  return undefined;
-}
 
 export interface LastAssistant {
   text?: string;

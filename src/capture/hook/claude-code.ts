@@ -1,3 +1,4 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import {
   claudeFileWrites,
   eventKey,
@@ -28,7 +29,8 @@ export function normalizeClaudeCode(event: string, payload: Payload): HookEvent 
     agent: 'claude-code',
     event,
     conversationId: requiredString(payload, 'session_id', 'claude-code'),
-    model,
+    // Only a trace that wrote lines needs the model (its ledger ranges name it); the others skip the read.
+    model: model ?? (writes.length > 0 && transcript !== undefined ? modelFromTranscript(transcript) : undefined),
     tool,
     cwd: optionalString(payload.cwd),
     writes,
@@ -36,7 +38,61 @@ export function normalizeClaudeCode(event: string, payload: Payload): HookEvent 
     transcriptPath: endsTurn ? transcript : undefined,
     endsTurn,
     reportedSummary: endsTurn ? optionalString(payload.last_assistant_message) : undefined,
-    // Only a trace that wrote lines needs the model (its ledger ranges name it); the others skip the read.
-    modelTranscriptPath: model === undefined && writes.length > 0 ? transcript : undefined,
   };
+}
+
+/**
+ * The model of the latest assistant message of the main conversation, read
+ * backwards from the end of the transcript in chunks and never more than
+ * MODEL_TAIL_BYTES: a 65 MB transcript costs what its last lines cost. Every
+ * assistant line names its model (`message.model`, before the content), so it is
+ * found within the last few lines; subagent lines (`isSidechain`) and messages
+ * Claude Code made up itself (`<synthetic>`) are passed over. Synchronous, and in
+ * this module, because it runs on the tool-use path where every loaded module costs.
+ */
+const MODEL_TAIL_BYTES = 4 * 1024 * 1024;
+const CHUNK_BYTES = 64 * 1024;
+const MODEL = /"model":"([^"\\]{1,250})"/;
+
+export function modelFromTranscript(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    let position = size;
+    let carry = Buffer.alloc(0);
+    while (position > 0 && size - position < MODEL_TAIL_BYTES) {
+      const length = Math.min(CHUNK_BYTES, position);
+      position -= length;
+      const chunk = Buffer.allocUnsafe(length);
+      readSync(fd, chunk, 0, length, position);
+      const buffer = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
+      let end = buffer.length;
+      for (;;) {
+        const newline = end > 0 ? buffer.lastIndexOf(0x0a, end - 1) : -1;
+        // Before the first newline of a chunk the line may start in the chunk before: it waits, unless the file starts here.
+        if (newline === -1 && position > 0) break;
+        const model = modelOfLine(buffer.toString('utf8', newline + 1, end));
+        if (model !== undefined) return model;
+        if (newline === -1) break;
+        end = newline;
+      }
+      carry = buffer.subarray(0, end);
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function modelOfLine(line: string): string | undefined {
+  if (!line.includes('"type":"assistant"') || line.includes('"isSidechain":true')) return undefined;
+  const model = MODEL.exec(line)?.[1];
+  return model === undefined || model === '<synthetic>' ? undefined : model;
 }

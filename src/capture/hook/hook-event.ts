@@ -24,8 +24,6 @@ export interface HookEvent {
   endsTurn: boolean;
   /** The agent's own closing message, when its payload carries one (Codex, Claude Code, Cursor's afterAgentResponse). */
   reportedSummary?: string;
-  /** A transcript to read the model from, when the payload names none but the trace needs one (Claude Code). */
-  modelTranscriptPath?: string;
   /** Set when the call carries nothing to record (a Codex shell command that is not a patch): no row is written. */
   nothingToRecord?: true;
 }

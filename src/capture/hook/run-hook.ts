@@ -74,14 +74,6 @@ export async function runHook(agent: string, event: string, io: HookIo): Promise
 /** Each step stands alone: a transcript that cannot be read must not lose the trace row, nor the reverse. */
 async function record(event: HookEvent, destination: Destination, processCwd: string, fail: (failure: HookFailure) => void): Promise<void> {
   const ts = new Date().toISOString();
-  if (event.modelTranscriptPath !== undefined) {
-    try {
-      const { lastClaudeModel } = await import('./agent-transcript.js');
-      event.model = await lastClaudeModel(event.modelTranscriptPath);
-    } catch {
-      // No model then: the trace still counts, its ranges just name none.
-    }
-  }
   try {
     appendTrace(destination, event, ts, event.cwd ?? processCwd);
   } catch (error) {
