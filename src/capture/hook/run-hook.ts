@@ -90,14 +90,17 @@ async function record(event: HookEvent, destination: Destination, processCwd: st
   try {
     const { lastClaudeAssistant, lastCursorAssistantText } = await import('./agent-transcript.js');
     let text = event.reportedSummary;
+    // An unreadable transcript was reported by the snapshot step; the payload's own message still counts.
     if (event.agent === 'claude-code' && event.transcriptPath) {
-      const last = await lastClaudeAssistant(event.transcriptPath);
-      const written = last.isLatest && (text === undefined || last.text?.trim() === text.trim());
-      if (written) rmSync(refresh, { force: true });
-      else writeMarker(refresh, event.transcriptPath);
-      text ??= last.text;
+      const last = await lastClaudeAssistant(event.transcriptPath).catch(() => undefined);
+      if (last) {
+        const written = last.isLatest && (text === undefined || last.text?.trim() === text.trim());
+        if (written) rmSync(refresh, { force: true });
+        else writeMarker(refresh, event.transcriptPath);
+        text ??= last.text;
+      }
     } else if (event.agent === 'cursor' && event.transcriptPath && text === undefined) {
-      text = await lastCursorAssistantText(event.transcriptPath);
+      text = await lastCursorAssistantText(event.transcriptPath).catch(() => undefined);
     }
     const { recordSummary } = await import('./summary.js');
     if (text !== undefined) await recordSummary(destination.dir, { agent: event.agent, conversationId: event.conversationId, text, ts });
