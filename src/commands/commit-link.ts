@@ -10,7 +10,7 @@ export class CommitLinkCommand extends TracerCommand {
     details: `
       Reads the lines the commit added (against its first parent; a root commit against nothing) with git plumbing, and attributes each non-blank line to the agent trace that wrote it - a trace in \`traces.jsonl\` that wrote the same repository path and whose \`line_hashes\` hold the line - or else to a person. A trace's line is never used twice in one branch history: the lines earlier commits claimed are kept in \`attribution-state.json\`.
 
-      Appends the ledger (an Agent Trace record plus \`sha\`, \`ts\`, \`commit\` and \`trace_ids\`) to \`ledgers.jsonl\`, a commit link (\`commit\`, \`session_ids\`, \`trace_ids\`) to \`commit-links.jsonl\`, and writes the ledger as a git note under \`refs/notes/tracer\`. The ledger is deterministic: the same commit and traces give the same bytes on every machine, and running the command again appends nothing.
+      Appends the ledger (\`sha\`, \`ts\`, \`commit\`, \`trace_ids\` and \`record\`, the attribution as an Agent Trace record) to \`ledgers.jsonl\`, a commit link (\`commit\`, \`session_ids\`, \`trace_ids\`) to \`commit-links.jsonl\`, and writes the record as a git note under \`refs/notes/tracer\`. The ledger is deterministic: the same commit and traces give the same bytes on every machine, and running the command again appends nothing.
 
       As a git hook it prints nothing and always exits 0; failures go to \`hook-errors.log\` in the project folder. With \`--verbose\` it prints what it recorded and reports failures with their exit code.
     `,

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanup, git, sandbox, tempDir, tempRepo } from '../helpers/cli.js';
 import { fixturePath, hook, payload, projectDir } from './hook-fixtures.js';
@@ -85,6 +85,41 @@ test('an amended commit shows once, under its new id', async () => {
     digest.commits.map((entry: any) => entry.commit),
     [amended],
   );
+});
+
+test('ledgers written before `record` existed are read too: old and new shapes side by side', async () => {
+  const { run, home, commit } = await recordedWork();
+  const dir = projectDir(home);
+  const current = JSON.parse(readFileSync(join(dir, 'ledgers.jsonl'), 'utf8').trim().split('\n').at(-1)!);
+  const old = {
+    sha: 'c'.repeat(64),
+    version: '0.1',
+    id: '3f1c2b4a-5d6e-8f70-8a1b-2c3d4e5f6a7b',
+    timestamp: '2020-01-01T00:00:00.000Z',
+    ts: '2020-01-01T00:00:00.000Z',
+    commit: 'd'.repeat(40),
+    vcs: { type: 'git', revision: 'd'.repeat(40) },
+    tool: { name: 'tracer' },
+    trace_ids: [],
+    files: [
+      {
+        path: 'old.txt',
+        contributor: { type: 'human' },
+        conversations: [{ contributor: { type: 'human' }, ranges: [{ start_line: 1, end_line: 4 }] }],
+      },
+    ],
+    metadata: { 'dev.tracer': { parents: [], lines: { ai: 0, human: 4 } } },
+  };
+  appendFileSync(join(dir, 'ledgers.jsonl'), `${JSON.stringify(old)}\n`);
+  const digest = JSON.parse((await run(['context', '--json'])).stdout);
+  assert.equal(
+    digest.commits.map((entry: any) => [entry.commit, entry.lines, entry.files]),
+    [
+      [commit, { ai: 3, human: 1, mixed: 0 }, { ai: 0, human: 0, mixed: 1 }],
+      ['d'.repeat(40), { ai: 0, human: 4, mixed: 0 }, { ai: 0, human: 1, mixed: 0 }],
+    ],
+  );
+  assert.ok(current.record, 'the ledger tracer writes now has its record');
 });
 
 test('a fresh project prints empty sections; a repository without a project or a bad --limit is refused', async () => {

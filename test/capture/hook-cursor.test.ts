@@ -98,8 +98,12 @@ test('beforeSubmitPrompt keeps only the prompt length; stop snapshots the transc
   assert.not.ok(readFileSync(join(dir, 'traces.jsonl'), 'utf8').includes('retry count'));
   const sha = createHash('sha256').update(readFileSync(transcript)).digest('hex');
   assert.equal(JSON.parse(readFileSync(join(dir, 'conversations', '_index.json'), 'utf8')), { [CONVERSATION]: sha });
-  // Cursor reports no closing message and its transcript is not Claude's format: no summary is made up.
-  assert.equal(readJsonl(join(dir, 'session-summaries.jsonl')), []);
+  // The summary is the transcript's last assistant text, recorded once although stop and sessionEnd both read it.
+  const summaries = readJsonl(join(dir, 'session-summaries.jsonl'));
+  assert.equal(
+    summaries.map((row) => [row.conversation_url, row.summary]),
+    [[`cursor://conversation/${CONVERSATION}`, 'retry() now takes an attempts argument (default 3) and DEFAULT_ATTEMPTS documents it.']],
+  );
 });
 
 test.run();

@@ -35,19 +35,26 @@ test('a fresh init hooks the three agents in the repository, each event once, an
 
   const claude = json(join(repo, '.claude/settings.json'));
   assert.equal(Object.keys(claude.hooks), ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd']);
-  assert.is(claude.hooks.PostToolUse[0].matcher, 'Write|Edit|MultiEdit');
+  assert.is(claude.hooks.PostToolUse[0].matcher, 'Write|Edit|MultiEdit|NotebookEdit');
   assert.equal(claude.hooks.Stop[0].hooks[0].type, 'command');
   assert.ok(claude.hooks.Stop[0].hooks[0].command.endsWith(' hook claude-code Stop'));
 
   const cursor = json(join(repo, '.cursor/hooks.json'));
   assert.is(cursor.version, 1);
-  assert.equal(Object.keys(cursor.hooks), ['sessionStart', 'beforeSubmitPrompt', 'afterFileEdit', 'stop', 'sessionEnd']);
+  assert.equal(Object.keys(cursor.hooks), [
+    'sessionStart',
+    'beforeSubmitPrompt',
+    'afterFileEdit',
+    'afterAgentResponse',
+    'stop',
+    'sessionEnd',
+  ]);
   assert.ok(cursor.hooks.afterFileEdit[0].command.endsWith(' hook cursor afterFileEdit'));
 
   const codex = json(join(repo, '.codex/hooks.json'));
   assert.ok(codex.hooks.Stop[0].hooks[0].command.endsWith(' hook codex Stop'));
-  assert.equal(Object.keys(codex.hooks), ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop']);
-  assert.is(codex.hooks.PostToolUse[0].matcher, 'apply_patch', 'Codex edits are attributed, shell commands are not traced');
+  assert.equal(Object.keys(codex.hooks), ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd']);
+  assert.is(codex.hooks.PostToolUse[0].matcher, 'apply_patch|Bash', 'apply_patch, also when run through the shell tool');
   assert.ok(codex.hooks.PostToolUse[0].hooks[0].command.endsWith(' hook codex PostToolUse'));
   for (const file of AGENT_FILES) assert.is(statSync(join(repo, file)).mode & 0o777, 0o644);
 

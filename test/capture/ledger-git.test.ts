@@ -2,10 +2,12 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, runTracer, tempDir } from '../helpers/cli.js';
+import { assertAgentTraceRecord } from './agent-trace-schema.js';
 import {
   commitAll,
   commitLink,
   gitIn,
+  fileKind,
   ledgerOf,
   linesByType,
   machine,
@@ -36,11 +38,11 @@ test('a merge is read against its first parent; lines the merged branch brought 
   const merge = commitAll(m.repo, 'merge');
   assert.is((await commitLink(m)).code, 0);
 
-  assert.is(ledgerOf(m, feature).files[0].contributor.type, 'ai');
+  assert.is(fileKind(ledgerOf(m, feature).record.files[0]), 'ai');
   const ledger = ledgerOf(m, merge);
-  assert.equal(ledger.metadata['dev.tracer'].parents, [mainTip, feature]);
+  assert.equal(ledger.record.metadata['dev.tracer'].parents, [mainTip, feature]);
   assert.equal(
-    ledger.files.map((file: any) => [file.path, file.contributor.type]),
+    ledger.record.files.map((file: any) => [file.path, fileKind(file)]),
     [['merge-fix.txt', 'human']],
     "feature.ts is the feature commit's, not the merge's",
   );
@@ -62,7 +64,7 @@ test('a merge of a branch whose commits were never attributed credits the agent 
   gitIn(m.repo, ['merge', '-q', '--no-ff', '--no-edit', 'side']);
   const merge = gitIn(m.repo, ['rev-parse', 'HEAD']);
   assert.is((await commitLink(m)).code, 0);
-  const [file] = ledgerOf(m, merge).files;
+  const [file] = ledgerOf(m, merge).record.files;
   assert.is(file.path, 'side.ts');
   assert.equal(linesByType(file), { ai: [1, 2] }, 'carried lines no trace wrote are left to the branch that added them');
 });
@@ -74,15 +76,17 @@ test('ledgers are git notes under refs/notes/tracer, and a clone that adds the r
   const commit = commitAll(m.repo, 'n');
   assert.is((await commitLink(m)).code, 0);
   const [row] = rawLines(m, 'ledgers.jsonl');
-  assert.is(note(m.repo, commit), `${row}\n`);
+  const record = JSON.stringify(ledgerOf(m, commit).record);
+  assert.ok(row!.includes(record));
+  assert.is(note(m.repo, commit), `${record}\n`, 'the note is the ledger record, byte for byte');
+  assertAgentTraceRecord(JSON.parse(note(m.repo, commit)!), 'the git note');
 
   const clone = join(tempDir('tracer-clone-'), 'clone');
   gitIn(m.repo, ['clone', '-q', m.repo, clone]);
   assert.is(note(clone, commit), undefined, 'plain clones do not fetch notes');
   gitIn(clone, ['config', '--add', 'remote.origin.fetch', '+refs/notes/tracer:refs/notes/tracer']);
   gitIn(clone, ['fetch', '-q', 'origin']);
-  assert.is(note(clone, commit), `${row}\n`);
-  assert.equal(JSON.parse(note(clone, commit)!).sha, JSON.parse(row!).sha);
+  assert.is(note(clone, commit), `${record}\n`);
 });
 
 test('notes are written even where git has no identity configured', async () => {
@@ -109,7 +113,7 @@ test("a linked worktree records into the same project, and its notes are the rep
   writeFile(worktree, 'wt.txt', ['from the worktree']);
   const commit = commitAll(worktree, 'in worktree');
   assert.is((await commitLink(m, [], worktree)).code, 0);
-  assert.is(ledgerOf(m, commit).files[0].contributor.type, 'ai');
+  assert.is(fileKind(ledgerOf(m, commit).record.files[0]), 'ai');
   assert.ok(note(m.repo, commit), 'the note is visible from the main worktree');
 });
 
@@ -123,14 +127,14 @@ test('through the hooks tracer init installs: commit, amend and rebase keep ledg
   seedTraces(m, [traceRow({ files: { 'h.ts': ['hooked line'] } })]);
   writeFile(m.repo, 'h.ts', ['hooked line']);
   const first = commitAll(m.repo, 'through hook', { home: m.home });
-  assert.is(ledgerOf(m, first)?.files[0].contributor.type, 'ai', 'post-commit ran commit-link');
+  assert.is(fileKind(ledgerOf(m, first)?.record.files[0]), 'ai', 'post-commit ran commit-link');
   assert.ok(note(m.repo, first));
 
   writeFile(m.repo, 'h.ts', ['hooked line', 'added while amending']);
   gitIn(m.repo, ['add', '-A'], { home: m.home });
   gitIn(m.repo, ['commit', '-q', '--amend', '--no-edit'], { home: m.home });
   const amended = gitIn(m.repo, ['rev-parse', 'HEAD']);
-  assert.equal(linesByType(ledgerOf(m, amended).files[0]), { ai: [1], human: [2] });
+  assert.equal(linesByType(ledgerOf(m, amended).record.files[0]), { ai: [1], human: [2] });
   const links = rows(m, 'commit-links.jsonl').filter((link) => link.commit === amended);
   assert.ok(
     links.some((link) => link.rewritten_from === first),
@@ -144,7 +148,7 @@ test('through the hooks tracer init installs: commit, amend and rebase keep ledg
   gitIn(m.repo, ['checkout', '-q', 'main']);
   gitIn(m.repo, ['rebase', '-q', 'moved'], { home: m.home });
   const rebased = gitIn(m.repo, ['rev-parse', 'HEAD']);
-  assert.equal(linesByType(ledgerOf(m, rebased).files[0]), { ai: [1], human: [2] }, 'the rebased commit keeps its attribution');
+  assert.equal(linesByType(ledgerOf(m, rebased).record.files[0]), { ai: [1], human: [2] }, 'the rebased commit keeps its attribution');
   assert.ok(rows(m, 'commit-links.jsonl').some((link) => link.commit === rebased && link.rewritten_from === amended));
   assert.ok(note(m.repo, rebased));
   const log = rawLines(m, 'hook-errors.log');

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { withContentId } from '../../src/core/content-id.js';
 import { isAttributableLine, lineHash, type TraceRecord } from '../../src/capture/trace-record.js';
 import { cleanEnv, runTracer, tempDir } from '../helpers/cli.js';
+import { assertValidLedger } from './agent-trace-schema.js';
 
 /**
  * Shared by the ledger and rewrite tests: real repositories, a home per machine,
@@ -116,11 +117,17 @@ export function rawLines(m: Machine, file: string): string[] {
   return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
 }
 
-/** The newest ledger for `commit`. */
+/** The newest ledger for `commit`; every ledger of the file is checked against the Agent Trace schema on the way. */
 export function ledgerOf(m: Machine, commit: string): any {
-  return rows(m, 'ledgers.jsonl')
-    .filter((ledger) => ledger.commit === commit)
-    .at(-1);
+  const ledgers = rows(m, 'ledgers.jsonl');
+  for (const ledger of ledgers) assertValidLedger(ledger);
+  return ledgers.filter((ledger) => ledger.commit === commit).at(-1);
+}
+
+/** `ai` or `human` when one kind wrote every attributed line of the file, `mixed` otherwise. */
+export function fileKind(file: any): string {
+  const kinds = new Set<string>(file.conversations.map((conversation: any) => conversation.contributor.type));
+  return kinds.size > 1 ? 'mixed' : [...kinds][0]!;
 }
 
 export function commitLink(m: Machine, args: string[] = [], cwd = m.repo) {

@@ -3,10 +3,12 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { contentId } from '../../src/core/content-id.js';
+import { conversationTraceIds } from '../../src/capture/ledger/ledger-line.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
 import {
   commitAll,
   commitLink,
+  fileKind,
   gitIn,
   ledgerOf,
   linesByType,
@@ -36,29 +38,29 @@ test('lines the agent wrote are ai, with the conversation url, model and trace; 
 
   const ledger = ledgerOf(m, commit);
   assert.is(ledger.sha, contentId(ledger, 'sha'), 'sha is the content id');
-  assert.equal(ledger.vcs, { type: 'git', revision: commit });
+  assert.equal(Object.keys(ledger).sort(), ['commit', 'record', 'sha', 'trace_ids', 'ts'], 'tracer members, then the record');
+  assert.equal(ledger.record.vcs, { type: 'git', revision: commit });
+  assert.is(ledger.record.version, '0.1.0');
+  assert.equal(ledger.record.tool, { name: 'tracer', version: '1' }, 'a format version, never the package version');
   assert.is(ledger.commit, commit);
   assert.is(ledger.ts, gitIso(m.repo, commit), 'ts is the committer time, not the time tracer ran');
+  assert.is(ledger.record.timestamp, ledger.ts);
   assert.equal(ledger.trace_ids, [trace.id]);
-  assert.is(ledger.files.length, 1);
-  const [file] = ledger.files;
+  assert.is(ledger.record.files.length, 1);
+  const [file] = ledger.record.files;
   assert.is(file.path, 'src/add.js');
-  assert.is(file.contributor.type, 'ai');
+  assert.is(fileKind(file), 'ai');
   assert.equal(file.conversations, [
     {
       url: 'claude-code://session/sess-a',
-      contributor: { type: 'ai', model_id: 'claude-sonnet-4-5' },
-      ranges: [
-        {
-          start_line: 1,
-          end_line: 3,
-          content_hash: file.conversations[0].ranges[0].content_hash,
-          contributor: { type: 'ai', model_id: 'claude-sonnet-4-5' },
-        },
-      ],
-      trace_ids: [trace.id],
+      contributor: { type: 'ai', model_id: 'anthropic/claude-sonnet-4-5' },
+      ranges: [{ start_line: 1, end_line: 3, content_hash: file.conversations[0].ranges[0].content_hash }],
+      related: [{ type: 'trace', url: `tracer://trace/${trace.id}` }],
     },
   ]);
+  assert.equal(conversationTraceIds(file.conversations[0]), [trace.id]);
+  assert.is(note(m.repo, commit), `${JSON.stringify(ledger.record)}\n`, 'the git note is the record');
+  assert.ok(rawLines(m, 'ledgers.jsonl')[0]!.includes(JSON.stringify(ledger.record)), 'byte for byte the record in the line');
   assert.match(file.conversations[0].ranges[0].content_hash, /^sha256:[0-9a-f]{64}$/);
 
   const [link] = rows(m, 'commit-links.jsonl');
@@ -90,13 +92,13 @@ test('lines no trace wrote are human; a file with both is mixed with per-range c
 
   const ledger = ledgerOf(m, commit);
   assert.equal(
-    ledger.files.map((file: any) => [file.path, file.contributor.type]),
+    ledger.record.files.map((file: any) => [file.path, fileKind(file)]),
     [
       ['README.md', 'human'],
       ['lib.js', 'mixed'],
     ],
   );
-  const lib = ledger.files[1];
+  const lib = ledger.record.files[1];
   assert.equal(linesByType(lib), { ai: [2, 3, 4, 5, 6], human: [1, 7] }, 'the blank line 5 sits inside the agent range');
   assert.equal(
     lib.conversations.map((c: any) => c.contributor.type),
@@ -104,10 +106,10 @@ test('lines no trace wrote are human; a file with both is mixed with per-range c
     'agents first, the person last',
   );
   for (const conversation of lib.conversations) {
-    for (const range of conversation.ranges) assert.equal(range.contributor, conversation.contributor, 'every range names its contributor');
+    for (const range of conversation.ranges) assert.is(range.contributor, undefined, "ranges take their conversation's contributor");
   }
-  assert.equal(ledger.metadata['dev.tracer'].lines, { ai: 4, human: 4 });
-  assert.is(ledger.files[0].conversations[0].url, undefined, 'a person has no conversation url');
+  assert.equal(ledger.record.metadata['dev.tracer'].lines, { ai: 4, human: 4 });
+  assert.is(ledger.record.files[0].conversations[0].url, undefined, 'a person has no conversation url');
 });
 
 test("a trace's line is not attributed twice: a later commit re-adding it gets a person", async () => {
@@ -120,8 +122,8 @@ test("a trace's line is not attributed twice: a later commit re-adding it gets a
   writeFile(m.repo, 'a.txt', ['agent line', 'agent line']);
   const second = commitAll(m.repo, 'two');
   assert.is((await commitLink(m)).code, 0);
-  assert.is(ledgerOf(m, first).files[0].contributor.type, 'ai');
-  assert.is(ledgerOf(m, second).files[0].contributor.type, 'human');
+  assert.is(fileKind(ledgerOf(m, first).record.files[0]), 'ai');
+  assert.is(fileKind(ledgerOf(m, second).record.files[0]), 'human');
   assert.equal(ledgerOf(m, second).trace_ids, []);
 });
 
@@ -136,7 +138,7 @@ test('an agent edit left out of one commit keeps its credit for the next', async
   const next = commitAll(m.repo, 'the other');
   assert.is((await commitLink(m)).code, 0);
   assert.equal(
-    ledgerOf(m, next).files.map((file: any) => [file.path, file.contributor.type]),
+    ledgerOf(m, next).record.files.map((file: any) => [file.path, fileKind(file)]),
     [['two.txt', 'ai']],
   );
 });
@@ -149,10 +151,10 @@ test('the newest trace that still holds a line gets it; an ended conversation wi
   writeFile(m.repo, 'x.txt', ['same']);
   const commit = commitAll(m.repo, 'x');
   assert.is((await commitLink(m)).code, 0);
-  const [conversation] = ledgerOf(m, commit).files[0].conversations;
+  const [conversation] = ledgerOf(m, commit).record.files[0].conversations;
   assert.is(conversation.url, 'codex://session/new');
   assert.equal(conversation.contributor, { type: 'ai' });
-  assert.equal(conversation.trace_ids, [newer.id]);
+  assert.equal(conversationTraceIds(conversation), [newer.id]);
 });
 
 test('running it again appends nothing and leaves the note alone', async () => {
@@ -168,7 +170,7 @@ test('running it again appends nothing and leaves the note alone', async () => {
   assert.is(rawLines(m, 'ledgers.jsonl').length, 1);
   assert.is(rawLines(m, 'commit-links.jsonl').length, 1);
   assert.is(gitIn(m.repo, ['rev-parse', 'refs/notes/tracer']), noteRef, 'no second notes commit');
-  assert.is(note(m.repo, commit), `${rawLines(m, 'ledgers.jsonl')[0]}\n`, 'the note is the ledger row, byte for byte');
+  assert.is(note(m.repo, commit), `${JSON.stringify(ledgerOf(m, commit).record)}\n`, 'the note is the ledger record, byte for byte');
 });
 
 test('two machines (separate homes, a clone) with the same traces write byte-identical ledgers and links', async () => {
@@ -202,8 +204,8 @@ test('a root commit is attributed against nothing', async () => {
   const root = commitAll(m.repo, 'root');
   assert.is((await commitLink(m)).code, 0);
   const ledger = ledgerOf(m, root);
-  assert.equal(ledger.metadata['dev.tracer'].parents, []);
-  assert.is(ledger.files[0].contributor.type, 'ai');
+  assert.equal(ledger.record.metadata['dev.tracer'].parents, []);
+  assert.is(fileKind(ledger.record.files[0]), 'ai');
 });
 
 test('binary files, deletions and names git quotes are handled', async () => {
@@ -218,7 +220,7 @@ test('binary files, deletions and names git quotes are handled', async () => {
   const commit = commitAll(m.repo, 'odd');
   assert.is((await commitLink(m)).code, 0);
   assert.equal(
-    ledgerOf(m, commit).files.map((file: any) => [file.path, file.contributor.type]),
+    ledgerOf(m, commit).record.files.map((file: any) => [file.path, fileKind(file)]),
     [[odd, 'ai']],
   );
 });

@@ -40,11 +40,11 @@ test('amend: the new commit gets its own ledger from its own diff, the link reco
   assert.equal([result.code, result.stdout, result.stderr], [0, '', '']);
 
   const ledger = ledgerOf(m, amended);
-  assert.equal(linesByType(ledger.files[0]), { ai: [1, 2], human: [3] }, 'the trace the old ledger used still counts');
+  assert.equal(linesByType(ledger.record.files[0]), { ai: [1, 2], human: [3] }, 'the trace the old ledger used still counts');
   assert.equal(ledger.trace_ids, [trace.id]);
   const link = rows(m, 'commit-links.jsonl').find((row) => row.commit === amended);
   assert.equal([link.rewritten_from, link.session_ids, link.ledger_sha], [old, ['s-amend'], ledger.sha]);
-  assert.is(note(m.repo, amended), `${JSON.stringify(ledger)}\n`);
+  assert.is(note(m.repo, amended), `${JSON.stringify(ledger.record)}\n`);
   assert.equal(Object.keys(state(m).commits), [amended], "the old commit's claims went to the new one");
   assert.ok(ledgerOf(m, old), 'the old ledger stays: the files are append-only');
 });
@@ -62,7 +62,7 @@ test('rebase onto a moved base: each rebased commit keeps its attribution and no
   writeFile(m.repo, 't.ts', ['shared line', 'first agent line', 'shared line', 'second agent line', 'shared line']);
   const old2 = commitAll(m.repo, 't2');
   assert.is((await commitLink(m)).code, 0);
-  const before = [ledgerOf(m, old1), ledgerOf(m, old2)].map((ledger) => linesByType(ledger.files[0]));
+  const before = [ledgerOf(m, old1), ledgerOf(m, old2)].map((ledger) => linesByType(ledger.record.files[0]));
   assert.equal(before, [{ ai: [1, 2] }, { ai: [3, 4], human: [5] }], 'the third "shared line" had no unclaimed copy left');
 
   gitIn(m.repo, ['checkout', '-q', 'main']);
@@ -76,7 +76,7 @@ test('rebase onto a moved base: each rebased commit keeps its attribution and no
   assert.is(result.code, 0, result.stderr);
   assert.is(result.stdout.trim().split('\n').length, 2);
 
-  const after = [ledgerOf(m, new1), ledgerOf(m, new2)].map((ledger) => linesByType(ledger.files[0]));
+  const after = [ledgerOf(m, new1), ledgerOf(m, new2)].map((ledger) => linesByType(ledger.record.files[0]));
   assert.equal(after, before);
   for (const [from, to] of [
     [old1, new1],
@@ -104,9 +104,9 @@ test("a rewrite keeps the old ledger's traces even when the window has moved pas
   gitIn(m.repo, ['commit', '-q', '--amend', '-m', 'w, reworded']);
   const amended = gitIn(m.repo, ['rev-parse', 'HEAD']);
   assert.is((await commitLink(m, ['--commit', amended])).code, 0);
-  assert.equal(linesByType(ledgerOf(m, amended).files[0]), { human: [1] }, 'outside the window, on its own');
+  assert.equal(linesByType(ledgerOf(m, amended).record.files[0]), { human: [1] }, 'outside the window, on its own');
   assert.is((await rewrite(m, 'amend', `${old} ${amended}\n`)).code, 0);
-  assert.equal(linesByType(ledgerOf(m, amended).files[0]), { ai: [1] }, "with the old ledger's traces");
+  assert.equal(linesByType(ledgerOf(m, amended).record.files[0]), { ai: [1] }, "with the old ledger's traces");
 });
 
 test('bad input never fails git: logged and exit 0; with --verbose the error and its exit code', async () => {

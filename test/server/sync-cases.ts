@@ -14,7 +14,24 @@ export function syncCases(test: Test<{ fixture: Fixture }>): void {
         trace(),
         withContentId(JSON.parse('{"ts":"2024-05-01T12:00:00.000Z","__proto__":{"polluted":true},"kind":"proto"}'), 'id'),
       ],
-      ledgers: [ledger(), ledger({ commit: 'c'.repeat(64) })],
+      ledgers: [
+        ledger(),
+        ledger({ commit: 'c'.repeat(64) }),
+        // The two shapes tracer has written: the Agent Trace record in `record`, and before it the record's members at the top level.
+        ledger({
+          record: {
+            version: '0.1.0',
+            id: '3f1c2b4a-5d6e-8f70-8a1b-2c3d4e5f6a7b',
+            timestamp: '2024-05-01T12:00:00.000Z',
+            files: [{ path: 'a.js', conversations: [] }],
+          },
+        }),
+        ledger({
+          version: '0.1',
+          tool: { name: 'tracer' },
+          files: [{ path: 'a.js', contributor: { type: 'ai' }, conversations: [{ trace_ids: [] }] }],
+        }),
+      ],
       'commit-links': [commitLink()],
       summaries: [summary()],
       conversations: [conversation(Buffer.from('{"role":"user"}\n'), true)],

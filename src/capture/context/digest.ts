@@ -4,6 +4,7 @@ import { readRecords } from '../../store/jsonl.js';
 import { conversationUrl, SUMMARIES_FILE } from '../hook/summary.js';
 import { AGENTS, type AgentName } from '../hook/hook-event.js';
 import { TRACES_FILE } from '../hook/trace-row.js';
+import { ledgerCommitOf, ledgerRecordOf } from '../ledger/ledger-line.js';
 
 /**
  * `tracer context`: what an agent starting work should know about this project,
@@ -131,13 +132,12 @@ async function recentCommits(path: string, limit: number, replaced: ReadonlySet<
   let order = 0;
   for await (const row of readRecords<Record<string, unknown>>(path, { onCorrupt })) {
     order += 1;
-    if (!isObject(row)) continue;
-    const vcs = isObject(row.vcs) ? row.vcs : {};
-    const commit = typeof row.commit === 'string' ? row.commit : typeof vcs.revision === 'string' ? vcs.revision : undefined;
-    if (commit === undefined || replaced.has(commit)) continue;
-    const ts = typeof row.ts === 'string' ? row.ts : typeof row.timestamp === 'string' ? row.timestamp : undefined;
-    const files = Array.isArray(row.files) ? row.files : [];
-    byCommit.set(commit, { commit, ts, lines: lineCounts(row, files), files: fileCounts(files), order });
+    const record = ledgerRecordOf(row) as Record<string, unknown> | undefined;
+    const commit = ledgerCommitOf(row);
+    if (!isObject(row) || record === undefined || commit === undefined || replaced.has(commit)) continue;
+    const ts = typeof row.ts === 'string' ? row.ts : typeof record.timestamp === 'string' ? record.timestamp : undefined;
+    const files = Array.isArray(record.files) ? (record.files as unknown[]) : [];
+    byCommit.set(commit, { commit, ts, lines: lineCounts(record, files), files: fileCounts(files), order });
   }
   return [...byCommit.values()]
     .sort((a, b) => compareNewestFirst(a.ts, b.ts) || b.order - a.order)
@@ -170,13 +170,24 @@ function lineCounts(ledger: Record<string, unknown>, files: unknown[]): Contribu
   return lines;
 }
 
+/** Old ledgers give each file a contributor; Agent Trace records leave it to the file's conversations. */
 function fileCounts(files: unknown[]): ContributorCounts {
   const counts = zero();
   for (const file of files) {
-    const type = isObject(file) ? contributorType(file.contributor) : undefined;
+    if (!isObject(file)) continue;
+    const type = contributorType(file.contributor) ?? kindOfConversations(file.conversations);
     if (type) counts[type] += 1;
   }
   return counts;
+}
+
+function kindOfConversations(conversations: unknown): keyof ContributorCounts | undefined {
+  const kinds = new Set<keyof ContributorCounts>();
+  for (const conversation of Array.isArray(conversations) ? conversations : []) {
+    const type = isObject(conversation) ? contributorType(conversation.contributor) : undefined;
+    if (type) kinds.add(type);
+  }
+  return kinds.size > 1 ? 'mixed' : [...kinds][0];
 }
 
 function contributorType(contributor: unknown): keyof ContributorCounts | undefined {

@@ -1,6 +1,8 @@
+import { isAbsolute, resolve } from 'node:path';
 import { isApplyPatch, parseApplyPatch } from './apply-patch.js';
-import { claudeFileWrite, FILE_TOOLS } from './claude-code.js';
 import {
+  claudeFileWrites,
+  FILE_TOOLS,
   eventKey,
   isObject,
   optionalString,
@@ -14,15 +16,21 @@ import {
 /**
  * Codex CLI hooks follow Claude Code's shape (`session_id`, `transcript_path`,
  * `cwd`, `hook_event_name`) plus `turn_id` and `model`; Stop carries
- * `last_assistant_message`. Its file edits arrive as `apply_patch` (or as
- * Claude-style Write/Edit tools in forks that expose those).
+ * `last_assistant_message`. Its file edits arrive as `apply_patch`, or, in
+ * several releases, as a shell command running apply_patch (`tool_name` `Bash`,
+ * the patch in `tool_input.command`, a string or an argv), or as Claude-style
+ * Write/Edit tools in forks that expose those. A shell command that is not a
+ * patch is none of tracer's business: nothing is recorded for it.
  */
 const TURN_ENDS = new Set(['stop', 'sessionend']);
+const SHELL_TOOLS = new Set(['bash', 'shell', 'local_shell', 'exec_command', 'container.exec']);
 
 export function normalizeCodex(event: string, payload: Payload): HookEvent {
   const key = eventKey(event);
   const tool = optionalString(payload.tool_name);
   const endsTurn = TURN_ENDS.has(key);
+  const writes = key === 'posttooluse' && tool !== undefined ? codexWrites(tool, payload.tool_input) : [];
+  const shellWithoutPatch = key === 'posttooluse' && tool !== undefined && SHELL_TOOLS.has(tool.toLowerCase()) && writes.length === 0;
   return {
     agent: 'codex',
     event,
@@ -31,18 +39,23 @@ export function normalizeCodex(event: string, payload: Payload): HookEvent {
     model: optionalString(payload.model),
     tool,
     cwd: optionalString(payload.cwd),
-    writes: key === 'posttooluse' && tool !== undefined ? codexWrites(tool, payload.tool_input) : [],
+    writes,
     promptChars: key === 'userpromptsubmit' ? promptLength(payload.prompt) : undefined,
     transcriptPath: endsTurn ? optionalString(payload.transcript_path) : undefined,
     endsTurn,
     reportedSummary: endsTurn ? optionalString(payload.last_assistant_message) : undefined,
+    ...(shellWithoutPatch ? { nothingToRecord: true as const } : {}),
   };
 }
 
 function codexWrites(tool: string, input: unknown): FileWrite[] {
-  if (FILE_TOOLS.has(tool)) return [claudeFileWrite(tool, input)];
+  if (FILE_TOOLS.has(tool)) return claudeFileWrites(tool, input);
   const patch = patchText(input);
-  return patch === undefined ? [] : parseApplyPatch(patch);
+  if (patch === undefined) return [];
+  // A shell command may run in another folder than the session's (`workdir`): the patch's paths start there.
+  const workdir = isObject(input) && typeof input.workdir === 'string' && isAbsolute(input.workdir) ? input.workdir : undefined;
+  const writes = parseApplyPatch(patch);
+  return workdir === undefined ? writes : writes.map((write) => ({ ...write, filePath: resolve(workdir, write.filePath) }));
 }
 
 /** The patch may be the input itself, or sit in `input`, `patch` or `command` (a string or an argv). */

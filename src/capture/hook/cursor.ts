@@ -1,31 +1,103 @@
-import { editFragments, eventKey, optionalString, promptLength, requiredString, type HookEvent, type Payload } from './hook-event.js';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve, sep } from 'node:path';
+import {
+  claudeFileWrites,
+  FILE_TOOLS,
+  editFragments,
+  eventKey,
+  isObject,
+  optionalString,
+  promptLength,
+  requiredString,
+  type FileWrite,
+  type HookEvent,
+  type Payload,
+} from './hook-event.js';
 
 /**
  * Cursor hooks: `conversation_id`, `generation_id`, `model`, `hook_event_name`,
  * `workspace_roots`. afterFileEdit (and afterTabFileEdit, for Tab completions)
- * run after the edit with `file_path` and `edits[{old_string, new_string}]`.
+ * run after the edit with `file_path` and `edits[{old_string, new_string}]`;
+ * afterAgentResponse carries the reply's `text`; stop and sessionEnd may name the
+ * `transcript_path`.
+ *
+ * Cursor also runs Claude Code's hooks from .claude/settings.json (third-party
+ * hooks, on by default). Those calls reach `tracer hook claude-code` with a
+ * Cursor payload under Claude Code's event names (PostToolUse with `tool_input`);
+ * they are read here, as Cursor's.
  */
 const FILE_EVENTS = new Set(['afterfileedit', 'aftertabfileedit']);
 const TURN_ENDS = new Set(['stop', 'sessionend']);
+const PROMPT_EVENTS = new Set(['beforesubmitprompt', 'userpromptsubmit']);
+/** Matches tracer's own cursor entry in a hooks.json, whatever path it was installed with. */
+const TRACER_CURSOR_ENTRY = /\bhook\s+cursor\s+afterFileEdit\b/;
 
 export function normalizeCursor(event: string, payload: Payload): HookEvent {
-  const key = eventKey(event);
-  const roots = Array.isArray(payload.workspace_roots) ? payload.workspace_roots : [];
+  // Through Claude Code's hooks the command names Claude's event; the payload still names Cursor's own.
+  const key = eventKey(optionalString(payload.hook_event_name) ?? event);
+  const roots = (Array.isArray(payload.workspace_roots) ? payload.workspace_roots : []).filter(
+    (root): root is string => typeof root === 'string' && root !== '',
+  );
   const endsTurn = TURN_ENDS.has(key);
-  const writes = FILE_EVENTS.has(key)
-    ? [{ filePath: requiredString(payload, 'file_path', 'cursor'), fragments: editFragments(payload.edits, 'cursor') }]
-    : [];
+  const writes = cursorWrites(key, payload);
   return {
     agent: 'cursor',
     event,
     conversationId: requiredString(payload, 'conversation_id', 'cursor'),
     turnId: optionalString(payload.generation_id),
     model: optionalString(payload.model),
-    tool: FILE_EVENTS.has(key) ? 'edit' : undefined,
-    cwd: optionalString(roots[0]),
+    tool: FILE_EVENTS.has(key) ? 'edit' : optionalString(payload.tool_name),
+    cwd: rootHolding(roots, writes) ?? optionalString(payload.cwd),
     writes,
-    promptChars: key === 'beforesubmitprompt' ? promptLength(payload.prompt) : undefined,
+    promptChars: PROMPT_EVENTS.has(key) ? promptLength(payload.prompt) : undefined,
     transcriptPath: endsTurn ? optionalString(payload.transcript_path) : undefined,
     endsTurn,
+    reportedSummary: key === 'afteragentresponse' ? optionalString(payload.text) : undefined,
   };
+}
+
+function cursorWrites(key: string, payload: Payload): FileWrite[] {
+  if (FILE_EVENTS.has(key))
+    return [{ filePath: requiredString(payload, 'file_path', 'cursor'), fragments: editFragments(payload.edits, 'cursor') }];
+  const tool = optionalString(payload.tool_name);
+  if (key !== 'posttooluse' || tool === undefined) return [];
+  if (FILE_TOOLS.has(tool)) return claudeFileWrites(tool, payload.tool_input);
+  // Cursor's own edit tool under Claude Code's event: `{file_path, edits}` as afterFileEdit gives them.
+  const input = isObject(payload.tool_input) ? payload.tool_input : undefined;
+  if (input && typeof input.file_path === 'string' && Array.isArray(input.edits))
+    return [{ filePath: input.file_path, fragments: editFragments(input.edits, 'cursor') }];
+  return [];
+}
+
+/**
+ * The workspace root that holds the edited file (the deepest, when roots nest);
+ * the first root for anything else. A multi-root workspace's files belong to
+ * their own repositories.
+ */
+function rootHolding(roots: readonly string[], writes: readonly FileWrite[]): string | undefined {
+  const file = writes[0]?.filePath;
+  if (file !== undefined && isAbsolute(file)) {
+    const holding = roots.filter((root) => resolve(file).startsWith(resolve(root).replace(/[\\/]$/, '') + sep));
+    if (holding.length > 0) return holding.reduce((a, b) => (b.length > a.length ? b : a));
+  }
+  return roots[0];
+}
+
+/**
+ * Whether tracer's Cursor hooks are installed where Cursor reads them (a
+ * workspace's .cursor/hooks.json, or ~/.cursor/hooks.json): then Cursor's own
+ * afterFileEdit records the edit, and the call through Claude Code's hooks
+ * would only record it a second time.
+ */
+export function cursorRecordsItself(payload: Payload, env: NodeJS.ProcessEnv): boolean {
+  const roots = Array.isArray(payload.workspace_roots) ? payload.workspace_roots.filter((root) => typeof root === 'string') : [];
+  const files = roots.map((root) => join(root, '.cursor', 'hooks.json'));
+  if (env.HOME) files.push(join(env.HOME, '.cursor', 'hooks.json'));
+  return files.some((file) => {
+    try {
+      return TRACER_CURSOR_ENTRY.test(readFileSync(file, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
 }

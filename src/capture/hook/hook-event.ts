@@ -22,8 +22,10 @@ export interface HookEvent {
   /** Set on stop and session-end events: the transcript is snapshotted then. */
   transcriptPath?: string;
   endsTurn: boolean;
-  /** The agent's own closing message, when its payload carries one (Codex). */
+  /** The agent's own closing message, when its payload carries one (Codex, Claude Code, Cursor's afterAgentResponse). */
   reportedSummary?: string;
+  /** Set when the call carries nothing to record (a Codex shell command that is not a patch): no row is written. */
+  nothingToRecord?: true;
 }
 
 export interface FileWrite {
@@ -69,6 +71,13 @@ export function isObject(value: unknown): value is Payload {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Cursor's payloads carry its version and workspace roots, also when Cursor runs Claude Code's hooks. */
+export function isCursorPayload(payload: Payload): boolean {
+  return (
+    typeof payload.cursor_version === 'string' || (Array.isArray(payload.workspace_roots) && typeof payload.conversation_id === 'string')
+  );
+}
+
 /** `PostToolUse`, `post_tool_use` and `postToolUse` name the same event. */
 export function eventKey(event: string): string {
   return event.replace(/[_\s-]/g, '').toLowerCase();
@@ -87,4 +96,59 @@ export function editFragments(edits: unknown, agent: string): WrittenFragment[] 
     }
     return { text: edit.new_string, everyOccurrence: edit.replace_all === true };
   });
+}
+
+/**
+ * Claude Code's file tools, whose inputs Codex forks and Cursor (running Claude
+ * Code's hooks) send too. Kept here, not in claude-code.ts, so that no agent
+ * loads another agent's module for them.
+ */
+export const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+
+export function claudeFileWrites(tool: string, input: unknown): FileWrite[] {
+  if (tool !== 'NotebookEdit') return [claudeFileWrite(tool, input)];
+  const write = notebookWrite(input);
+  return write ? [write] : [];
+}
+
+/**
+ * A notebook is JSON: each line of a cell's source is a JSON string on its own
+ * line of the .ipynb (`    "x = 1\n",`). The new source's lines are looked up
+ * in that spelling, so the commit's lines of the notebook match them.
+ */
+function notebookWrite(input: unknown): FileWrite | undefined {
+  if (!isObject(input) || typeof input.notebook_path !== 'string' || input.notebook_path === '') {
+    throw new PayloadError(
+      'missing_field',
+      'The claude-code NotebookEdit payload has no "tool_input.notebook_path"; the event was skipped.',
+    );
+  }
+  if (input.edit_mode === 'delete') return undefined;
+  if (typeof input.new_source !== 'string')
+    throw new PayloadError('missing_field', 'The claude-code NotebookEdit payload has no "tool_input.new_source"; the event was skipped.');
+  const lines = input.new_source.split('\n');
+  const fragments = lines
+    .map((line, index) => (index < lines.length - 1 ? `${line}\n` : line))
+    .filter((line) => line.trim() !== '')
+    .map((line) => ({ text: JSON.stringify(line) }));
+  return { filePath: input.notebook_path, fragments };
+}
+
+export function claudeFileWrite(tool: string, input: unknown): FileWrite {
+  if (!isObject(input) || typeof input.file_path !== 'string' || input.file_path === '') {
+    throw new PayloadError('missing_field', `The claude-code ${tool} payload has no "tool_input.file_path"; the event was skipped.`);
+  }
+  const filePath = input.file_path;
+  switch (tool) {
+    case 'Write':
+      if (typeof input.content !== 'string')
+        throw new PayloadError('missing_field', 'The claude-code Write payload has no "tool_input.content"; the event was skipped.');
+      return { filePath, fragments: [{ text: input.content }] };
+    case 'Edit':
+      if (typeof input.new_string !== 'string')
+        throw new PayloadError('missing_field', 'The claude-code Edit payload has no "tool_input.new_string"; the event was skipped.');
+      return { filePath, fragments: [{ text: input.new_string, everyOccurrence: input.replace_all === true }] };
+    default:
+      return { filePath, fragments: editFragments(input.edits, 'claude-code MultiEdit') };
+  }
 }

@@ -1,9 +1,11 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { tracerHome } from '../../store/home.js';
 import { resolveProject } from '../../store/project.js';
 import { resolveDestination, type Destination } from './destination.js';
 import { logHookFailure, type HookFailure } from './error-log.js';
-import { AGENTS, isObject, PayloadError, type AgentName, type HookEvent, type Payload } from './hook-event.js';
+import { AGENTS, isCursorPayload, isObject, PayloadError, type AgentName, type HookEvent, type Payload } from './hook-event.js';
 import { PAYLOAD_CAP_BYTES, readPayload } from './payload.js';
 import { appendTrace } from './trace-row.js';
 import { parseWellFormedJson } from './well-formed.js';
@@ -50,7 +52,15 @@ export async function runHook(agent: string, event: string, io: HookIo): Promise
       fail(payload.failure);
       return 0;
     }
-    const normalized = (await NORMALIZERS[agent]())(event, payload.value);
+    let as: AgentName = agent;
+    if (agent === 'claude-code' && isCursorPayload(payload.value)) {
+      // Cursor also runs Claude Code's hooks (third-party hooks): the edit is Cursor's, and is recorded once.
+      const { cursorRecordsItself } = await import('./cursor.js');
+      if (cursorRecordsItself(payload.value, io.env)) return 0;
+      as = 'cursor';
+    }
+    const normalized = (await NORMALIZERS[as]())(event, payload.value);
+    if (normalized.nothingToRecord) return 0;
     const destination = await resolveDestination(normalized.cwd ?? io.cwd, home, io.env);
     if (!destination) return 0;
     logDir = destination.dir;
@@ -69,27 +79,70 @@ async function record(event: HookEvent, destination: Destination, processCwd: st
   } catch (error) {
     fail(asFailure(error));
   }
-  if (!event.endsTurn) return;
-  if (event.transcriptPath) {
-    try {
-      const { snapshotTranscript } = await import('./transcript.js');
-      await snapshotTranscript(destination.dir, event.conversationId, event.transcriptPath, ts);
-    } catch (error) {
-      fail({
-        code: 'transcript_unreadable',
-        message: `The transcript ${event.transcriptPath} could not be snapshotted: ${messageOf(error)}.`,
-      });
-    }
+  const refresh = refreshMarker(destination, event);
+  if (!event.endsTurn && existsSync(refresh)) {
+    // The last snapshot missed the turn's final message; whatever event comes next takes it again.
+    await snapshot(destination, event, readMarker(refresh), ts, fail);
+    rmSync(refresh, { force: true });
   }
+  if (!event.endsTurn && event.reportedSummary === undefined) return;
+  if (event.endsTurn && event.transcriptPath) await snapshot(destination, event, event.transcriptPath, ts, fail);
   try {
-    const { lastClaudeAssistantText, recordSummary } = await import('./summary.js');
-    const text =
-      event.reportedSummary ??
-      (event.agent === 'claude-code' && event.transcriptPath ? await lastClaudeAssistantText(event.transcriptPath) : undefined);
+    const { lastClaudeAssistant, lastCursorAssistantText } = await import('./agent-transcript.js');
+    let text = event.reportedSummary;
+    // An unreadable transcript was reported by the snapshot step; the payload's own message still counts.
+    if (event.agent === 'claude-code' && event.transcriptPath) {
+      const last = await lastClaudeAssistant(event.transcriptPath).catch(() => undefined);
+      if (last) {
+        const written = last.isLatest && (text === undefined || last.text?.trim() === text.trim());
+        if (written) rmSync(refresh, { force: true });
+        else writeMarker(refresh, event.transcriptPath);
+        text ??= last.text;
+      }
+    } else if (event.agent === 'cursor' && event.transcriptPath && text === undefined) {
+      text = await lastCursorAssistantText(event.transcriptPath).catch(() => undefined);
+    }
+    const { recordSummary } = await import('./summary.js');
     if (text !== undefined) await recordSummary(destination.dir, { agent: event.agent, conversationId: event.conversationId, text, ts });
   } catch (error) {
     fail({ code: 'summary_failed', message: `No summary was recorded: ${messageOf(error)}.` });
   }
+}
+
+async function snapshot(
+  destination: Destination,
+  event: HookEvent,
+  transcriptPath: string,
+  ts: string,
+  fail: (failure: HookFailure) => void,
+): Promise<void> {
+  try {
+    const { snapshotTranscript } = await import('./transcript.js');
+    await snapshotTranscript(destination.dir, event.conversationId, transcriptPath, ts);
+  } catch (error) {
+    fail({
+      code: 'transcript_unreadable',
+      message: `The transcript ${transcriptPath} could not be snapshotted: ${messageOf(error)}.`,
+    });
+  }
+}
+
+/**
+ * Claude Code may fire Stop before the turn's final message reaches the
+ * transcript. Such a snapshot is marked, and the conversation's next event
+ * (SessionEnd, or the next prompt) snapshots the transcript again.
+ */
+function refreshMarker(destination: Destination, event: HookEvent): string {
+  return join(destination.dir, 'conversations', `.refresh-${encodeURIComponent(event.conversationId)}`);
+}
+
+function writeMarker(path: string, transcriptPath: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writeFileSync(path, transcriptPath, { mode: 0o600 });
+}
+
+function readMarker(path: string): string {
+  return readFileSync(path, 'utf8');
 }
 
 async function parsePayload(stdin: HookIo['stdin']): Promise<{ value: Payload } | { failure: HookFailure }> {

@@ -47,7 +47,7 @@ export const AGENTS: Record<AgentName, AgentSpec> = {
     events: [
       { event: 'SessionStart' },
       { event: 'UserPromptSubmit' },
-      { event: 'PostToolUse', matcher: 'Write|Edit|MultiEdit' },
+      { event: 'PostToolUse', matcher: 'Write|Edit|MultiEdit|NotebookEdit' },
       { event: 'Stop' },
       { event: 'SessionEnd' },
     ],
@@ -64,6 +64,7 @@ export const AGENTS: Record<AgentName, AgentSpec> = {
       { event: 'sessionStart' },
       { event: 'beforeSubmitPrompt' },
       { event: 'afterFileEdit' },
+      { event: 'afterAgentResponse' },
       { event: 'stop' },
       { event: 'sessionEnd' },
     ],
@@ -77,10 +78,17 @@ export const AGENTS: Record<AgentName, AgentSpec> = {
     // Codex CLI keeps its user configuration in CODEX_HOME (default ~/.codex).
     globalFile: (env) => join(env.CODEX_HOME?.trim() ? resolve(env.CODEX_HOME) : join(userHome(env), '.codex'), 'hooks.json'),
     skeleton: {},
-    // Codex edits files through apply_patch: hooking it (and only it, not every
-    // shell command) is what lets its lines be attributed. The turn-level events
-    // carry the session, the transcript and the final message.
-    events: [{ event: 'SessionStart' }, { event: 'UserPromptSubmit' }, { event: 'PostToolUse', matcher: 'apply_patch' }, { event: 'Stop' }],
+    // Codex edits files through apply_patch, which several releases run through
+    // the shell tool (Bash): both reach the hook, and a shell command that is no
+    // patch records nothing. The turn-level events carry the session, the
+    // transcript and the final message.
+    events: [
+      { event: 'SessionStart' },
+      { event: 'UserPromptSubmit' },
+      { event: 'PostToolUse', matcher: 'apply_patch|Bash' },
+      { event: 'Stop' },
+      { event: 'SessionEnd' },
+    ],
     rulesDir: '.codex/rules',
     ruleExtension: '.md',
   },

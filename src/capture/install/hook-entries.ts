@@ -1,6 +1,6 @@
 import { isPlainObject } from '../../store/state-file.js';
 import type { AgentSpec } from './agents.js';
-import { parseAgentHookCommand } from './invocation.js';
+import { parseAgentHookCommand, sameHookCommand } from './invocation.js';
 import { invalid } from './json-file.js';
 
 /**
@@ -32,7 +32,7 @@ export function withTracerHooks(settings: Json, path: string, agent: AgentSpec, 
       continue;
     }
     const [first, ...duplicates] = found;
-    if (first!.entry.command !== command) first!.entry.command = command;
+    if (!sameHookCommand(first!.entry.command, command)) first!.entry.command = command;
     if (agent.shape === 'grouped' && first!.group.hooks.length === 1 && first!.group.matcher !== matcher) {
       if (matcher === undefined) delete first!.group.matcher;
       else first!.group.matcher = matcher;

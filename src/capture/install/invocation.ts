@@ -50,3 +50,32 @@ export function parseAgentHookCommand(command: unknown): { agent: string; event:
   const match = OUR_COMMAND.exec(command);
   return match ? { agent: match[1]!, event: match[2]! } : undefined;
 }
+
+/**
+ * Whether an installed command already runs what `wanted` would: the same agent
+ * and event, and a node and a script that are the same files (a symlinked or
+ * differently quoted path names the same program). Codex asks the user to trust
+ * each hook command again once its text changes, so init leaves such a command
+ * as it is.
+ */
+export function sameHookCommand(installed: unknown, wanted: string): boolean {
+  if (installed === wanted) return true;
+  if (typeof installed !== 'string') return false;
+  const a = parseAgentHookCommand(installed);
+  const b = parseAgentHookCommand(wanted);
+  if (!a || !b || a.agent !== b.agent || a.event !== b.event) return false;
+  const [nodeA, scriptA] = programWords(installed);
+  const [nodeB, scriptB] = programWords(wanted);
+  if (nodeA === undefined || scriptA === undefined || nodeB === undefined || scriptB === undefined) return false;
+  return realpathOr(nodeA) === realpathOr(nodeB) && realpathOr(scriptA) === realpathOr(scriptB);
+}
+
+/** The first two words of a command written by agentHookCommand, unquoted. */
+function programWords(command: string): string[] {
+  const words: string[] = [];
+  const word = /'((?:[^']|'\\'')*)'|(\S+)/g;
+  for (let match = word.exec(command); match && words.length < 2; match = word.exec(command)) {
+    words.push(match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : match[2]!);
+  }
+  return words;
+}

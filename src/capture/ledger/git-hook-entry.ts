@@ -92,7 +92,7 @@ function existingProjectDir(io: GitHookIo, home: string): string | undefined {
 }
 
 function describe({ ledger, ledgerAppended }: LinkResult): string {
-  const { ai, human } = ledger.metadata['dev.tracer'].lines;
+  const { ai, human } = ledger.record.metadata['dev.tracer'].lines;
   const traces = ledger.trace_ids.length;
   return `${ledger.commit.slice(0, 12)}: ${ai} line${ai === 1 ? '' : 's'} from ${traces} agent trace${traces === 1 ? '' : 's'}, ${human} by a person; ledger ${ledger.sha.slice(0, 12)}${ledgerAppended ? '' : ' (already recorded)'}`;
 }

@@ -1,65 +1,87 @@
 import { canonicalJson, sha256Hex, withContentId } from '../../core/content-id.js';
+import { modelsDevId } from '../../core/model-id.js';
 import { conversationUrl } from '../hook/summary.js';
 import { AGENTS, type AgentName } from '../hook/hook-event.js';
 import { compare, type Attribution, type AttributedLine } from './attribute.js';
 import type { CommitInfo } from './commit-diff.js';
 
 /**
- * A ledger: one commit's attribution, shaped as an Agent Trace record
- * (https://agent-trace.dev: version, id, timestamp, vcs, tool, files[].conversations[].ranges[])
- * plus the wire members `sha` (content id), `ts`, `commit` and `trace_ids`.
+ * A ledger: one commit's attribution. The line in ledgers.jsonl holds tracer's
+ * wire members (`sha`, the content id; `ts`; `commit`; `trace_ids`) and `record`,
+ * a pure Agent Trace record (https://agent-trace.dev, README §6.1) that validates
+ * even under a validator refusing unknown members. The git note on the commit is
+ * that record, byte for byte. What tracer knows beyond the spec goes where the
+ * spec allows it: `metadata["dev.tracer"]`, and each conversation's traces as
+ * `related` resources (`{type: "trace", url: "tracer://trace/<id>"}`).
  *
  * Everything in it derives from the commit and the traces: no clock, no host, no
- * absolute path, no random id, and every list sorted. The same commit and traces
- * therefore give the same bytes, and the same `sha`, on every machine.
+ * absolute path, no random id, no package version, and every list sorted. The
+ * same commit and traces therefore give the same bytes, and the same `sha`, on
+ * every machine and from every tracer release.
  */
-export const AGENT_TRACE_VERSION = '0.1';
+export const AGENT_TRACE_VERSION = '0.1.0';
+/** The shape of tracer's records, not the package version (which would make bytes differ between releases). */
+export const TOOL = { name: 'tracer', version: '1' } as const;
+export const TRACE_RELATION = 'trace';
 export const LEDGERS_FILE = 'ledgers.jsonl';
 export const COMMIT_LINKS_FILE = 'commit-links.jsonl';
 
-export type ContributorType = 'ai' | 'human' | 'mixed';
+export type ContributorType = 'ai' | 'human' | 'mixed' | 'unknown';
 
 export interface Contributor {
   type: ContributorType;
   model_id?: string;
 }
 
-export interface LedgerRange {
+export interface RecordRange {
   start_line: number;
   end_line: number;
   /** `sha256:` + hex SHA-256 of the range's lines joined with "\n". */
-  content_hash: string;
-  contributor: Contributor;
+  content_hash?: string;
+  contributor?: Contributor;
 }
 
-export interface LedgerConversation {
+export interface RelatedResource {
+  type: string;
+  url: string;
+}
+
+export interface RecordConversation {
   url?: string;
-  contributor: Contributor;
-  ranges: LedgerRange[];
-  /** The traces whose lines these ranges are (absent for a person's lines). */
-  trace_ids?: string[];
+  contributor?: Contributor;
+  ranges: RecordRange[];
+  /** For tracer: the traces whose lines these ranges are (absent for a person's lines). */
+  related?: RelatedResource[];
 }
 
-export interface LedgerFile {
+export interface RecordFile {
   path: string;
-  /** `ai` or `human` when one kind wrote every attributed line, `mixed` otherwise. */
-  contributor: { type: ContributorType };
-  conversations: LedgerConversation[];
+  conversations: RecordConversation[];
 }
 
-export interface Ledger {
-  sha: string;
+export interface TracerMetadata {
+  parents: string[];
+  lines: { ai: number; human: number };
+}
+
+/** An Agent Trace record as tracer writes it. */
+export interface AgentTraceRecord {
   version: string;
   /** A UUID derived from the content (RFC 9562 version 8), for Agent Trace readers that want one. */
   id: string;
   timestamp: string;
+  vcs?: { type: string; revision: string };
+  tool?: { name: string; version: string };
+  files: RecordFile[];
+  metadata?: { 'dev.tracer'?: TracerMetadata; [key: string]: unknown };
+}
+
+export interface Ledger {
+  sha: string;
   ts: string;
   commit: string;
-  vcs: { type: 'git'; revision: string };
-  tool: { name: 'tracer' };
   trace_ids: string[];
-  files: LedgerFile[];
-  metadata: { 'dev.tracer': { parents: string[]; lines: { ai: number; human: number } } };
+  record: AgentTraceRecord & { metadata: { 'dev.tracer': TracerMetadata } };
   [member: string]: unknown;
 }
 
@@ -77,7 +99,7 @@ export interface CommitLink {
 }
 
 export function buildLedger(info: CommitInfo, attribution: Attribution): Ledger {
-  const files: LedgerFile[] = [];
+  const files: RecordFile[] = [];
   const traceIds = new Set<string>();
   const lines = { ai: 0, human: 0 };
   for (const [path, attributed] of [...attribution.files].sort(([a], [b]) => compare(a, b))) {
@@ -86,20 +108,24 @@ export function buildLedger(info: CommitInfo, attribution: Attribution): Ledger 
       if (line.trace) traceIds.add(line.trace.id);
       lines[line.trace ? 'ai' : 'human'] += 1;
     }
-    files.push(ledgerFile(path, attributed));
+    files.push(recordFile(path, attributed));
   }
   const body = {
     version: AGENT_TRACE_VERSION,
     timestamp: info.ts,
-    ts: info.ts,
-    commit: info.commit,
-    vcs: { type: 'git' as const, revision: info.commit },
-    tool: { name: 'tracer' as const },
-    trace_ids: [...traceIds].sort(compare),
+    vcs: { type: 'git', revision: info.commit },
+    tool: { ...TOOL },
     files,
     metadata: { 'dev.tracer': { parents: [...info.parents], lines } },
   };
-  return withContentId({ sha: '', id: contentUuid(body), ...body }, 'sha');
+  const { version, ...rest } = body;
+  const record = { version, id: contentUuid(body), ...rest };
+  return withContentId({ sha: '', ts: info.ts, commit: info.commit, trace_ids: [...traceIds].sort(compare), record }, 'sha');
+}
+
+/** The git note of a ledger: its record, exactly as the ledger line spells it. */
+export function noteText(ledger: Ledger): string {
+  return `${JSON.stringify(ledger.record)}\n`;
 }
 
 export function buildCommitLink(ledger: Ledger, attribution: Attribution, rewrittenFrom?: string): CommitLink {
@@ -125,12 +151,12 @@ export function buildCommitLink(ledger: Ledger, attribution: Attribution, rewrit
  * model), a person's lines last. Blank lines between two lines of one group
  * stay inside its range; elsewhere they belong to no range.
  */
-function ledgerFile(path: string, attributed: readonly AttributedLine[]): LedgerFile {
+function recordFile(path: string, attributed: readonly AttributedLine[]): RecordFile {
   const groups = new Map<string, RangeGroup>();
   let open: { key: string; group: RangeGroup; lines: AttributedLine[] } | undefined;
   let blanks: AttributedLine[] = [];
   const close = () => {
-    if (open) open.group.ranges.push(range(open.lines, open.group.conversation.contributor));
+    if (open) open.group.ranges.push(range(open.lines));
     open = undefined;
   };
   for (const line of attributed) {
@@ -157,31 +183,31 @@ function ledgerFile(path: string, attributed: readonly AttributedLine[]): Ledger
     blanks = [];
   }
   close();
-  const conversations: LedgerConversation[] = [];
+  const conversations: RecordConversation[] = [];
   for (const key of [...groups.keys()].sort(compareGroups)) {
     const group = groups.get(key)!;
-    conversations.push({
-      ...group.conversation,
-      ranges: group.ranges,
-      ...(group.traces.size > 0 ? { trace_ids: [...group.traces].sort(compare) } : {}),
-    });
+    const related = [...group.traces].sort(compare).map((id) => ({ type: TRACE_RELATION, url: traceUrl(id) }));
+    conversations.push({ ...group.conversation, ranges: group.ranges, ...(related.length > 0 ? { related } : {}) });
   }
-  const kinds = new Set(attributed.filter((line) => !line.blank).map((line) => (line.trace ? 'ai' : 'human')));
-  return { path, contributor: { type: kinds.size > 1 ? 'mixed' : kinds.has('ai') ? 'ai' : 'human' }, conversations };
+  return { path, conversations };
+}
+
+/** `tracer://trace/<id>`: a trace named as a URI, as Agent Trace's `related` wants. */
+export function traceUrl(id: string): string {
+  return `tracer://trace/${encodeURIComponent(id)}`;
 }
 
 interface RangeGroup {
-  conversation: Omit<LedgerConversation, 'ranges'>;
+  conversation: Omit<RecordConversation, 'ranges'>;
   traces: Set<string>;
-  ranges: LedgerRange[];
+  ranges: RecordRange[];
 }
 
-function range(lines: readonly AttributedLine[], contributor: Contributor): LedgerRange {
+function range(lines: readonly AttributedLine[]): RecordRange {
   return {
     start_line: lines[0]!.line,
     end_line: lines.at(-1)!.line,
     content_hash: `sha256:${sha256Hex(lines.map((line) => line.text).join('\n'))}`,
-    contributor,
   };
 }
 
@@ -190,7 +216,7 @@ const HUMAN = '\u0001human';
 function groupKey(line: AttributedLine): string {
   const trace = line.trace;
   if (!trace) return HUMAN;
-  return [trace.agent, trace.conversation_id ?? '', trace.model ?? ''].join('\u0000');
+  return [trace.agent, trace.conversation_id ?? '', trace.model === undefined ? '' : modelsDevId(trace.model)].join('\u0000');
 }
 
 /** AI conversations in key order, then the person's lines. */
@@ -199,13 +225,13 @@ function compareGroups(a: string, b: string): number {
   return compare(a, b);
 }
 
-function conversationOf(line: AttributedLine): Omit<LedgerConversation, 'ranges'> {
+function conversationOf(line: AttributedLine): Omit<RecordConversation, 'ranges'> {
   const trace = line.trace;
   if (!trace) return { contributor: { type: 'human' } };
   const url = trace.conversation_id !== undefined && isAgent(trace.agent) ? conversationUrl(trace.agent, trace.conversation_id) : undefined;
   return {
     ...(url === undefined ? {} : { url }),
-    contributor: { type: 'ai', ...(trace.model === undefined ? {} : { model_id: trace.model }) },
+    contributor: { type: 'ai', ...(trace.model === undefined ? {} : { model_id: modelsDevId(trace.model) }) },
   };
 }
 

@@ -1,12 +1,12 @@
-import { serializeRecord } from '../../store/jsonl.js';
 import { GitCommandError, runGit, type GitOptions } from './git-exec.js';
-import type { Ledger } from './ledger-record.js';
+import { noteText, type Ledger } from './ledger-record.js';
 
 /**
  * Ledgers also travel with the repository as git notes under refs/notes/tracer
  * (spec §2.6): a clone that fetches that ref reads each commit's attribution
- * with `git notes --ref=tracer show <commit>`. The note is the ledger's JSONL
- * line, so it is byte-identical to the row in ledgers.jsonl.
+ * with `git notes --ref=tracer show <commit>`. The note is the ledger's Agent
+ * Trace record, spelled exactly as in the ledger's `record` member, so any Agent
+ * Trace reader can take it as it is.
  */
 export const NOTES_REF = 'tracer';
 
@@ -15,7 +15,7 @@ const FALLBACK_IDENTITY = ['-c', 'user.name=tracer', '-c', 'user.email=tracer@lo
 
 export async function writeLedgerNote(ledger: Ledger, git: GitOptions): Promise<void> {
   const args = ['notes', `--ref=${NOTES_REF}`, 'add', '-f', '-F', '-', ledger.commit];
-  const input = `${serializeRecord(ledger)}\n`;
+  const input = noteText(ledger);
   if ((await readLedgerNote(ledger.commit, git)) === input) return;
   try {
     await runGit(args, { ...git, input });
