@@ -29,32 +29,21 @@ export class BlameCommand extends TracerCommand {
   copies = Option.Boolean('-C', false, { description: 'Follow lines moved or copied from other files, as git blame -C' });
 
   async run() {
+    const { parseLineRange, printBlame } = await import('../attribution/plain-blame.js');
     const lines = this.line === undefined ? undefined : parseLineRange(this.line);
+    if (this.line !== undefined && lines === undefined)
+      throw new UsageError(`--line takes A-B with 1 ≤ A ≤ B (for example 12-20), not "${this.line}"`);
     const project = this.project();
     const { kernel } = this.context;
-    const { blameFile } = await import('../attribution/blame.js');
     const options = [this.ignoreWhitespace && '-w', this.moves && '-M', this.copies && '-C'].filter((flag): flag is string => !!flag);
-    const { report, details } = await blameFile({
+    const query = {
       projectDir: project.dir,
       git: { cwd: kernel.context.cwd, env: kernel.context.env },
       path: this.file,
       ...(this.rev === undefined ? {} : { rev: this.rev }),
       ...(lines === undefined ? {} : { lines }),
       options,
-    });
-    if (this.json) {
-      this.context.stdout.write(`${JSON.stringify(report)}\n`);
-      return;
-    }
-    const { formatBlame } = await import('../attribution/format-blame.js');
-    this.context.stdout.write(formatBlame(report, details));
+    };
+    await printBlame(query, this.json, this.context.stdout);
   }
-}
-
-function parseLineRange(text: string): { start: number; end: number } {
-  const match = /^(\d+)(?:[-,](\d+))?$/.exec(text.trim());
-  const start = match ? Number(match[1]) : NaN;
-  const end = match?.[2] === undefined ? start : Number(match[2]);
-  if (!(start >= 1) || !(end >= start)) throw new UsageError(`--line takes A-B with 1 ≤ A ≤ B (for example 12-20), not "${text}"`);
-  return { start, end };
 }

@@ -57,6 +57,17 @@ test('blame: every line of a renamed, amended file has the commit and the author
   assert.equal(Object.keys(report.lines[0]), ['line', 'commit', 'type', 'agent', 'model_id', 'conversation_url', 'content']);
 });
 
+test('blame: the command line main.ts answers alone and the clipanion command give the same answer', async () => {
+  const h = await history();
+  const plain = await tracer(h, ['blame', 'src/hello.ts', '-w', '--json']);
+  // "-wM" is not a plain command line (plain-blame.ts): clipanion parses it.
+  const parsed = await tracer(h, ['blame', '-wM', '--json', 'src/hello.ts']);
+  assert.is(parsed.code, 0, parsed.stderr);
+  assert.equal(JSON.parse(parsed.stdout), JSON.parse(plain.stdout));
+  const help = await tracer(h, ['blame', '--help']);
+  assert.match(help.stdout, /tracer blame/);
+});
+
 test('blame: a commit from before tracer is unknown; Cursor lines carry its conversation', async () => {
   const h = await history();
   const pre = await blameJson(h, ['app.ts']);
