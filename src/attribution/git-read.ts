@@ -43,12 +43,6 @@ export function unknownRevision(rev: string): TracerError {
   );
 }
 
-export async function requireCommit(rev: string, git: GitOptions): Promise<string> {
-  const id = await commitId(rev, git);
-  if (id === undefined) throw unknownRevision(rev);
-  return id;
-}
-
 /** `path` as the repository names it (relative to the top of the working tree, `/`-separated). */
 export function repoPath(path: string, git: GitOptions): string {
   const location = findGit(git.cwd, git.env);

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { readRecords } from '../store/jsonl.js';
 import { readCommitDiffs, tallyCommit, type LineCounts } from './commit-lines.js';
-import { requireCommit, type GitOptions } from './git-read.js';
+import { ExitCode, TracerError } from '../core/errors.js';
+import { commitId, unknownRevision, type GitOptions } from './git-read.js';
 import { readLedgers } from './ledger-view.js';
 
 /**
@@ -25,7 +26,13 @@ export const SUMMARIES_FILE = 'session-summaries.jsonl';
 export const COMMIT_LINKS_FILE = 'commit-links.jsonl';
 
 export async function showCommit(query: { projectDir: string; git: GitOptions; rev: string }): Promise<ShowReport> {
-  const commit = await requireCommit(query.rev, query.git);
+  const commit = await commitId(query.rev, query.git);
+  if (commit === undefined && query.rev === 'HEAD') {
+    throw new TracerError('no_history', 'This repository has no commit yet; commit something first, then show it.', {
+      exitCode: ExitCode.usage,
+    });
+  }
+  if (commit === undefined) throw unknownRevision(query.rev);
   const [[diff], ledgers, link] = await Promise.all([
     readCommitDiffs([commit], query.git, 1),
     readLedgers(query.projectDir, new Set([commit])),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanEnv, cleanup } from '../helpers/cli.js';
-import { gitIn, ledgerOf } from '../capture/ledger-helpers.js';
+import { gitIn, ledgerOf, machine } from '../capture/ledger-helpers.js';
 import {
   buildHistory,
   BY_HAND,
@@ -258,6 +258,17 @@ test('bad input: one line with a stable code and a non-zero exit', async () => {
     }
   } finally {
     gitIn(h.repo, ['rm', '-q', '--cached', 'staged.txt'], { home: h.home });
+  }
+});
+
+test('a repository with no commit yet: no_history from all three', async () => {
+  const m = machine();
+  assert.is((await tracer(m, ['init', '--agents', 'none'])).code, 0);
+  write(m.repo, 'a.txt', ['not committed']);
+  for (const args of [['blame', 'a.txt'], ['show'], ['stats']]) {
+    const result = await tracer(m, args);
+    assert.is(result.code, 2, args.join(' '));
+    assert.match(result.stderr, /^tracer: .*\(no_history\)\n$/, args.join(' '));
   }
 });
 
