@@ -176,6 +176,7 @@ test('show: a pure rename adds no lines; a commit from before tracer is unknown'
   assert.equal(rename.lines, { ai: 0, human: 0, mixed: 0, unknown: 0 });
   assert.equal(rename.files, []);
   assert.ok(rename.ledger_sha, 'the rename has a ledger, with nothing in it');
+  assert.equal(ledgerOf(h, h.rename).files, [], 'the ledger writer detects the rename: no lines counted again');
   const pre = JSON.parse((await tracer(h, ['show', h.pre, '--json'])).stdout);
   assert.is(pre.ledger_sha, null);
   assert.equal(pre.lines, { ai: 0, human: 0, mixed: 0, unknown: PRE_TRACER.length });
