@@ -64,6 +64,8 @@ test('blame: the command line main.ts answers alone and the clipanion command gi
   const parsed = await tracer(h, ['blame', '-wM', '--json', 'src/hello.ts']);
   assert.is(parsed.code, 0, parsed.stderr);
   assert.equal(JSON.parse(parsed.stdout), JSON.parse(plain.stdout));
+  const fromSubfolder = await tracer(h, ['blame', 'hello.ts', '-w', '--json'], join(h.repo, 'src'));
+  assert.equal(JSON.parse(fromSubfolder.stdout), JSON.parse(plain.stdout), 'a path relative to the working directory');
   const help = await tracer(h, ['blame', '--help']);
   assert.match(help.stdout, /tracer blame/);
 });
