@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, clearRuns, stopAllServices } from './environment.js';
 import { markdownTable, runInfo, saveResults, type Result } from './report.js';
+import { blameWorkload } from './workloads/blame.js';
 import { conversationWorkload } from './workloads/conversations.js';
 import { hookWorkload } from './workloads/hook.js';
 import { largeFileWorkload } from './workloads/large.js';
@@ -65,6 +66,11 @@ try {
         log,
       )),
     );
+  }
+  if (wanted('8')) {
+    log('workload 8: blame and stats');
+    const size = quick ? { lines: 1_000, commits: 60 } : { lines: 3_000, commits: 300 };
+    results.push(...(await blameWorkload({ size, runs: runs(3, 11) }, log)));
   }
 } finally {
   await stopAllServices();

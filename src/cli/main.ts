@@ -41,6 +41,12 @@ export async function main(argv: string[]): Promise<number> {
     const { runBareTransfer } = await loading;
     return runBareTransfer(argv[0] as 'push' | 'pull' | 'sync', (argv[1] ?? '') as BareOutput, kernel, stdout, stderr);
   }
+  // A plain `blame <path> [options]` runs without clipanion or the kernel (src/attribution/plain-blame.ts).
+  if (argv[0] === 'blame') {
+    const { runPlainBlame } = await import('../attribution/plain-blame.js');
+    const code = await runPlainBlame(argv, { cwd: process.cwd(), env, stdout, stderr });
+    if (code !== undefined) return code;
+  }
   // Loaded only past the fast paths above, so that they pay for none of it.
   const [{ Builtins, Cli }, coreCommands] = await Promise.all([
     import('clipanion'),

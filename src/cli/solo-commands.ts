@@ -12,6 +12,10 @@ export const SOLO_COMMANDS: Readonly<Record<string, () => Promise<CommandClass<T
   pull: async () => (await import('../commands/pull.js')).PullCommand,
   sync: async () => (await import('../commands/sync.js')).SyncCommand,
   status: async () => (await import('../commands/status.js')).StatusCommand,
+  // Read-only attribution views: blame is measured against git blame itself (BENCHMARKS.md).
+  blame: async () => (await import('../commands/blame.js')).BlameCommand,
+  show: async () => (await import('../commands/show.js')).ShowCommand,
+  stats: async () => (await import('../commands/stats.js')).StatsCommand,
 };
 
 /** The core command classes to register for this command line. */

@@ -1,5 +1,6 @@
 import type { CommandClass } from 'clipanion';
 import type { TracerContext } from '../cli/context.js';
+import { BlameCommand } from './blame.js';
 import { ConfigGetCommand } from './config/get.js';
 import { ConfigListCommand } from './config/list.js';
 import { ConfigSetCommand } from './config/set.js';
@@ -26,8 +27,10 @@ import { RuleAddCommand } from './rule/add.js';
 import { RuleListCommand } from './rule/list.js';
 import { RuleRemoveCommand } from './rule/remove.js';
 import { ServeCommand } from './serve.js';
+import { ShowCommand } from './show.js';
 import { SetGlobalCommand } from './set/global.js';
 import { SetGlobalUserCommand } from './set/globaluser.js';
+import { StatsCommand } from './stats.js';
 import { StatusCommand } from './status.js';
 import { SyncCommand } from './sync.js';
 import { TokenCreateCommand } from './token/create.js';
@@ -65,6 +68,9 @@ export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   ContextCommand,
   CommitLinkCommand,
   RewriteLedgerCommand,
+  BlameCommand,
+  ShowCommand,
+  StatsCommand,
   RuleAddCommand,
   RuleListCommand,
   RuleRemoveCommand,

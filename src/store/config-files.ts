@@ -12,6 +12,8 @@ export interface GlobalConfig {
   /** Legacy slot of spec §5.2 rule 4: written by `set globaluser`, read by nothing that syncs. */
   auth_token?: string;
   capture_detached_edits?: boolean;
+  /** The post-commit AI/human bar (src/attribution/commit-summary.ts). */
+  commit_summary?: boolean;
   telemetry?: { enabled?: boolean };
   [key: string]: unknown;
 }
@@ -22,6 +24,7 @@ export interface ProjectConfig {
   remote?: { default?: string };
   /** The project's plugin list layer (see kernel/plugin-list.ts). */
   plugins?: string[];
+  commit_summary?: boolean;
   [key: string]: unknown;
 }
 

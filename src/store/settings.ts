@@ -41,6 +41,13 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Plugins this project adds (module paths) or switches off (!name), comma-separated or a JSON array.',
   },
   {
+    key: 'commit_summary',
+    scope: 'project',
+    type: 'boolean',
+    path: ['commit_summary'],
+    description: 'Print a one-line AI/human bar on stderr after each commit (overrides the global setting).',
+  },
+  {
     key: 'capture_detached_edits',
     scope: 'global',
     type: 'boolean',
@@ -62,6 +69,13 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Legacy global token slot (spec §5.2 rule 4); never read by sync.',
     secret: true,
     hint: LEGACY_TOKEN_HINT,
+  },
+  {
+    key: 'commit_summary',
+    scope: 'global',
+    type: 'boolean',
+    path: ['commit_summary'],
+    description: 'Print a one-line AI/human bar on stderr after each commit, in every project that does not say otherwise.',
   },
 ];
 

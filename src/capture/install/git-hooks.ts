@@ -109,14 +109,20 @@ function readHook(path: string): string | undefined {
 
 /**
  * tracer's output goes nowhere and its status is ignored: a commit or rebase
- * must never fail, or print noise, because of tracer. The absolute paths come
- * first (see invocation.ts); `tracer` on PATH is the fallback when they are gone.
+ * must never fail, or print noise, because of tracer. The one exception is
+ * the one-line AI/human bar of the `commit_summary` setting: post-commit hands
+ * tracer its stderr as descriptor 3 (TRACER_SUMMARY_FD), which carries that
+ * line and nothing else, so a crash still prints nothing. The absolute paths
+ * come first (see invocation.ts); `tracer` on PATH is the fallback when they
+ * are gone.
  */
 export function hookScript(name: GitHookName, invocation: TracerInvocation): string {
   const rewrite = name === 'post-rewrite';
   const feed = rewrite ? `printf '%s\\n' "$input" | ` : '';
   const tracerArgs = rewrite ? 'rewrite-ledger "$1"' : 'commit-link';
   const tracerInput = rewrite ? '' : ' </dev/null';
+  const tracerEnv = rewrite ? '' : 'TRACER_SUMMARY_FD=3 ';
+  const tracerOutput = rewrite ? '>/dev/null 2>&1' : '3>&2 >/dev/null 2>&1';
   return `#!/bin/sh
 # Installed by \`tracer init\`; \`tracer init --uninstall\` removes it.
 # ${MARKER} ${name}
@@ -132,9 +138,9 @@ fi
 tracer_node=${shellQuote(invocation.node)}
 tracer_script=${shellQuote(invocation.script)}
 if [ -x "$tracer_node" ] && [ -f "$tracer_script" ]; then
-  ${feed}"$tracer_node" "$tracer_script" ${tracerArgs}${tracerInput} >/dev/null 2>&1
+  ${feed}${tracerEnv}"$tracer_node" "$tracer_script" ${tracerArgs}${tracerInput} ${tracerOutput}
 elif command -v tracer >/dev/null 2>&1; then
-  ${feed}tracer ${tracerArgs}${tracerInput} >/dev/null 2>&1
+  ${feed}${tracerEnv}tracer ${tracerArgs}${tracerInput} ${tracerOutput}
 fi
 exit $status
 `;

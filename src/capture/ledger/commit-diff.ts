@@ -41,6 +41,9 @@ export async function readCommit(rev: string, git: GitOptions): Promise<CommitIn
 /**
  * Plumbing, so the user's diff settings (algorithm, prefixes, colour, external
  * tools, textconv) cannot change what is read: every clone reads the same lines.
+ * Renames are detected with git's default similarity and an explicit limit (no
+ * diff.renameLimit), so a renamed or moved file adds only the lines that
+ * changed, not the whole file again under its new name.
  */
 const DIFF_ARGS = [
   '-c',
@@ -48,7 +51,8 @@ const DIFF_ARGS = [
   'diff-tree',
   '-p',
   '--no-color',
-  '--no-renames',
+  '--find-renames=50%',
+  '-l1000',
   '--no-ext-diff',
   '--no-textconv',
   '--ignore-submodules=all',

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { commitSummaryEnabled, printCommitSummary } from '../../attribution/commit-summary.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { tracerHome } from '../../store/home.js';
 import { findGit } from '../../store/git.js';
@@ -25,8 +26,10 @@ export interface GitHookIo {
 
 export async function runCommitLink(rev: string, io: GitHookIo): Promise<number> {
   return guarded('post-commit', io, async (dir) => {
-    const result = await linkCommit({ projectDir: dir, git: { cwd: io.cwd, env: io.env }, rev });
+    const git = { cwd: io.cwd, env: io.env };
+    const result = await linkCommit({ projectDir: dir, git, rev });
     if (io.verbose) io.stdout.write(`${describe(result)}\n`);
+    if (await commitSummaryEnabled(dir, tracerHome(io.env))) await printCommitSummary(result.ledger, git, io.stderr);
   });
 }
 

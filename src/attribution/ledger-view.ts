@@ -1,0 +1,155 @@
+import { join } from 'node:path';
+import { readRecordsFrom } from '../store/jsonl.js';
+
+/**
+ * The one reader of ledgers for attribution: it turns a line of ledgers.jsonl
+ * into the few Agent Trace members that say who wrote which line
+ * (`files[].path`, `conversations[].contributor`, `conversations[].url`,
+ * `ranges[].start_line/end_line`). It accepts the line as tracer wrote it up
+ * to now (the record's members at the top) and with the record under `record`
+ * (`line.record ?? line`), and ignores everything else, so a change in
+ * tracer's own members never changes what blame, show or stats say.
+ */
+export type LineType = 'ai' | 'human' | 'mixed';
+
+export interface ConversationView {
+  type: LineType;
+  model_id: string | null;
+  url: string | null;
+  /** From the URL's scheme: `claude-code`, `cursor`, `codex`, or whatever scheme another writer used. */
+  agent: string | null;
+}
+
+export interface RangeView {
+  start: number;
+  end: number;
+  conversation: ConversationView;
+}
+
+export interface LedgerView {
+  commit: string;
+  /** The ledger's content id (`sha`), when it has one. */
+  sha: string | null;
+  /** path → ranges sorted by start line. */
+  files: Map<string, RangeView[]>;
+  conversations: ConversationView[];
+}
+
+export const LEDGERS_FILE = 'ledgers.jsonl';
+
+export function readLedgerLine(line: unknown): LedgerView | undefined {
+  if (!isObject(line)) return undefined;
+  const record = isObject(line.record) ? line.record : line;
+  const vcs = isObject(record.vcs) ? record.vcs : {};
+  const commit = text(line.commit) ?? text(record.commit) ?? text(vcs.revision);
+  if (commit === undefined) return undefined;
+  const files = new Map<string, RangeView[]>();
+  const conversations = new Map<string, ConversationView>();
+  for (const file of list(record.files)) {
+    const path = text(file.path);
+    if (path === undefined) continue;
+    const ranges = files.get(path) ?? [];
+    for (const raw of list(file.conversations)) {
+      const whole = conversationOf(raw.contributor, raw.url);
+      if (!whole) continue;
+      const key = `${whole.type}\u0000${whole.model_id ?? ''}\u0000${whole.url ?? ''}`;
+      const conversation = conversations.get(key) ?? whole;
+      conversations.set(key, conversation);
+      for (const range of list(raw.ranges)) {
+        const start = range.start_line;
+        const end = range.end_line;
+        if (!Number.isInteger(start) || !Number.isInteger(end) || (start as number) < 1 || (end as number) < (start as number)) continue;
+        // Agent Trace lets a range name its own contributor; it wins over the conversation's.
+        const own = isObject(range.contributor) ? conversationOf(range.contributor, raw.url) : undefined;
+        ranges.push({ start: start as number, end: end as number, conversation: own ?? conversation });
+      }
+    }
+    ranges.sort((a, b) => a.start - b.start || a.end - b.end);
+    files.set(path, ranges);
+  }
+  return { commit, sha: text(line.sha) ?? null, files, conversations: [...conversations.values()] };
+}
+
+/** The contributor of a line: the range that covers it, or a person when the ledger covers it with none. */
+export function lineContributor(ledger: LedgerView, path: string, line: number): ConversationView {
+  const ranges = ledger.files.get(path);
+  if (!ranges) return HUMAN;
+  let found: ConversationView | undefined;
+  // Ranges are sorted by start; a binary search finds the last one starting at or before the line.
+  let low = 0;
+  let high = ranges.length - 1;
+  let last = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (ranges[middle]!.start <= line) {
+      last = middle;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  // Ranges of one ledger rarely overlap; when they do, every covering range counts.
+  for (let index = last; index >= 0; index -= 1) {
+    const range = ranges[index]!;
+    if (range.end < line) continue;
+    if (!found) found = range.conversation;
+    else if (found.type !== range.conversation.type) return { ...found, type: 'mixed' };
+  }
+  return found ?? HUMAN;
+}
+
+export const HUMAN: ConversationView = Object.freeze({ type: 'human', model_id: null, url: null, agent: null });
+
+/** `claude-code://session/…` → `claude-code`. */
+export function agentOfUrl(url: string | null): string | null {
+  if (url === null) return null;
+  const match = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
+  return match ? match[1]!.toLowerCase() : null;
+}
+
+/**
+ * Every ledger of the wanted commits (all commits when `wanted` is undefined),
+ * read in one pass over ledgers.jsonl; the last line of a commit wins, as it
+ * is the newest attribution of it (a rerun, or a ledger pulled later). A line
+ * is parsed only when a commit id it names is wanted.
+ */
+export async function readLedgers(
+  projectDir: string,
+  wanted?: ReadonlySet<string>,
+  onCorrupt?: (line: number) => void,
+): Promise<Map<string, LedgerView>> {
+  const found = new Map<string, LedgerView>();
+  const mayMatch = wanted === undefined ? undefined : (line: string) => namesWanted(line, wanted);
+  const options = { mayMatch, onCorrupt: onCorrupt && ((corrupt: { line: number }) => onCorrupt(corrupt.line)) };
+  for await (const entry of readRecordsFrom<unknown>(join(projectDir, LEDGERS_FILE), { offset: 0, line: 0 }, options)) {
+    if (!entry.ok) continue;
+    const ledger = readLedgerLine(entry.value);
+    if (ledger && (wanted === undefined || wanted.has(ledger.commit))) found.set(ledger.commit, ledger);
+  }
+  return found;
+}
+
+const COMMIT_MEMBER = /"(?:commit|revision)"\s*:\s*"([0-9a-f]{40}(?:[0-9a-f]{24})?)"/g;
+
+function namesWanted(line: string, wanted: ReadonlySet<string>): boolean {
+  for (const match of line.matchAll(COMMIT_MEMBER)) if (wanted.has(match[1]!)) return true;
+  return false;
+}
+
+function conversationOf(contributor: unknown, url: unknown): ConversationView | undefined {
+  if (!isObject(contributor)) return undefined;
+  const type = contributor.type;
+  if (type !== 'ai' && type !== 'human' && type !== 'mixed') return undefined;
+  const link = text(url) ?? null;
+  return { type, model_id: text(contributor.model_id) ?? null, url: link, agent: agentOfUrl(link) };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function list(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import { readRecords } from '../store/jsonl.js';
+import { readCommitDiffs, tallyCommit, type LineCounts } from './commit-lines.js';
+import { ExitCode, TracerError } from '../core/errors.js';
+import { commitId, unknownRevision, type GitOptions } from './git-read.js';
+import { readLedgers } from './ledger-view.js';
+
+/**
+ * `tracer show`: one commit's attribution: the lines it added by contributor
+ * type, per file, the conversations behind the agents' lines (with each
+ * session's latest summary) and the commit link tracer recorded for it.
+ */
+export interface ShowReport {
+  commit: string;
+  subject: string;
+  author: string;
+  ledger_sha: string | null;
+  lines: LineCounts;
+  files: Array<{ path: string; lines: LineCounts }>;
+  conversations: Array<{ agent: string | null; model_id: string | null; url: string | null; summary: string | null; lines: number }>;
+  /** The commit link: sessions used, and the commit this one replaced (amend, rebase). */
+  link: { session_ids: string[]; rewritten_from: string | null } | null;
+}
+
+export const SUMMARIES_FILE = 'session-summaries.jsonl';
+export const COMMIT_LINKS_FILE = 'commit-links.jsonl';
+
+export async function showCommit(query: { projectDir: string; git: GitOptions; rev: string }): Promise<ShowReport> {
+  const commit = await commitId(query.rev, query.git);
+  if (commit === undefined && query.rev === 'HEAD') {
+    throw new TracerError('no_history', 'This repository has no commit yet; commit something first, then show it.', {
+      exitCode: ExitCode.usage,
+    });
+  }
+  if (commit === undefined) throw unknownRevision(query.rev);
+  const [[diff], ledgers, link] = await Promise.all([
+    readCommitDiffs([commit], query.git, 1),
+    readLedgers(query.projectDir, new Set([commit])),
+    commitLink(query.projectDir, commit),
+  ]);
+  const tally = tallyCommit(diff!, ledgers.get(commit));
+  const urls = new Set(tally.conversations.map(({ conversation }) => conversation.url).filter((url): url is string => url !== null));
+  const summaries = await latestSummaries(query.projectDir, urls);
+  return {
+    commit,
+    subject: diff!.subject,
+    author: diff!.author,
+    ledger_sha: tally.ledger?.sha ?? null,
+    lines: tally.lines,
+    files: [...tally.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, lines]) => ({ path, lines })),
+    conversations: tally.conversations
+      .map(({ conversation, lines }) => ({
+        agent: conversation.agent,
+        model_id: conversation.model_id,
+        url: conversation.url,
+        summary: conversation.url === null ? null : (summaries.get(conversation.url) ?? null),
+        lines,
+      }))
+      .sort((a, b) => b.lines - a.lines),
+    link,
+  };
+}
+
+async function commitLink(projectDir: string, commit: string): Promise<ShowReport['link']> {
+  let found: ShowReport['link'] = null;
+  for await (const row of readRecords<Record<string, unknown>>(join(projectDir, COMMIT_LINKS_FILE), {
+    mayMatch: (line) => line.includes(commit),
+  })) {
+    if (typeof row !== 'object' || row === null || row.commit !== commit) continue;
+    found = {
+      session_ids: Array.isArray(row.session_ids) ? row.session_ids.filter((id): id is string => typeof id === 'string') : [],
+      rewritten_from: typeof row.rewritten_from === 'string' ? row.rewritten_from : null,
+    };
+  }
+  return found;
+}
+
+/** The summary with the latest ts per conversation URL (file order breaks ties), for the URLs asked for. */
+async function latestSummaries(projectDir: string, urls: ReadonlySet<string>): Promise<Map<string, string>> {
+  const latest = new Map<string, { ts: string; summary: string }>();
+  if (urls.size === 0) return new Map();
+  for await (const row of readRecords<Record<string, unknown>>(join(projectDir, SUMMARIES_FILE))) {
+    if (typeof row !== 'object' || row === null || typeof row.conversation_url !== 'string' || typeof row.summary !== 'string') continue;
+    if (!urls.has(row.conversation_url)) continue;
+    const ts = typeof row.ts === 'string' ? row.ts : '';
+    const current = latest.get(row.conversation_url);
+    if (!current || ts >= current.ts) latest.set(row.conversation_url, { ts, summary: row.summary });
+  }
+  return new Map([...latest].map(([url, { summary }]) => [url, summary]));
+}

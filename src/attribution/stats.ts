@@ -1,0 +1,114 @@
+import { ExitCode, TracerError } from '../core/errors.js';
+import { GitCommandError } from '../capture/ledger/git-exec.js';
+import { addCounts, readCommitDiffs, tallyCommit, zeroCounts, type LineCounts } from './commit-lines.js';
+import { commitId, defaultBranch, shortRef, type GitOptions } from './git-read.js';
+import { readLedgers } from './ledger-view.js';
+
+/**
+ * `tracer stats`: the lines added over a range of commits, by contributor
+ * type, per agent and per model (agents' lines), and per author or file when
+ * asked. One `git log` for the range, one pass over ledgers.jsonl.
+ */
+export const BREAKDOWNS = ['agent', 'model', 'author', 'file'] as const;
+export type Breakdown = (typeof BREAKDOWNS)[number];
+
+export interface StatsReport {
+  range: string;
+  commits: number;
+  commits_with_ledger: number;
+  lines: LineCounts;
+  /** Agents' lines over every line added (null when none was added). */
+  ai_share: number | null;
+  by_agent: Record<string, number>;
+  by_model: Record<string, number>;
+  by_author?: Record<string, LineCounts>;
+  by_file?: Record<string, LineCounts>;
+}
+
+export interface StatsQuery {
+  projectDir: string;
+  git: GitOptions;
+  range?: string;
+  by?: Breakdown;
+  onCorrupt?: (line: number) => void;
+}
+
+export async function rangeStats(query: StatsQuery): Promise<StatsReport> {
+  const { label, revisions } = query.range === undefined ? await defaultRange(query.git) : explicitRange(query.range);
+  let diffs;
+  try {
+    diffs = await readCommitDiffs(revisions, query.git);
+  } catch (error) {
+    if (error instanceof GitCommandError) throw unknownRange(label, error);
+    throw error;
+  }
+  const ledgers = await readLedgers(query.projectDir, new Set(diffs.map((diff) => diff.commit)), query.onCorrupt);
+  const report: StatsReport = {
+    range: label,
+    commits: diffs.length,
+    commits_with_ledger: 0,
+    lines: zeroCounts(),
+    ai_share: null,
+    by_agent: {},
+    by_model: {},
+    ...(query.by === 'author' ? { by_author: {} } : {}),
+    ...(query.by === 'file' ? { by_file: {} } : {}),
+  };
+  for (const diff of diffs) {
+    const tally = tallyCommit(diff, ledgers.get(diff.commit));
+    if (tally.ledger) report.commits_with_ledger += 1;
+    addCounts(report.lines, tally.lines);
+    for (const { conversation, lines } of tally.conversations) {
+      if (conversation.type !== 'ai') continue;
+      bump(report.by_agent, conversation.agent ?? 'unknown', lines);
+      bump(report.by_model, conversation.model_id ?? 'unknown', lines);
+    }
+    if (report.by_author) addCounts((report.by_author[diff.author || 'unknown'] ??= zeroCounts()), tally.lines);
+    if (report.by_file) for (const [path, counts] of tally.files) addCounts((report.by_file[path] ??= zeroCounts()), counts);
+  }
+  const total = report.lines.ai + report.lines.human + report.lines.mixed + report.lines.unknown;
+  report.ai_share = total === 0 ? null : Math.round((report.lines.ai / total) * 10_000) / 10_000;
+  report.by_agent = sortedByValue(report.by_agent);
+  report.by_model = sortedByValue(report.by_model);
+  return report;
+}
+
+function bump(counts: Record<string, number>, key: string, lines: number): void {
+  counts[key] = (counts[key] ?? 0) + lines;
+}
+
+function sortedByValue(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function explicitRange(range: string): { label: string; revisions: string[] } {
+  if (range.trim() === '' || range.startsWith('-')) throw unknownRange(range);
+  return { label: range, revisions: [range] };
+}
+
+/** The current branch since it left the default branch; the whole history when it never left it. */
+async function defaultRange(git: GitOptions): Promise<{ label: string; revisions: string[] }> {
+  const head = await commitId('HEAD', git);
+  if (head === undefined) {
+    throw new TracerError('no_history', 'This repository has no commit yet; commit something first, then ask for stats.', {
+      exitCode: ExitCode.usage,
+    });
+  }
+  const base = await defaultBranch(git);
+  if (base !== undefined) {
+    const baseId = await commitId(base, git);
+    if (baseId !== undefined && baseId !== head) {
+      const label = `${shortRef(base)}..HEAD`;
+      return { label, revisions: [`${base}..HEAD`] };
+    }
+  }
+  return { label: 'HEAD', revisions: ['HEAD'] };
+}
+
+function unknownRange(range: string, cause?: unknown): TracerError {
+  return new TracerError(
+    'unknown_range',
+    `"${range}" is not a range of commits in this repository; pass A..B (for example main..HEAD) or a single revision.`,
+    { exitCode: ExitCode.usage, cause },
+  );
+}
