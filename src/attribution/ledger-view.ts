@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { ledgerCommitOf, ledgerRecordOf } from '../capture/ledger/ledger-line.js';
 import { readRecordsFrom } from '../store/jsonl.js';
 
 /**
@@ -38,11 +39,11 @@ export interface LedgerView {
 export const LEDGERS_FILE = 'ledgers.jsonl';
 
 export function readLedgerLine(line: unknown): LedgerView | undefined {
-  if (!isObject(line)) return undefined;
-  const record = isObject(line.record) ? line.record : line;
-  const vcs = isObject(record.vcs) ? record.vcs : {};
-  const commit = text(line.commit) ?? text(record.commit) ?? text(vcs.revision);
-  if (commit === undefined) return undefined;
+  // Either shape (record under `record`, or its members at the top): capture's one reader decides.
+  const found = ledgerRecordOf(line);
+  const commit = ledgerCommitOf(line);
+  if (found === undefined || commit === undefined || !isObject(line)) return undefined;
+  const record = found as unknown as Record<string, unknown>;
   const files = new Map<string, RangeView[]>();
   const conversations = new Map<string, ConversationView>();
   for (const file of list(record.files)) {

@@ -4,16 +4,17 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanEnv, cleanup } from '../helpers/cli.js';
+import { ledgerRecordOf } from '../../src/capture/ledger/ledger-line.js';
 import { gitIn, ledgerOf, machine } from '../capture/ledger-helpers.js';
 import {
   buildHistory,
   BY_HAND,
-  CLAUDE_MODEL,
+  CLAUDE_MODEL_ID,
   CLAUDE_SESSION,
-  CODEX_MODEL,
+  CODEX_MODEL_ID,
   CODEX_SESSION,
   CURSOR_CONVERSATION,
-  CURSOR_MODEL,
+  CURSOR_MODEL_ID,
   GREET,
   PRE_TRACER,
   REVIEWED,
@@ -30,9 +31,9 @@ test.after(cleanup);
 let built: Promise<History> | undefined;
 const history = () => (built ??= buildHistory());
 
-const CLAUDE = { type: 'ai', agent: 'claude-code', model_id: CLAUDE_MODEL, conversation_url: `claude-code://session/${CLAUDE_SESSION}` };
-const CODEX = { type: 'ai', agent: 'codex', model_id: CODEX_MODEL, conversation_url: `codex://session/${CODEX_SESSION}` };
-const CURSOR = { type: 'ai', agent: 'cursor', model_id: CURSOR_MODEL, conversation_url: `cursor://conversation/${CURSOR_CONVERSATION}` };
+const CLAUDE = { type: 'ai', agent: 'claude-code', model_id: CLAUDE_MODEL_ID, conversation_url: `claude-code://session/${CLAUDE_SESSION}` };
+const CODEX = { type: 'ai', agent: 'codex', model_id: CODEX_MODEL_ID, conversation_url: `codex://session/${CODEX_SESSION}` };
+const CURSOR = { type: 'ai', agent: 'cursor', model_id: CURSOR_MODEL_ID, conversation_url: `cursor://conversation/${CURSOR_CONVERSATION}` };
 const PERSON = { type: 'human', agent: null, model_id: null, conversation_url: null };
 
 async function blameJson(h: History, args: string[]) {
@@ -147,7 +148,7 @@ test('blame: text output reads like git blame, with a tag column', async () => {
   assert.match(
     lines[3]!,
     new RegExp(
-      `^${h.claude.slice(0, 8)} src/greet.ts AI \\(claude-code ${CLAUDE_MODEL}\\s+\\d{4}-\\d\\d-\\d\\d  4\\) ${escape(GREET[0]!)}$`,
+      `^${h.claude.slice(0, 8)} src/greet.ts AI \\(claude-code ${CLAUDE_MODEL_ID}\\s+\\d{4}-\\d\\d-\\d\\d  4\\) ${escape(GREET[0]!)}$`,
     ),
   );
   assert.match(lines[1]!, new RegExp(`^${h.person.slice(0, 8)} src/greet.ts HU \\(Test\\s+\\d{4}-\\d\\d-\\d\\d  2\\) ${BY_HAND[1]}$`));
@@ -163,13 +164,13 @@ test('show: one commit, its lines by type, files, conversations and the commit i
   assert.is(report.ledger_sha, ledgerOf(h, h.amended).sha);
   assert.equal(report.lines, { ai: 3, human: 1, mixed: 0, unknown: 0 });
   assert.equal(report.files, [{ path: 'src/hello.ts', lines: { ai: 3, human: 1, mixed: 0, unknown: 0 } }]);
-  assert.equal(report.conversations, [{ agent: 'codex', model_id: CODEX_MODEL, url: CODEX.conversation_url, summary: null, lines: 3 }]);
+  assert.equal(report.conversations, [{ agent: 'codex', model_id: CODEX_MODEL_ID, url: CODEX.conversation_url, summary: null, lines: 3 }]);
   assert.equal(report.link, { session_ids: [CODEX_SESSION], rewritten_from: h.codexBeforeAmend });
 
   const text = await tracer(h, ['show', h.claude]);
   assert.match(text.stdout, new RegExp(`^commit ${h.claude} \\(ledger [0-9a-f]{12}\\)\\n`));
   assert.match(text.stdout, /3 lines added: AI 3 \(100%\) · human 0 · mixed 0 · unknown 0\n█{20}\n/);
-  assert.match(text.stdout, new RegExp(`claude-code ${CLAUDE_MODEL}: 3 lines  ${escape(CLAUDE.conversation_url)}`));
+  assert.match(text.stdout, new RegExp(`claude-code ${CLAUDE_MODEL_ID}: 3 lines  ${escape(CLAUDE.conversation_url)}`));
 });
 
 test('show: a pure rename adds no lines; a commit from before tracer is unknown', async () => {
@@ -178,7 +179,7 @@ test('show: a pure rename adds no lines; a commit from before tracer is unknown'
   assert.equal(rename.lines, { ai: 0, human: 0, mixed: 0, unknown: 0 });
   assert.equal(rename.files, []);
   assert.ok(rename.ledger_sha, 'the rename has a ledger, with nothing in it');
-  assert.equal(ledgerOf(h, h.rename).files, [], 'the ledger writer detects the rename: no lines counted again');
+  assert.equal(ledgerRecordOf(ledgerOf(h, h.rename))!.files, [], 'the ledger writer detects the rename: no lines counted again');
   const pre = JSON.parse((await tracer(h, ['show', h.pre, '--json'])).stdout);
   assert.is(pre.ledger_sha, null);
   assert.equal(pre.lines, { ai: 0, human: 0, mixed: 0, unknown: PRE_TRACER.length });
@@ -195,7 +196,7 @@ test('stats: the whole history adds up to what was written, per agent and per mo
     lines: { ai: 8, human: 4, mixed: 0, unknown: 2 },
     ai_share: Math.round((8 / 14) * 10_000) / 10_000,
     by_agent: { 'claude-code': 3, codex: 3, cursor: 2 },
-    by_model: { [CLAUDE_MODEL]: 3, [CODEX_MODEL]: 3, [CURSOR_MODEL]: 2 },
+    by_model: { [CLAUDE_MODEL_ID]: 3, [CODEX_MODEL_ID]: 3, [CURSOR_MODEL_ID]: 2 },
   });
 });
 

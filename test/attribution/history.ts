@@ -17,6 +17,10 @@ export const CODEX_SESSION = '019a2f4e-7c1d-7b90-a3e5-6f2d8c0b1a44';
 export const CLAUDE_MODEL = 'claude-sonnet-4-5';
 export const CURSOR_MODEL = 'claude-4.5-sonnet';
 export const CODEX_MODEL = 'gpt-5-codex';
+/** The same models as the ledgers name them: the models.dev `provider/model` form where the provider is known. */
+export const CLAUDE_MODEL_ID = 'anthropic/claude-sonnet-4-5';
+export const CURSOR_MODEL_ID = 'anthropic/claude-4.5-sonnet';
+export const CODEX_MODEL_ID = 'openai/gpt-5-codex';
 
 export const GREET = ['export function greet(name: string): string {', '  return `Hello, ${name}!`;', '}'];
 /** Put above Claude's lines, so that those stand lower in the file than in the commit that added them. */

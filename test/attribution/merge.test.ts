@@ -45,7 +45,7 @@ test('a merge: branch lines keep their own commit and agent, the resolution is t
   const blamed = JSON.parse((await tracer(m, ['blame', 'side.ts', '--json'])).stdout);
   assert.equal(
     blamed.lines.map((line: any) => [line.commit, line.type, line.agent, line.model_id]),
-    side.map(() => [sideCommit, 'ai', 'claude-code', 'claude-opus-4-1']),
+    side.map(() => [sideCommit, 'ai', 'claude-code', 'anthropic/claude-opus-4-1']),
   );
   const fix = JSON.parse((await tracer(m, ['blame', 'merge-fix.txt', '--json'])).stdout);
   assert.equal(
@@ -57,7 +57,7 @@ test('a merge: branch lines keep their own commit and agent, the resolution is t
   const stats = JSON.parse((await tracer(m, ['stats', `${mainCommit}..HEAD`, '--json'])).stdout);
   assert.is(stats.commits, 2, 'the side commit and the merge');
   assert.equal(stats.lines, { ai: 2, human: 1, mixed: 0, unknown: 0 });
-  assert.equal(stats.by_model, { 'claude-opus-4-1': 2 });
+  assert.equal(stats.by_model, { 'anthropic/claude-opus-4-1': 2 });
 });
 
 test.run();
