@@ -31,6 +31,7 @@ import { SetGlobalUserCommand } from './set/globaluser.js';
 import { StatusCommand } from './status.js';
 import { SyncCommand } from './sync.js';
 import { TokenCreateCommand } from './token/create.js';
+import { ViewCommand } from './view.js';
 
 /**
  * Commands that belong to no plugin. A plugin's own commands arrive through its
@@ -63,6 +64,7 @@ export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   DoctorCommand,
   HookCommand,
   ContextCommand,
+  ViewCommand,
   CommitLinkCommand,
   RewriteLedgerCommand,
   RuleAddCommand,
