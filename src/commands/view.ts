@@ -55,11 +55,11 @@ export class ViewCommand extends TracerCommand {
     } catch (error) {
       throw listenFailure(error, host, port);
     }
-    this.print(viewer.url);
     if (!isLoopback(host))
       this.context.stderr.write(
         `tracer view: listening on ${host}, reachable from other machines; anyone with the URL's token can read this store.\n`,
       );
+    this.print(viewer.url);
     if (this.projectOption !== undefined) source.warm(decodeURIComponent(startPath.slice(3)));
     else for (const project of (await source.projects()).slice(0, 3)) source.warm(project.id);
     if (this.open) (await import('../viewer/open-browser.js')).openBrowser(viewer.url);

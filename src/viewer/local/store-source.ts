@@ -166,6 +166,8 @@ export class LocalDataSource implements ViewerDataSource {
 
   async blame(projectId: string, path: string, rev: string | undefined): Promise<BlameResult> {
     const state = await this.state(projectId);
+    // Refused before anything else, so that a path outside the repository is a 404 whatever else is missing.
+    const inside = repositoryPath(path);
     if (!this.blameFile)
       throw new TracerError('blame_unavailable', 'This build of tracer has no blame module yet; the other pages still work.', {
         exitCode: ExitCode.failure,
@@ -177,7 +179,7 @@ export class LocalDataSource implements ViewerDataSource {
         `No working tree of project ${projectId} is known on this machine; run tracer init in it.`,
         { exitCode: ExitCode.localState },
       );
-    return this.blameFile(repo, repositoryPath(path), rev === undefined ? {} : { rev });
+    return this.blameFile(repo, inside, rev === undefined ? {} : { rev });
   }
 
   private async sessionRow(state: ProjectState, session: SessionAggregate): Promise<SessionRow> {
