@@ -113,7 +113,7 @@ test('a hostile transcript is shown as text: no script runs, no element or javas
   const page = await open(`${p()}/sessions/${CLAUDE}`);
   await page.locator('#transcript li.msg').filter({ hasText: 'window.__pwned = "script"' }).first().waitFor();
   await page.locator('#session-commits a').first().waitFor();
-  assert.is(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned), undefined);
+  assert.is(await page.evaluate('window.__pwned'), undefined);
   assert.is(await page.locator('#app script, #app img, #app iframe').count(), 0);
   assert.is(await page.locator('a[href^="javascript"]').count(), 0);
   assert.ok((await page.locator('#transcript strong', { hasText: 'bold' }).count()) > 0, 'markdown is still rendered');
@@ -180,9 +180,9 @@ test('keyboard: the links come first in tab order, and / focuses the search box'
   const page = await open(p());
   await page.locator('#sessions li.session').first().waitFor();
   await page.keyboard.press('Tab');
-  assert.is(await page.evaluate(() => document.activeElement?.textContent), 'tracer');
+  assert.is(await page.evaluate('document.activeElement?.textContent'), 'tracer');
   await page.keyboard.press('/');
-  assert.is(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name), 'q');
+  assert.is(await page.evaluate('document.activeElement?.name'), 'q');
   await page.close();
 });
 
@@ -192,7 +192,7 @@ test('dark colour scheme: the page follows it', async () => {
     const page = await dark.context.newPage();
     await page.goto(viewer.url);
     await page.locator('h1', { hasText: 'Projects' }).waitFor();
-    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
     assert.is(background, 'rgb(13, 17, 23)');
   } finally {
     await dark.close();
