@@ -33,6 +33,8 @@ function git(repo: string, args: string[], input?: string, maxBuffer = DIFF_MAX_
         resolve({ out: error && !capped ? '' : String(out), capped });
       },
     );
+    // git may exit without reading its input (an unknown revision): the broken pipe is not the viewer's failure.
+    child.stdin?.on('error', () => undefined);
     child.stdin?.end(input ?? '');
   });
 }
