@@ -7,6 +7,7 @@ import { hookWorkload } from './workloads/hook.js';
 import { largeFileWorkload } from './workloads/large.js';
 import { loadWorkload } from './workloads/load.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
+import { viewerWorkload } from './workloads/viewer.js';
 import { postgresAvailable } from '../test/helpers/service.js';
 
 /**
@@ -65,6 +66,13 @@ try {
         log,
       )),
     );
+  }
+  if (wanted('8')) {
+    log('workload 8: the viewer');
+    const size = quick
+      ? { traces: 10_000, sessions: 200, transcriptBytes: 8 * 2 ** 20 }
+      : { traces: 100_000, sessions: 2_000, transcriptBytes: 8 * 2 ** 20 };
+    results.push(...(await viewerWorkload({ size, runs: runs(1, 3) }, log)));
   }
 } finally {
   await stopAllServices();

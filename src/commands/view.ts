@@ -42,16 +42,21 @@ export class ViewCommand extends TracerCommand {
     const host = this.host ?? '127.0.0.1';
     const port = parsePort(this.port);
     const startPath = this.projectOption === undefined ? '/' : `/p/${encodeURIComponent(this.projectId(this.projectOption))}`;
-    const [{ startViewer }, { LocalDataSource }, { loadBlameFile }, { isLoopback }] = await Promise.all([
-      import('../viewer/server.js'),
-      import('../viewer/local/store-source.js'),
-      import('../viewer/blame-wiring.js'),
-      import('../viewer/security.js'),
-    ]);
-    const source = new LocalDataSource(home, await loadBlameFile());
+    // Only the listening part loads before the URL is printed; the routes and the data source follow.
+    const { startViewer } = await import('../viewer/server.js');
+    const { isLoopback } = await import('../viewer/security.js');
+    let source: import('../viewer/local/store-source.js').LocalDataSource | undefined;
+    const makeSource = async () => {
+      const [{ LocalDataSource }, { loadBlameFile }] = await Promise.all([
+        import('../viewer/local/store-source.js'),
+        import('../viewer/blame-wiring.js'),
+      ]);
+      source = new LocalDataSource(home, await loadBlameFile());
+      return source;
+    };
     let viewer;
     try {
-      viewer = await startViewer({ host, port, source, startPath, token: env.TRACER_VIEWER_TOKEN || undefined });
+      viewer = await startViewer({ host, port, source: makeSource, startPath, token: env.TRACER_VIEWER_TOKEN || undefined });
     } catch (error) {
       throw listenFailure(error, host, port);
     }
@@ -60,8 +65,15 @@ export class ViewCommand extends TracerCommand {
         `tracer view: listening on ${host}, reachable from other machines; anyone with the URL's token can read this store.\n`,
       );
     this.print(viewer.url);
-    if (this.projectOption !== undefined) source.warm(decodeURIComponent(startPath.slice(3)));
-    else for (const project of (await source.projects()).slice(0, 3)) source.warm(project.id);
+    try {
+      await viewer.ready;
+    } catch (error) {
+      await viewer.close();
+      throw error;
+    }
+    // Indexing starts now rather than on the first page: the browser takes a moment to open anyway.
+    if (this.projectOption !== undefined) source!.warm(decodeURIComponent(startPath.slice(3)));
+    else for (const project of (await source!.projects()).slice(0, 3)) source!.warm(project.id);
     if (this.open) (await import('../viewer/open-browser.js')).openBrowser(viewer.url);
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));
