@@ -1,6 +1,6 @@
 import type { LineCounts } from '../data-source.js';
 import { agentTraceRecord, contributorKind, ledgerCommit, ledgerTs, parseConversationUrl } from './ledger-read.js';
-import { isObject, RefreshingFile, str } from './refreshing-file.js';
+import { isObject, parsedLines, RefreshingFile, str } from './refreshing-file.js';
 
 /**
  * Commits of a project: the newest ledger line of each commit (its byte span,
@@ -31,15 +31,24 @@ export class LedgerIndex {
   private readonly summaryFile: RefreshingFile;
 
   constructor(paths: { ledgers: string; commitLinks: string; summaries: string }) {
-    this.ledgers = new RefreshingFile(paths.ledgers, { reset: () => this.commits.clear(), row: (v, s, e) => this.addLedger(v, s, e) });
-    this.links = new RefreshingFile(paths.commitLinks, {
-      reset: () => {
-        this.linkedSessions.clear();
-        this.replaced.clear();
-      },
-      row: (value) => this.addLink(value),
-    });
-    this.summaryFile = new RefreshingFile(paths.summaries, { reset: () => this.summaries.clear(), row: (value) => this.addSummary(value) });
+    this.ledgers = new RefreshingFile(
+      paths.ledgers,
+      parsedLines({ reset: () => this.commits.clear(), row: (v, s, e) => this.addLedger(v, s, e) }),
+    );
+    this.links = new RefreshingFile(
+      paths.commitLinks,
+      parsedLines({
+        reset: () => {
+          this.linkedSessions.clear();
+          this.replaced.clear();
+        },
+        row: (value) => this.addLink(value),
+      }),
+    );
+    this.summaryFile = new RefreshingFile(
+      paths.summaries,
+      parsedLines({ reset: () => this.summaries.clear(), row: (value) => this.addSummary(value) }),
+    );
   }
 
   async refresh(): Promise<void> {

@@ -1,5 +1,4 @@
 import { open, stat } from 'node:fs/promises';
-import { readRecordsFrom, type LinePosition } from '../../store/jsonl.js';
 
 /**
  * An append-only JSONL file read incrementally: each refresh reads only what
@@ -7,16 +6,29 @@ import { readRecordsFrom, type LinePosition } from '../../store/jsonl.js';
  * keep writing and never rereads 100 MB. A file that shrank was replaced
  * (reset, pull rewrite): the caller starts over. Refreshes are serialized, so
  * two requests arriving together index the file once.
+ *
+ * Lines reach the handler as bytes, not strings: the trace index picks its few
+ * members out of them without decoding or parsing the whole row (trace-scan.ts).
+ * Every chunk is an awaited read, so requests keep being answered while a
+ * large file is indexed.
  */
+export interface LineHandler {
+  reset(): void;
+  /** The line is `bytes[from, to)`, at file offsets [start, end) newline included. False: unreadable, skipped. */
+  line(bytes: Buffer, from: number, to: number, start: number, end: number): boolean;
+}
+
+const CHUNK_BYTES = 1 << 20;
+
 export class RefreshingFile {
-  private position: LinePosition = { offset: 0, line: 0 };
+  private offset = 0;
   private running: Promise<void> | undefined;
   private skipped = 0;
   private tornTail = false;
 
   constructor(
     readonly path: string,
-    private readonly handlers: { reset(): void; row(value: unknown, start: number, end: number): void },
+    private readonly handler: LineHandler,
   ) {}
 
   /** Lines that are not JSON, a torn last line included: skipped, never fatal. */
@@ -34,27 +46,77 @@ export class RefreshingFile {
       (info) => info.size,
       () => 0,
     );
-    if (size < this.position.offset) {
-      this.position = { offset: 0, line: 0 };
+    if (size < this.offset) {
+      this.offset = 0;
       this.skipped = 0;
       this.tornTail = false;
-      this.handlers.reset();
+      this.handler.reset();
     }
-    if (size === this.position.offset) return;
-    let start = this.position.offset;
-    for await (const entry of readRecordsFrom(this.path, this.position)) {
-      // A torn last line may still be being written: come back to it next time.
-      if (!entry.ok && entry.end >= size) {
-        this.tornTail = true;
-        break;
+    if (size === this.offset) return;
+    const handle = await open(this.path, 'r');
+    try {
+      let pending = Buffer.alloc(0);
+      while (this.offset + pending.length < size) {
+        const want = Math.min(CHUNK_BYTES, size - this.offset - pending.length);
+        const chunk = Buffer.allocUnsafe(want);
+        const { bytesRead } = await handle.read(chunk, 0, want, this.offset + pending.length);
+        if (bytesRead === 0) break;
+        const data = pending.length > 0 ? Buffer.concat([pending, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+        let from = 0;
+        for (let newline = data.indexOf(0x0a); newline !== -1; newline = data.indexOf(0x0a, from)) {
+          this.take(data, from, newline, this.offset + from, this.offset + newline + 1);
+          from = newline + 1;
+        }
+        this.offset += from;
+        pending = data.subarray(from);
       }
-      if (entry.ok) this.handlers.row(entry.value, start, entry.end);
-      else this.skipped += 1;
-      start = entry.end;
-      this.position = { offset: entry.end, line: entry.line };
+      // No newline yet: a record still being appended, or a crash's torn line. Taken when it parses, else retried next time.
       this.tornTail = false;
+      if (pending.length > 0 && !isBlank(pending, 0, pending.length)) {
+        if (parseJson(pending, 0, pending.length) === undefined) this.tornTail = true;
+        else {
+          this.take(pending, 0, pending.length, this.offset, this.offset + pending.length);
+          this.offset += pending.length;
+        }
+      }
+    } finally {
+      await handle.close();
     }
   }
+
+  private take(bytes: Buffer, from: number, to: number, start: number, end: number): void {
+    if (isBlank(bytes, from, to)) return;
+    if (!this.handler.line(bytes, from, to, start, end)) this.skipped += 1;
+  }
+}
+
+/** A handler for files whose every line is parsed (ledgers, links, summaries: small next to traces). */
+export function parsedLines(handlers: { reset(): void; row(value: unknown, start: number, end: number): void }): LineHandler {
+  return {
+    reset: handlers.reset,
+    line(bytes, from, to, start, end) {
+      const value = parseJson(bytes, from, to);
+      if (value === undefined) return false;
+      handlers.row(value, start, end);
+      return true;
+    },
+  };
+}
+
+export function parseJson(bytes: Buffer, from: number, to: number): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8', from, to)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isBlank(bytes: Buffer, from: number, to: number): boolean {
+  for (let index = from; index < to; index += 1) {
+    const byte = bytes[index]!;
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  }
+  return true;
 }
 
 /** The records at the given [start, end) byte spans, in order; unparsable ones are left out. */

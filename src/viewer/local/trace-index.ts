@@ -1,4 +1,5 @@
 import { isObject, RefreshingFile, str } from './refreshing-file.js';
+import { scanTrace, type TraceFields } from './trace-scan.js';
 
 /**
  * Sessions of a project from traces.jsonl, one small aggregate per
@@ -42,7 +43,13 @@ export class TraceIndex {
         this.traces = 0;
         this.lastTs = null;
       },
-      row: (value, start, end) => this.add(value, start, end),
+      line: (bytes, from, to, start, end) => {
+        const text = bytes.toString('utf8', from, to);
+        const fields = scanTrace(text) ?? fieldsOf(parseText(text));
+        if (fields === null) return false;
+        if (fields !== undefined) this.add(fields, start, end);
+        return true;
+      },
     });
   }
 
@@ -50,54 +57,80 @@ export class TraceIndex {
     return this.file.refresh();
   }
 
-  private add(row: unknown, start: number, end: number): void {
-    if (!isObject(row)) return;
-    const conversationId = str(row.conversation_id);
-    const ts = str(row.ts);
-    if (conversationId === undefined || ts === undefined) return;
+  private add(row: TraceFields, start: number, end: number): void {
+    const { conversationId, ts } = row;
     this.traces += 1;
-    if (this.lastTs === null || ts > this.lastTs) this.lastTs = ts;
-    const agent = str(row.agent) ?? 'unknown';
-    this.agents.add(agent);
+    if (this.lastTs === null || ts > this.lastTs) this.lastTs = own(ts);
+    const agent = row.agent ?? 'unknown';
+    if (!this.agents.has(agent)) this.agents.add(own(agent));
     let session = this.sessions.get(conversationId);
     if (!session) {
+      const id = own(conversationId);
       session = {
-        conversationId,
-        agent,
+        conversationId: id,
+        agent: own(agent),
         models: new Set(),
-        firstTs: ts,
-        lastTs: ts,
+        firstTs: own(ts),
+        lastTs: own(ts),
         events: 0,
         files: new Set(),
         filesTotal: 0,
         spans: [],
       };
-      this.sessions.set(conversationId, session);
+      this.sessions.set(id, session);
     }
     session.events += 1;
     session.spans.push(start, end);
-    if (ts < session.firstTs) session.firstTs = ts;
-    if (ts > session.lastTs) session.lastTs = ts;
-    const model = str(row.model);
-    if (model !== undefined) {
-      session.models.add(model);
-      this.models.add(model);
+    if (ts < session.firstTs) session.firstTs = own(ts);
+    if (ts > session.lastTs) session.lastTs = own(ts);
+    if (row.model !== undefined && !session.models.has(row.model)) {
+      session.models.add(own(row.model));
+      if (!this.models.has(row.model)) this.models.add(own(row.model));
     }
-    if (!Array.isArray(row.files)) return;
-    for (const file of row.files) {
-      const path = isObject(file) ? str(file.path) : undefined;
-      if (path === undefined || session.files.has(path)) continue;
+    for (const path of row.paths) {
+      if (session.files.has(path)) continue;
       if (session.files.size < FILES_KEPT) {
-        session.files.add(path);
+        session.files.add(own(path));
         session.filesTotal += 1;
         continue;
       }
       const more = this.overflow.get(conversationId) ?? new Set<string>();
       this.overflow.set(conversationId, more);
       if (!more.has(path)) {
-        more.add(path);
+        more.add(own(path));
         session.filesTotal += 1;
       }
     }
+  }
+}
+
+/**
+ * A copy of a string that does not keep its source alive: values cut out of a
+ * row's text (trace-scan.ts) would otherwise hold the whole 1 KB row in memory
+ * for as long as the index keeps them. Concatenating then slicing makes V8
+ * flatten into a new short string.
+ */
+function own(value: string): string {
+  return (' ' + value).slice(1);
+}
+
+/** The same members from a parsed row; null when the line is not JSON, undefined when it is no session's trace. */
+function fieldsOf(row: unknown): TraceFields | null | undefined {
+  if (row === undefined) return null;
+  if (!isObject(row)) return undefined;
+  const conversationId = str(row.conversation_id);
+  const ts = str(row.ts);
+  if (conversationId === undefined || ts === undefined) return undefined;
+  const paths = (Array.isArray(row.files) ? row.files : []).flatMap((file) =>
+    isObject(file) && typeof file.path === 'string' ? [file.path] : [],
+  );
+  return { conversationId, ts, agent: str(row.agent), model: str(row.model), paths };
+}
+
+function parseText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
