@@ -46,12 +46,12 @@ function hostileLines(): string {
   return `${JSON.stringify(user)}\n${JSON.stringify(assistant)}\n`;
 }
 
-export async function recordedStore() {
+export async function recordedStore(options: { hostile?: boolean } = {}) {
   const box = sandbox();
   const transcripts = tempDir('viewer-transcripts-');
   const claudeTranscript = join(transcripts, 'claude.jsonl');
   copyFileSync(fixturePath('claude-code', 'transcript.jsonl'), claudeTranscript);
-  appendFileSync(claudeTranscript, hostileLines());
+  if (options.hostile !== false) appendFileSync(claudeTranscript, hostileLines());
   const codexTranscript = join(transcripts, 'codex.jsonl');
   copyFileSync(fixturePath('codex', 'transcript.jsonl'), codexTranscript);
   const cursorTranscript = join(transcripts, 'cursor.jsonl');
