@@ -33,7 +33,7 @@ export class ViewCommand extends TracerCommand {
   host = Option.String('--host', {
     description: 'Address to listen on (default 127.0.0.1; anything else is reachable from other machines)',
   });
-  open = Option.Boolean('--open', true, { description: 'Open the browser (--no-open: only print the URL)' });
+  noOpen = Option.Boolean('--no-open', false, { description: 'Only print the URL; do not open the browser' });
   projectOption = Option.String('--project', { description: 'Start on this project: its id, or the path of its repository' });
 
   async run() {
@@ -74,7 +74,7 @@ export class ViewCommand extends TracerCommand {
     // Indexing starts now rather than on the first page: the browser takes a moment to open anyway.
     if (this.projectOption !== undefined) source!.warm(decodeURIComponent(startPath.slice(3)));
     else for (const project of (await source!.projects()).slice(0, 3)) source!.warm(project.id);
-    if (this.open) (await import('../viewer/open-browser.js')).openBrowser(viewer.url);
+    if (!this.noOpen) (await import('../viewer/open-browser.js')).openBrowser(viewer.url);
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));
       process.once('SIGINT', () => resolve('SIGINT'));
