@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../cli/tracer-command.js';
 import { ExitCode, TracerError } from '../core/errors.js';
@@ -86,9 +87,10 @@ export class ViewCommand extends TracerCommand {
 
   /** An existing folder is a repository whose project is wanted; anything else is taken as a project id. */
   private projectId(value: string): string {
-    if (!existsSync(value)) return value;
     const { kernel } = this.context;
-    return resolveProject({ cwd: value, home: kernel.context.home, env: kernel.context.env }).id;
+    const path = resolve(kernel.context.cwd, value);
+    if (!existsSync(path)) return value;
+    return resolveProject({ cwd: path, home: kernel.context.home, env: kernel.context.env }).id;
   }
 }
 
