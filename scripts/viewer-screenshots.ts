@@ -36,11 +36,12 @@ try {
         .locator('#transcript + p', { hasText: 'End of transcript' })
         .waitFor({ timeout: 2_000 })
         .catch(() => undefined);
+      await page.waitForLoadState('networkidle');
       // Unfold the first tool call: the edit as a diff with its result is what the session page is for.
       await page.evaluate(`document.querySelector('#transcript details.tool')?.setAttribute('open', '')`);
       // The temporary folders' names would only distract: the screenshots show a repository called "app".
       await page.evaluate(
-        `for (const node of document.querySelectorAll('h1, td a, td.path')) node.textContent = node.textContent.replace(/\\/tmp\\/tracer-repo-\\w+/, '~/src/app').replace(/^tracer-repo-\\w+$/, 'app')`,
+        `for (const node of document.querySelectorAll('h1, td a, td.path, .crumbs a')) node.textContent = node.textContent.replace(/\\/tmp\\/tracer-repo-\\w+/, '~/src/app').replace(/^tracer-repo-\\w+$/, 'app')`,
       );
       await page.screenshot({ path: `${out}${name}.png`, fullPage: true });
       process.stdout.write(`docs/viewer/${name}.png\n`);

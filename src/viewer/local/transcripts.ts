@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TracerError } from '../../core/errors.js';
 import { readRecords, readRecordsFrom } from '../../store/jsonl.js';
@@ -28,7 +28,8 @@ export class TranscriptStore {
     const sha = (await this.fromIndex(conversationId)) ?? (await this.fromRows(conversationId));
     if (sha === undefined || !SHA256.test(sha)) return undefined;
     const path = join(this.projectDir, 'conversations', sha.slice(0, 2), sha);
-    const info = await stat(path).catch(() => undefined);
+    // lstat: a snapshot is a plain file the hook wrote; a link planted in its place is not followed.
+    const info = await lstat(path).catch(() => undefined);
     return info?.isFile() ? { path, size: info.size } : undefined;
   }
 

@@ -135,3 +135,19 @@ export function errorView(error: unknown): HTMLElement {
     h('p', null, h('a', { href: '/' }, 'All projects')),
   );
 }
+
+let projectNames: Promise<Map<string, string>> | undefined;
+
+/** A link to the project, named by its id until its repository's name arrives. */
+export function projectLink(projectId: string): HTMLAnchorElement {
+  const link = h('a', { href: projectPath(projectId) }, projectId);
+  projectNames ??= api<Array<{ id: string; name: string }>>('/api/projects').then(
+    (projects) => new Map(projects.map((project) => [project.id, project.name])),
+    () => new Map(),
+  );
+  void projectNames.then((names) => {
+    const name = names.get(projectId);
+    if (name) link.textContent = name;
+  });
+  return link;
+}

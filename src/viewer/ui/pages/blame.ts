@@ -1,5 +1,5 @@
 import type { BlameLine, BlameResult } from '../../blame-source.js';
-import { ApiError, api, commitPath, enc, h, projectPath, replace, sessionPath, shortSha } from '../dom.js';
+import { ApiError, api, commitPath, enc, h, projectLink, replace, sessionPath, shortSha } from '../dom.js';
 import { parseConversationUrl } from '../conversation-url.js';
 
 /**
@@ -15,7 +15,7 @@ export async function blamePage(root: HTMLElement, projectId: string, path: stri
     { class: 'crumbs', 'aria-label': 'Breadcrumb' },
     h('a', { href: '/' }, 'Projects'),
     ' / ',
-    h('a', { href: projectPath(projectId) }, projectId),
+    projectLink(projectId),
     ' / blame',
   );
   let blame: BlameResult;

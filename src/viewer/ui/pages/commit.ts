@@ -1,5 +1,5 @@
 import type { CommitDetail, CommitFile, DiffFile } from '../../data-source.js';
-import { api, badge, blamePath, enc, h, projectPath, replace, sessionPath, shareBar, shortSha, time } from '../dom.js';
+import { api, badge, blamePath, enc, h, projectLink, replace, sessionPath, shareBar, shortSha, time } from '../dom.js';
 import { markdown } from '../markdown.js';
 
 /**
@@ -18,7 +18,7 @@ export async function commitPage(root: HTMLElement, projectId: string, sha: stri
       { class: 'crumbs', 'aria-label': 'Breadcrumb' },
       h('a', { href: '/' }, 'Projects'),
       ' / ',
-      h('a', { href: projectPath(projectId) }, projectId),
+      projectLink(projectId),
       ' / commit',
     ),
     h('h1', null, commit.subject ?? shortSha(commit.sha)),

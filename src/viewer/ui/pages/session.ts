@@ -1,5 +1,5 @@
 import type { SessionDetail } from '../../data-source.js';
-import { api, badge, blamePath, commitPath, enc, h, projectPath, replace, shortSha, time } from '../dom.js';
+import { api, badge, blamePath, commitPath, enc, h, projectLink, replace, shortSha, time } from '../dom.js';
 import { markdown } from '../markdown.js';
 import { transcriptView } from './transcript.js';
 
@@ -22,7 +22,7 @@ export async function sessionPage(root: HTMLElement, projectId: string, conversa
       { class: 'crumbs', 'aria-label': 'Breadcrumb' },
       h('a', { href: '/' }, 'Projects'),
       ' / ',
-      h('a', { href: projectPath(projectId) }, projectId),
+      projectLink(projectId),
       ' / session',
     ),
     h('h1', { class: 'mono' }, conversationId),
