@@ -42,6 +42,7 @@ interface ProjectState {
 }
 
 const TIMELINE_MAX = 1_000;
+const PROJECTS_INDEXED = 4;
 
 export class LocalDataSource implements ViewerDataSource {
   private readonly states = new Map<string, ProjectState>();
@@ -210,7 +211,12 @@ export class LocalDataSource implements ViewerDataSource {
 
   private async state(projectId: string): Promise<ProjectState> {
     const known = this.states.get(projectId);
-    if (known) return known;
+    if (known) {
+      // Most recently used last: the oldest is the one dropped when too many are held.
+      this.states.delete(projectId);
+      this.states.set(projectId, known);
+      return known;
+    }
     const project = (await listLocalProjects(this.home)).find((candidate) => candidate.id === projectId);
     if (!project) throw new TracerError('unknown_project', `No project ${projectId} in this tracer home.`, { exitCode: ExitCode.usage });
     const state: ProjectState = {
@@ -225,6 +231,11 @@ export class LocalDataSource implements ViewerDataSource {
       headers: new Map(),
     };
     this.states.set(projectId, state);
+    // Each index of a large project is tens of MB: a home with many projects keeps only the latest few.
+    for (const oldest of this.states.keys()) {
+      if (this.states.size <= PROJECTS_INDEXED) break;
+      this.states.delete(oldest);
+    }
     return state;
   }
 }

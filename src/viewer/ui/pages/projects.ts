@@ -25,6 +25,7 @@ export async function projectsPage(root: HTMLElement): Promise<void> {
     h('h1', null, 'Projects'),
     projects.length === 0 ? h('p', { class: 'notice' }, 'No project yet: run tracer init in a repository, then let an agent work.') : table,
   );
+  const rows: Array<() => Promise<void>> = [];
   for (const project of projects) {
     const cells = {
       last: h('td', null, time(project.last_activity)),
@@ -44,14 +45,18 @@ export async function projectsPage(root: HTMLElement): Promise<void> {
         cells.share,
       ),
     );
-    api<ProjectStats>(`/api/p/${encodeURIComponent(project.id)}/stats`).then(
-      (stats) => {
-        replace(cells.sessions, String(stats.sessions));
-        replace(cells.commits, String(stats.commits));
-        replace(cells.share, percent(stats.ai_share));
-        if (stats.last_activity) replace(cells.last, time(stats.last_activity));
-      },
-      () => replace(cells.sessions, '?'),
+    rows.push(() =>
+      api<ProjectStats>(`/api/p/${encodeURIComponent(project.id)}/stats`).then(
+        (stats) => {
+          replace(cells.sessions, String(stats.sessions));
+          replace(cells.commits, String(stats.commits));
+          replace(cells.share, percent(stats.ai_share));
+          if (stats.last_activity) replace(cells.last, time(stats.last_activity));
+        },
+        () => replace(cells.sessions, '?'),
+      ),
     );
   }
+  // One project at a time, most recent first: each may index a large traces.jsonl.
+  for (const row of rows) await row();
 }
