@@ -39,7 +39,7 @@ export class ViewCommand extends TracerCommand {
 
   async run() {
     const { kernel } = this.context;
-    const { home, env } = kernel.context;
+    const { home } = kernel.context;
     const host = this.host ?? '127.0.0.1';
     const port = parsePort(this.port);
     const startPath = this.projectOption === undefined ? '/' : `/p/${encodeURIComponent(this.projectId(this.projectOption))}`;
@@ -57,7 +57,7 @@ export class ViewCommand extends TracerCommand {
     };
     let viewer;
     try {
-      viewer = await startViewer({ host, port, source: makeSource, startPath, token: env.TRACER_VIEWER_TOKEN || undefined });
+      viewer = await startViewer({ host, port, source: makeSource, startPath });
     } catch (error) {
       throw listenFailure(error, host, port);
     }
