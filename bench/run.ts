@@ -8,6 +8,7 @@ import { hookWorkload } from './workloads/hook.js';
 import { largeFileWorkload } from './workloads/large.js';
 import { loadWorkload } from './workloads/load.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
+import { viewerWorkload } from './workloads/viewer.js';
 import { postgresAvailable } from '../test/helpers/service.js';
 
 /**
@@ -71,6 +72,13 @@ try {
     log('workload 8: blame and stats');
     const size = quick ? { lines: 1_000, commits: 60 } : { lines: 3_000, commits: 300 };
     results.push(...(await blameWorkload({ size, runs: runs(3, 11) }, log)));
+  }
+  if (wanted('9')) {
+    log('workload 9: the viewer');
+    const size = quick
+      ? { traces: 10_000, sessions: 200, transcriptBytes: 8 * 2 ** 20 }
+      : { traces: 100_000, sessions: 2_000, transcriptBytes: 8 * 2 ** 20 };
+    results.push(...(await viewerWorkload({ size, runs: runs(1, 3) }, log)));
   }
 } finally {
   await stopAllServices();

@@ -34,6 +34,7 @@ import { StatsCommand } from './stats.js';
 import { StatusCommand } from './status.js';
 import { SyncCommand } from './sync.js';
 import { TokenCreateCommand } from './token/create.js';
+import { ViewCommand } from './view.js';
 
 /**
  * Commands that belong to no plugin. A plugin's own commands arrive through its
@@ -66,6 +67,7 @@ export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   DoctorCommand,
   HookCommand,
   ContextCommand,
+  ViewCommand,
   CommitLinkCommand,
   RewriteLedgerCommand,
   BlameCommand,

@@ -1,0 +1,182 @@
+import type { BlameResult } from './blame-source.js';
+
+/**
+ * Everything the viewer's pages show comes through this interface, as plain
+ * JSON: the local implementation reads $TRACER_HOME (local/store-source.ts),
+ * and the trace service can later implement it over its database to serve the
+ * same pages to a team. Missing things throw TracerError (`unknown_project`,
+ * `unknown_session`, `unknown_commit`, `path_outside_repository`, ...), which
+ * the server turns into 404 or 400.
+ */
+export interface ViewerDataSource {
+  projects(): Promise<ProjectSummary[]>;
+  projectStats(projectId: string): Promise<ProjectStats>;
+  facets(projectId: string): Promise<Facets>;
+  sessions(projectId: string, query: ListQuery): Promise<Page<SessionRow>>;
+  commits(projectId: string, query: ListQuery): Promise<Page<CommitRow>>;
+  session(projectId: string, conversationId: string): Promise<SessionDetail>;
+  /** One page of a transcript from `cursor` (opaque, from the previous page; undefined for the start). */
+  transcript(projectId: string, conversationId: string, cursor: string | undefined, limit: number): Promise<TranscriptPage>;
+  commit(projectId: string, sha: string): Promise<CommitDetail>;
+  blame(projectId: string, path: string, rev: string | undefined): Promise<BlameResult>;
+}
+
+export interface ProjectSummary {
+  id: string;
+  /** The repository folder's name, or the id when no working tree is known. */
+  name: string;
+  repo_path: string | null;
+  /** Newest mtime of the project's files: cheap, exact figures come from projectStats. */
+  last_activity: string | null;
+}
+
+export interface ProjectStats {
+  sessions: number;
+  commits: number;
+  traces: number;
+  /** Share of attributed added lines written by an agent, 0..1; null when no commit has a ledger. */
+  ai_share: number | null;
+  last_activity: string | null;
+}
+
+export interface Facets {
+  agents: string[];
+  models: string[];
+}
+
+export interface ListQuery {
+  agent?: string;
+  model?: string;
+  /** Inclusive dates or timestamps (ISO), compared with the row's times. */
+  from?: string;
+  to?: string;
+  q?: string;
+  offset?: number;
+  limit?: number;
+}
+
+export interface Page<T> {
+  total: number;
+  offset: number;
+  items: T[];
+}
+
+export interface SessionRow {
+  conversation_id: string;
+  agent: string;
+  models: string[];
+  first_ts: string;
+  last_ts: string;
+  events: number;
+  files: string[];
+  files_total: number;
+  summary: string | null;
+  has_transcript: boolean;
+}
+
+export interface LineCounts {
+  ai: number;
+  human: number;
+  mixed: number;
+}
+
+export interface CommitRow {
+  sha: string;
+  ts: string | null;
+  subject: string | null;
+  author: string | null;
+  lines: LineCounts;
+  files: number;
+  agents: string[];
+  models: string[];
+}
+
+export interface TraceEvent {
+  id: string | null;
+  ts: string;
+  event: string;
+  tool: string | null;
+  model: string | null;
+  turn_id: string | null;
+  files: Array<{ path: string; lines: number }>;
+}
+
+export interface SessionDetail extends SessionRow {
+  conversation_url: string | null;
+  timeline: TraceEvent[];
+  timeline_total: number;
+  commits: Array<{ sha: string; ts: string | null; subject: string | null }>;
+  transcript_bytes: number | null;
+}
+
+export interface DiffLine {
+  op: '+' | '-' | ' ' | '@';
+  text: string;
+}
+
+/** One readable unit of a transcript, whatever the agent's own format. */
+export type TranscriptEntry = { line: number; ts?: string } & (
+  | { kind: 'message'; role: 'user' | 'assistant' | 'system'; text: string; model?: string; truncated?: boolean }
+  | { kind: 'thinking'; text: string; truncated?: boolean }
+  | { kind: 'tool_call'; id?: string; name: string; input: string; file?: string; diff?: DiffLine[]; truncated?: boolean }
+  | { kind: 'tool_result'; id?: string; text: string; error?: boolean; truncated?: boolean }
+  | { kind: 'meta'; text: string }
+);
+
+export interface TranscriptPage {
+  entries: TranscriptEntry[];
+  /** Pass back for the next page; null at the end. */
+  next: string | null;
+  /** Bytes read so far and in all, for a progress hint. */
+  position: number;
+  size: number;
+  /** Lines that were not JSON (a torn last line), skipped. */
+  skipped: number;
+}
+
+export interface RangeByContributor {
+  start_line: number;
+  end_line: number;
+}
+
+export interface CommitConversation {
+  type: 'ai' | 'human' | 'mixed';
+  url: string | null;
+  agent: string | null;
+  conversation_id: string | null;
+  model_id: string | null;
+  summary: string | null;
+  ranges: RangeByContributor[];
+}
+
+export interface CommitFile {
+  path: string;
+  type: 'ai' | 'human' | 'mixed' | null;
+  conversations: CommitConversation[];
+}
+
+export interface DiffFile {
+  path: string;
+  old_path: string | null;
+  binary: boolean;
+  truncated: boolean;
+  hunks: Array<{
+    header: string;
+    lines: Array<{ op: '+' | '-' | ' '; old: number | null; new: number | null; text: string; ai: string | null }>;
+  }>;
+}
+
+export interface CommitDetail {
+  sha: string;
+  ts: string | null;
+  subject: string | null;
+  body: string | null;
+  author: string | null;
+  parents: string[];
+  lines: LineCounts;
+  has_ledger: boolean;
+  files: CommitFile[];
+  sessions: Array<{ conversation_id: string; agent: string | null; summary: string | null }>;
+  diff: DiffFile[] | null;
+  diff_truncated: boolean;
+}

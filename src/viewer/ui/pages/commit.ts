@@ -1,0 +1,166 @@
+import type { CommitDetail, CommitFile, DiffFile } from '../../data-source.js';
+import { api, badge, blamePath, enc, h, projectLink, replace, sessionPath, shareBar, shortSha, time } from '../dom.js';
+import { markdown } from '../markdown.js';
+
+/**
+ * `/p/<project>/commits/<sha>`: the ledger read (files, ranges by
+ * contributor, the sessions behind them with their summaries) and git's diff
+ * with every added line an agent wrote marked `ai` in its own gutter.
+ */
+export async function commitPage(root: HTMLElement, projectId: string, sha: string): Promise<void> {
+  document.title = `Commit ${sha.slice(0, 10)} · tracer`;
+  const commit = await api<CommitDetail>(`/api/p/${enc(projectId)}/commits/${enc(sha)}`);
+  document.title = `${commit.subject ?? shortSha(commit.sha)} · tracer`;
+  replace(
+    root,
+    h(
+      'nav',
+      { class: 'crumbs', 'aria-label': 'Breadcrumb' },
+      h('a', { href: '/' }, 'Projects'),
+      ' / ',
+      projectLink(projectId),
+      ' / commit',
+    ),
+    h('h1', null, commit.subject ?? shortSha(commit.sha)),
+    h(
+      'p',
+      { class: 'muted' },
+      h('span', { class: 'mono' }, commit.sha),
+      commit.author ? ` · ${commit.author}` : '',
+      ' · ',
+      time(commit.ts),
+    ),
+    commit.body ? h('pre', { class: 'commit-body' }, commit.body) : null,
+    h('p', null, shareBar(commit.lines), ` ai ${commit.lines.ai} · mixed ${commit.lines.mixed} · human ${commit.lines.human} lines`),
+    commit.has_ledger
+      ? null
+      : h('p', { class: 'notice' }, 'No ledger for this commit: it was made without tracer, or before it was set up.'),
+    sessions(projectId, commit),
+    files(projectId, commit.files),
+    diff(commit),
+  );
+}
+
+function sessions(projectId: string, commit: CommitDetail): HTMLElement | null {
+  if (commit.sessions.length === 0) return null;
+  return h(
+    'section',
+    { 'aria-labelledby': 'sessions-title' },
+    h('h2', { id: 'sessions-title' }, 'Conversations behind it'),
+    h(
+      'ul',
+      { class: 'plain', id: 'commit-sessions' },
+      ...commit.sessions.map((session) =>
+        h(
+          'li',
+          { class: 'row' },
+          session.agent ? badge(session.agent, 'agent') : null,
+          ' ',
+          h('a', { href: sessionPath(projectId, session.conversation_id), class: 'mono' }, session.conversation_id),
+          session.summary ? markdown(session.summary) : null,
+        ),
+      ),
+    ),
+  );
+}
+
+function files(projectId: string, list: CommitFile[]): HTMLElement | null {
+  if (list.length === 0) return null;
+  const rows = list.map((file) =>
+    h(
+      'tr',
+      null,
+      h('td', { class: 'mono' }, h('a', { href: blamePath(projectId, file.path) }, file.path)),
+      h('td', null, file.type ? badge(file.type, file.type) : '—'),
+      h(
+        'td',
+        null,
+        ...file.conversations.map((conversation) =>
+          h(
+            'div',
+            null,
+            badge(conversation.type, conversation.type),
+            ' ',
+            conversation.agent ?? (conversation.type === 'human' ? 'person' : ''),
+            conversation.model_id ? ` (${conversation.model_id})` : '',
+            ': ',
+            h(
+              'span',
+              { class: 'mono' },
+              conversation.ranges
+                .map((range) => (range.start_line === range.end_line ? `${range.start_line}` : `${range.start_line}–${range.end_line}`))
+                .join(', '),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+  return h(
+    'section',
+    { 'aria-labelledby': 'files-title' },
+    h('h2', { id: 'files-title' }, 'Files and ranges'),
+    h(
+      'table',
+      { class: 'list' },
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'col' }, 'File'),
+          h('th', { scope: 'col' }, 'Written by'),
+          h('th', { scope: 'col' }, 'Lines by contributor'),
+        ),
+      ),
+      h('tbody', null, ...rows),
+    ),
+  );
+}
+
+function diff(commit: CommitDetail): HTMLElement {
+  const title = h('h2', { id: 'diff-title' }, 'Diff');
+  if (commit.diff === null)
+    return h(
+      'section',
+      null,
+      title,
+      h('p', { class: 'muted' }, 'This commit is not in the local repository, so there is no diff to show.'),
+    );
+  return h(
+    'section',
+    { 'aria-labelledby': 'diff-title' },
+    title,
+    h('p', { class: 'muted small' }, 'Lines marked ', badge('ai', 'ai'), ' were written by an agent, per the ledger.'),
+    ...commit.diff.map(fileDiff),
+    commit.diff_truncated ? h('p', { class: 'notice' }, 'The diff is cut: it is larger than the viewer shows.') : null,
+  );
+}
+
+function fileDiff(file: DiffFile): HTMLElement {
+  const rows: HTMLElement[] = [];
+  for (const hunk of file.hunks) {
+    rows.push(h('tr', { class: 'hunk' }, h('td', { colspan: 4 }, hunk.header)));
+    for (const line of hunk.lines) {
+      const kind = line.op === '+' ? 'add' : line.op === '-' ? 'del' : 'ctx';
+      rows.push(
+        h(
+          'tr',
+          { class: `${kind}${line.ai ? ' ai-line' : ''}` },
+          h('td', { class: 'ln' }, line.old ?? ''),
+          h('td', { class: 'ln' }, line.new ?? ''),
+          h('td', { class: 'who' }, line.ai ? h('span', { class: 'badge ai', title: `agent: ${line.ai}` }, 'ai') : ''),
+          h('td', { class: 'code' }, `${line.op}${line.text}`),
+        ),
+      );
+    }
+  }
+  return h(
+    'details',
+    { class: 'file-diff', open: true },
+    h('summary', { class: 'mono' }, file.old_path ? `${file.old_path} → ${file.path}` : file.path),
+    file.binary ? h('p', { class: 'muted' }, 'Binary file.') : h('table', { class: 'diff-table' }, h('tbody', null, ...rows)),
+    file.truncated ? h('p', { class: 'muted small' }, 'Cut: this file has more changed lines.') : null,
+  );
+}

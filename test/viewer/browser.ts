@@ -1,0 +1,36 @@
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+
+/**
+ * Debian's chromium (installed by scripts/ensure-chromium.mjs in pretest),
+ * headless, with a fresh profile (playwright makes a temporary one per launch) and without its background traffic: this
+ * machine may have no route out, and the viewer must need none.
+ */
+export const CHROMIUM = process.env.TRACER_TEST_CHROMIUM || '/usr/bin/chromium';
+
+export interface Headless {
+  browser: Browser;
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(options: { colorScheme?: 'light' | 'dark' } = {}): Promise<Headless> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: options.colorScheme ?? 'light' });
+  return {
+    browser,
+    context,
+    close: () => browser.close(),
+  };
+}
