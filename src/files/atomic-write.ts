@@ -63,7 +63,12 @@ export async function writeFileAtomic(destination: string, data: string | Uint8A
   });
 }
 
-/** The same, for bytes that arrive as a stream (downloads, uploads, copies): never held whole. */
+/**
+ * The same, for bytes that arrive as a stream (downloads, uploads, copies):
+ * never held whole. The source is read once the temp file is open; a file
+ * stream made before the call could fail before anyone listens, so open it in a
+ * generator.
+ */
 export async function writeStreamAtomic(
   destination: string,
   source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,

@@ -57,7 +57,7 @@ async function copyHashing(
   await localWrite(cacheDir, () => ensureDir(cacheDir, PRIVATE_DIR_MODE));
   const hash = createHash('sha256');
   let sha256 = '';
-  const written = await writeStreamAtomic(join(cacheDir, SNAPSHOT_TEMP_NAME), createReadStream(source) as AsyncIterable<Buffer>, {
+  const written = await writeStreamAtomic(join(cacheDir, SNAPSHOT_TEMP_NAME), chunksOf(source), {
     mode: 0o644,
     onChunk: (chunk) => hash.update(chunk),
     beforeRename: async () => {
@@ -68,6 +68,11 @@ async function copyHashing(
     },
   });
   return { sha256, size: written.size };
+}
+
+/** Opened when the write starts reading, not before: a missing transcript must fail that read, not crash the hook. */
+async function* chunksOf(path: string): AsyncGenerator<Buffer> {
+  yield* createReadStream(path) as AsyncIterable<Buffer>;
 }
 
 async function localWrite<T>(path: string, operation: () => Promise<T>): Promise<T> {
