@@ -46,7 +46,7 @@ export interface StreamedWriteOptions extends AtomicWriteOptions {
 }
 
 export interface Written {
-  /** Where the bytes now are: `destination`, or what `beforeRename` returned. */
+  /** Where the bytes now are: `destination` (where it points, for a symlink), or what `beforeRename` returned. */
   path: string;
   size: number;
   /** The new file's stats, taken before the rename, so they describe this content whoever writes next. */
@@ -90,9 +90,10 @@ async function writeThroughTemporary(
   options: StreamedWriteOptions,
   fill: (file: FileHandle) => Promise<number>,
 ): Promise<Written> {
-  const mode = options.keepExistingMode ? await existingMode(destination, options.mode) : (options.mode ?? DEFAULT_MODE);
-  await removeAbandonedTemporaries(destination);
-  const temporary = temporaryPath(destination);
+  const real = options.exclusive ? destination : await realPath(destination);
+  const mode = options.keepExistingMode ? await existingMode(real, options.mode) : (options.mode ?? DEFAULT_MODE);
+  await removeAbandonedTemporaries(real);
+  const temporary = temporaryPath(real);
   let file: FileHandle | undefined;
   let placed = false;
   try {
@@ -105,7 +106,7 @@ async function writeThroughTemporary(
     const stats = await local(destination, () => opened.stat({ bigint: true }));
     file = undefined;
     await local(destination, () => opened.close());
-    const target = (await options.beforeRename?.()) ?? destination;
+    const target = (await options.beforeRename?.()) ?? real;
     await place(target, options.exclusive, () => (options.exclusive ? linkFile(temporary, target) : renameFile(temporary, target)));
     placed = !options.exclusive;
     await local(target, () => syncFolders(dirname(temporary), dirname(target)));
@@ -118,10 +119,11 @@ async function writeThroughTemporary(
 
 /** For the few writes that run before anything async can (the project anchor): whole bytes only. */
 export function writeFileAtomicSync(destination: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Written {
-  const mode = options.keepExistingMode ? existingModeSync(destination, options.mode) : (options.mode ?? DEFAULT_MODE);
+  const real = options.exclusive ? destination : realPathSync(destination);
+  const mode = options.keepExistingMode ? existingModeSync(real, options.mode) : (options.mode ?? DEFAULT_MODE);
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  removeAbandonedTemporariesSync(destination);
-  const temporary = temporaryPath(destination);
+  removeAbandonedTemporariesSync(real);
+  const temporary = temporaryPath(real);
   let fd: number | undefined;
   let placed = false;
   try {
@@ -135,15 +137,30 @@ export function writeFileAtomicSync(destination: string, data: string | Uint8Arr
     const stats = localSync(destination, () => fs.fstatSync(opened, { bigint: true }));
     fd = undefined;
     localSync(destination, () => fs.closeSync(opened));
-    placeSync(destination, options.exclusive, () =>
-      options.exclusive ? fs.linkSync(temporary, destination) : fs.renameSync(temporary, destination),
-    );
+    placeSync(destination, options.exclusive, () => (options.exclusive ? fs.linkSync(temporary, real) : fs.renameSync(temporary, real)));
     placed = !options.exclusive;
-    localSync(destination, () => syncFolderSync(dirname(destination)));
-    return { path: destination, size: bytes.length, stats };
+    localSync(destination, () => syncFolderSync(dirname(real)));
+    return { path: real, size: bytes.length, stats };
   } finally {
     if (fd !== undefined) closeQuietly(fd);
     if (!placed) removeQuietly(temporary);
+  }
+}
+
+/**
+ * A symlinked destination (a settings file kept in a dotfiles repository) is
+ * written where it points, and stays a symlink; a missing or dangling one is
+ * written as named.
+ */
+async function realPath(path: string): Promise<string> {
+  return fs.promises.realpath(path).catch(() => path);
+}
+
+function realPathSync(path: string): string {
+  try {
+    return fs.realpathSync(path);
+  } catch {
+    return path;
   }
 }
 

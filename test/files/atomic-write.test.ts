@@ -1,5 +1,17 @@
 import { createHash } from 'node:crypto';
-import fs, { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import fs, {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -10,7 +22,7 @@ import { snapshotTranscript } from '../../src/capture/hook/transcript.js';
 import { writeVerifiedBlob } from '../../src/sync/blob-file.js';
 import { expectRejection } from '../helpers/errors.js';
 
-const root = mkdtempSync(join(tmpdir(), 'tracer-atomic-'));
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'tracer-atomic-')));
 let counter = 0;
 const freshDir = () => {
   const dir = join(root, `case-${(counter += 1)}`);
@@ -96,6 +108,21 @@ test('the mode is exact whatever the umask; keepExistingMode keeps a file its ow
   assert.is(mode(users), 0o600, "a user's private file stays private");
   await writeFileAtomic(join(dir, 'new.json'), '{}', { mode: 0o640, keepExistingMode: true });
   assert.is(mode(join(dir, 'new.json')), 0o640, 'a new file takes the mode given');
+});
+
+test('a symlinked file (settings kept in a dotfiles repository) is written where it points and stays a symlink', async () => {
+  const dir = freshDir();
+  const real = join(dir, 'dotfiles', 'settings.json');
+  mkdirSync(dirname(real));
+  writeFileSync(real, '{}', { mode: 0o600 });
+  const link = join(dir, 'settings.json');
+  symlinkSync(real, link);
+  const written = await writeFileAtomic(link, '{"hooks":{}}', { mode: 0o644, keepExistingMode: true });
+  assert.is(written.path, real);
+  assert.ok(lstatSync(link).isSymbolicLink(), 'still a symlink');
+  assert.is(readFileSync(real, 'utf8'), '{"hooks":{}}');
+  assert.is(mode(real), 0o600, 'the mode of the file it points to');
+  assert.equal(readdirSync(dirname(real)), ['settings.json'], 'no temp file beside the real file');
 });
 
 test('a short write is finished: write(2) taking fewer bytes than asked is not the end', async () => {
