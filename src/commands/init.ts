@@ -3,8 +3,7 @@ import { TracerCommand } from '../cli/tracer-command.js';
 import { PRIVATE_DIR_MODE } from '../store/home.js';
 import { findGit } from '../store/git.js';
 import { registerProject, resolveProject } from '../store/project.js';
-import { unwritable } from '../files/errors.js';
-import { ensureDir } from '../files/paths.js';
+import { ensureDir, unwritable } from '../files/index.js';
 import { parseAgentList } from '../capture/install/agents.js';
 import { applyInstall, planInstall, uninstall, type InstallOptions, type InstallRow } from '../capture/install/installer.js';
 

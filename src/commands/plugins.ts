@@ -1,6 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../cli/tracer-command.js';
-import { pathExistsSync } from '../files/paths.js';
+import { pathExistsSync } from '../files/index.js';
 import { pluginLayers } from '../kernel/boot.js';
 import { effectivePluginList, type PluginSource } from '../kernel/plugin-list.js';
 

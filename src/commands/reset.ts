@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { TracerCommand } from '../cli/tracer-command.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { PROJECT_STATE_FILES } from '../store/home.js';
-import { errnoCode, unwritable } from '../files/errors.js';
-import { remove } from '../files/paths.js';
+import { errnoCode, remove, unwritable } from '../files/index.js';
 
 /**
  * Cursors and settings: losing them costs a re-scan on the next push (the service

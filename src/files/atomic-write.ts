@@ -1,8 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import fs, { type BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { errnoCode, unwritable } from './errors.js';
-import { removeAbandonedTemporaries, removeAbandonedTemporariesSync, temporaryPath } from './temp-files.js';
+import { basename, dirname, join } from 'node:path';
+import { errnoCode, unwritable } from './index.js';
 
 /**
  * The one way tracer writes a file whole: state files, the blob cache,
@@ -291,5 +291,66 @@ function removeQuietly(path: string): void {
     fs.rmSync(path, { force: true });
   } catch {
     // gone already, or the next writer removes it as abandoned
+  }
+}
+
+/**
+ * Temp file names carry the writer's pid, so a later writer of the same
+ * destination can tell the leftover of a process that was killed mid-write
+ * (removed) from the file of one still writing (kept).
+ */
+const MARK = '.tmp-';
+
+function temporaryPath(destination: string): string {
+  return `${destination}${MARK}${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Removes `<destination>.tmp-<pid>-*` files whose process no longer runs. Never fails. */
+async function removeAbandonedTemporaries(destination: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.promises.readdir(dirname(destination));
+  } catch {
+    return;
+  }
+  for (const path of abandoned(destination, names)) await fs.promises.rm(path, { force: true }).catch(() => undefined);
+}
+
+/** The same, for the synchronous writes (the project anchor, resolved before anything async runs). */
+function removeAbandonedTemporariesSync(destination: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dirname(destination));
+  } catch {
+    return;
+  }
+  for (const path of abandoned(destination, names)) {
+    try {
+      fs.rmSync(path, { force: true });
+    } catch {
+      // another writer removed it first, or it cannot be removed: the next write tries again
+    }
+  }
+}
+
+function abandoned(destination: string, names: readonly string[]): string[] {
+  const prefix = `${basename(destination)}${MARK}`;
+  const found: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (Number.isInteger(pid) && pid > 0 && processRuns(pid)) continue;
+    found.push(join(dirname(destination), name));
+  }
+  return found;
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, under another user.
+    return (error as { code?: string }).code === 'EPERM';
   }
 }

@@ -1,8 +1,7 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { dirname } from 'node:path';
-import { errnoCode, unwritable } from '../files/errors.js';
-import { ensureDirSync } from '../files/paths.js';
+import { ensureDirSync, errnoCode, unwritable } from '../files/index.js';
 import { PRIVATE_DIR_MODE, PUBLIC_FILE_MODE } from './home.js';
 
 /**

@@ -5,7 +5,7 @@ import { ExitCode, TracerError } from '../core/errors.js';
 import { findGit, type GitLocation } from './git.js';
 import { homePaths, PRIVATE_FILE_MODE } from './home.js';
 import { writeFileAtomicSync } from '../files/atomic-write.js';
-import { errnoCode, unwritable } from '../files/errors.js';
+import { errnoCode, unwritable } from '../files/index.js';
 import { isPlainObject, updateStateFile } from './state-file.js';
 
 /**

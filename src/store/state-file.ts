@@ -3,14 +3,11 @@ import { lstat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
-import { errnoCode, unwritable } from '../files/errors.js';
-import { readJson } from '../files/json.js';
-import { ensureDir, move } from '../files/paths.js';
+import { ensureDir, errnoCode, move, readJson, unwritable } from '../files/index.js';
 import { PRIVATE_DIR_MODE, PUBLIC_FILE_MODE } from './home.js';
 
 // Callers reached these here before src/files/ existed.
-export { errnoCode, unwritable } from '../files/errors.js';
-export { pathExists } from '../files/paths.js';
+export { errnoCode, pathExists, unwritable } from '../files/index.js';
 
 /**
  * JSON state files (config.json, projects.json, remotes.json, sync-state.json, ...).

@@ -3,8 +3,7 @@ import { createReadStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { writeStreamAtomic } from '../files/atomic-write.js';
-import { unwritable } from '../files/errors.js';
-import { ensureDir } from '../files/paths.js';
+import { ensureDir, unwritable } from '../files/index.js';
 import { PRIVATE_DIR_MODE } from '../store/home.js';
 
 /**

@@ -1,6 +1,6 @@
 import { chmodSync, lstatSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { writeFileAtomic } from '../../files/atomic-write.js';
-import { ensureDirSync, moveSync } from '../../files/paths.js';
+import { ensureDirSync, moveSync } from '../../files/index.js';
 import { join, resolve } from 'node:path';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { errnoCode, unwritable } from '../../store/state-file.js';

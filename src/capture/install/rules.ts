@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../../files/atomic-write.js';
-import { ensureDirSync } from '../../files/paths.js';
+import { ensureDirSync } from '../../files/index.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { findGit } from '../../store/git.js';
 import { errnoCode, unwritable } from '../../store/state-file.js';

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { BlobMeter } from '../blob-stream.js';
 import type { NewToken, ProjectRef, PullPage, PullQuery, StoredItem, TokenRecord, TraceStorage } from './types.js';
 import { writeStreamAtomic } from '../../files/atomic-write.js';
-import { ensureDir, remove } from '../../files/paths.js';
+import { ensureDir, remove } from '../../files/index.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS projects (
