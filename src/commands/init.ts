@@ -1,10 +1,9 @@
 import { Command, Option } from 'clipanion';
-import { mkdir } from 'node:fs/promises';
 import { TracerCommand } from '../cli/tracer-command.js';
 import { PRIVATE_DIR_MODE } from '../store/home.js';
 import { findGit } from '../store/git.js';
 import { registerProject, resolveProject } from '../store/project.js';
-import { unwritable } from '../store/state-file.js';
+import { ensureDir, unwritable } from '../files/index.js';
 import { parseAgentList } from '../capture/install/agents.js';
 import { applyInstall, planInstall, uninstall, type InstallOptions, type InstallRow } from '../capture/install/installer.js';
 
@@ -73,7 +72,7 @@ export class InitCommand extends TracerCommand {
     const { kernel } = this.context;
     const project = resolveProject({ cwd: kernel.context.cwd, home: kernel.context.home, env: kernel.context.env, create: true });
     try {
-      await mkdir(project.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+      await ensureDir(project.dir, PRIVATE_DIR_MODE);
     } catch (error) {
       throw unwritable(project.dir, error);
     }

@@ -1,6 +1,6 @@
 import { Command, Option } from 'clipanion';
-import { existsSync } from 'node:fs';
 import { TracerCommand } from '../cli/tracer-command.js';
+import { pathExistsSync } from '../files/index.js';
 import { pluginLayers } from '../kernel/boot.js';
 import { effectivePluginList, type PluginSource } from '../kernel/plugin-list.js';
 
@@ -50,7 +50,12 @@ export class PluginsCommand extends TracerCommand {
     }));
     if (this.json) {
       this.printJson({
-        layers: layers.map((layer) => ({ source: layer.source, file: layer.file, exists: existsSync(layer.file), entries: layer.entries })),
+        layers: layers.map((layer) => ({
+          source: layer.source,
+          file: layer.file,
+          exists: pathExistsSync(layer.file),
+          entries: layer.entries,
+        })),
         enabled,
         disabled,
         families,

@@ -1,10 +1,10 @@
 import { Command, Option } from 'clipanion';
-import { lstat, rm } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TracerCommand } from '../cli/tracer-command.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { PROJECT_STATE_FILES } from '../store/home.js';
-import { errnoCode, unwritable } from '../store/state-file.js';
+import { errnoCode, remove, unwritable } from '../files/index.js';
 
 /**
  * Cursors and settings: losing them costs a re-scan on the next push (the service
@@ -63,7 +63,7 @@ export class ResetCommand extends TracerCommand {
     }
     for (const path of present) {
       try {
-        await rm(path, { recursive: true, force: true });
+        await remove(path);
       } catch (error) {
         throw unwritable(path, error);
       }

@@ -5,7 +5,8 @@ import type { TracerWarning } from '../core/errors.js';
 import type { FamilyDefinition } from '../kernel/families.js';
 import type { FamilyStore } from '../kernel/types.js';
 import { appendRecords, readRecords } from '../store/jsonl.js';
-import { errnoCode, isPlainObject, readStateFile, writeStateFile } from '../store/state-file.js';
+import { errnoCode } from '../files/index.js';
+import { isPlainObject, readStateFile, writeStateFile } from '../store/state-file.js';
 import { blobCachePath } from './blob-file.js';
 import { unreadableLine } from './jsonl-family-store.js';
 

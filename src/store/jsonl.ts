@@ -1,7 +1,7 @@
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { dirname } from 'node:path';
-import { errnoCode, unwritable } from './state-file.js';
+import { ensureDirSync, errnoCode, unwritable } from '../files/index.js';
 import { PRIVATE_DIR_MODE, PUBLIC_FILE_MODE } from './home.js';
 
 /**
@@ -49,7 +49,7 @@ export function appendRecords(path: string, records: readonly unknown[], lines?:
   const body = `${records.map((record, index) => lines?.[index] ?? serializeRecord(record)).join('\n')}\n`;
   let fd: number;
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
+    ensureDirSync(dirname(path), PRIVATE_DIR_MODE);
     // a+ rather than a: the descriptor must also read the last byte.
     fd = openSync(path, 'a+', PUBLIC_FILE_MODE);
   } catch (error) {

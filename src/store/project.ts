@@ -1,10 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { findGit, type GitLocation } from './git.js';
 import { homePaths, PRIVATE_FILE_MODE } from './home.js';
-import { errnoCode, isPlainObject, unwritable, updateStateFile } from './state-file.js';
+import { writeFileAtomicSync } from '../files/atomic-write.js';
+import { errnoCode, unwritable } from '../files/index.js';
+import { isPlainObject, updateStateFile } from './state-file.js';
 
 /**
  * Project identity (spec §2.2, §2.3): an opaque `project_id` kept in one line of
@@ -126,23 +128,19 @@ function isValidProjectId(id: string): boolean {
   }
 }
 
-/** Writes the anchor with link(2), which fails if it exists, so two racing first runs agree on one id. */
+/**
+ * An exclusive atomic write (link(2) instead of rename(2)), which fails if the
+ * anchor exists, so two racing first runs agree on one id and neither ever reads
+ * a half-written one.
+ */
 function createAnchor(anchor: string): { id: string; created: boolean } {
   const id = randomUUID();
-  const temporary = `${anchor}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, `${id}\n`, { mode: 0o644 });
-    linkSync(temporary, anchor);
+    writeFileAtomicSync(anchor, `${id}\n`, { mode: 0o644, exclusive: true });
     return { id, created: true };
   } catch (error) {
     if (errnoCode(error) === 'EEXIST') return { id: readAnchor(anchor)!, created: false };
     throw unwritable(anchor, error);
-  } finally {
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // already gone
-    }
   }
 }
 

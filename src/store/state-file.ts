@@ -1,15 +1,19 @@
-import fs, { type BigIntStats } from 'node:fs';
-import { access, lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
+import { writeFileAtomic } from '../files/atomic-write.js';
+import { ensureDir, errnoCode, move, readJson, unwritable } from '../files/index.js';
 import { PRIVATE_DIR_MODE, PUBLIC_FILE_MODE } from './home.js';
-import { removeAbandonedTemporaries, temporaryPath } from './temp-files.js';
+
+// Callers reached these here before src/files/ existed.
+export { errnoCode, pathExists, unwritable } from '../files/index.js';
 
 /**
  * JSON state files (config.json, projects.json, remotes.json, sync-state.json, ...).
- * Written atomically (temp file in the same folder, synced, then renamed) so a
- * crash leaves either the old or the new content, and the temp file of a writer
- * killed mid-write is removed by the next write. A file that does not parse, or has the wrong
+ * Written with the atomic write of src/files/atomic-write.ts, so a crash leaves
+ * either the old or the new content, and the temp file of a writer killed
+ * mid-write is removed by the next write. A file that does not parse, or has the wrong
  * shape, is never silently overwritten: it is moved aside with a timestamp and the
  * error says where.
  */
@@ -21,50 +25,23 @@ export interface StateFileOptions<T> {
 }
 
 export async function readStateFile<T>(path: string, options: StateFileOptions<T>): Promise<T> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return options.empty();
-    throw unreadable(path, error);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return moveAsideAndThrow(path, 'is not valid JSON');
-  }
+  const read = await readJson(path);
+  if (read.state === 'missing') return options.empty();
+  if (read.state === 'invalid') return moveAsideAndThrow(path, 'is not valid JSON');
   const isValid = options.isValid ?? isPlainObject;
-  if (!isValid(value)) return moveAsideAndThrow(path, 'does not have the expected shape');
-  return value as T;
+  if (!isValid(read.value)) return moveAsideAndThrow(path, 'does not have the expected shape');
+  return read.value as T;
 }
 
 /** Returns the written file's stats, taken before it replaced `path`, so they describe this content whoever writes next. */
 export async function writeStateFile(path: string, value: unknown, mode = PUBLIC_FILE_MODE): Promise<BigIntStats> {
   const text = `${JSON.stringify(value, null, 2)}\n`;
-  let temporary: string | undefined;
-  let stats: BigIntStats;
   try {
-    await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
-    // A process killed mid-write leaves its temp file; the next writer of this file removes it.
-    await removeAbandonedTemporaries(path);
-    temporary = temporaryPath(path);
-    const file = await open(temporary, 'wx', mode);
-    try {
-      // The umask may have narrowed the mode on creation; 0600 files must be exactly 0600.
-      await file.chmod(mode);
-      await file.writeFile(text, 'utf8');
-      await file.sync();
-      stats = await file.stat({ bigint: true });
-    } finally {
-      await file.close();
-    }
-    await renameFile(temporary, path);
+    await ensureDir(dirname(path), PRIVATE_DIR_MODE);
   } catch (error) {
-    if (temporary) await rm(temporary, { force: true }).catch(() => undefined);
     throw unwritable(path, error);
   }
-  return stats;
+  return (await writeFileAtomic(path, text, { mode })).stats;
 }
 
 /** Read, change, write back. The change may return a new value or mutate in place. */
@@ -79,11 +56,6 @@ export async function updateStateFile<T>(
   return next;
 }
 
-/** Through the fs object at call time, so tests can watch the rename that makes a write visible. */
-function renameFile(from: string, to: string): Promise<void> {
-  return new Promise((resolve, reject) => fs.rename(from, to, (error) => (error ? reject(error) : resolve())));
-}
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- callers read members of parsed JSON they go on to check
 export function isPlainObject(value: unknown): value is Record<string, any> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -93,7 +65,7 @@ async function moveAsideAndThrow(path: string, what: string): Promise<never> {
   let aside: string;
   try {
     aside = await freeAsideName(path);
-    await rename(path, aside);
+    await move(path, aside);
   } catch (error) {
     throw new TracerError(
       'state_file_corrupt',
@@ -123,49 +95,4 @@ async function freeAsideName(path: string): Promise<string> {
       throw error;
     }
   }
-}
-
-/** Whether something is at `path` (file or folder); an unreadable path counts as absent. */
-export async function pathExists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-export function errnoCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
-}
-
-export function unwritable(path: string, error: unknown): TracerError {
-  if (error instanceof TracerError) return error;
-  const code = errnoCode(error);
-  const why =
-    code === 'ENOSPC'
-      ? 'the disk is full'
-      : code === 'EROFS'
-        ? 'the file system is read-only'
-        : code === 'EACCES' || code === 'EPERM'
-          ? 'permission denied'
-          : (code ?? (error as Error).message);
-  const fix = code === 'ENOSPC' ? 'Free some space on that disk' : 'Make its folder writable';
-  return new TracerError(
-    'state_unwritable',
-    `Cannot write ${path}: ${why}. ${fix} (or set TRACER_HOME to a folder that can take it) and run the command again.`,
-    {
-      exitCode: ExitCode.localState,
-      cause: error,
-    },
-  );
-}
-
-function unreadable(path: string, error: unknown): TracerError {
-  return new TracerError(
-    'state_unreadable',
-    `Cannot read ${path} (${errnoCode(error) ?? (error as Error).message}); check its permissions and run the command again.`,
-    {
-      exitCode: ExitCode.localState,
-      cause: error,
-    },
-  );
 }

@@ -120,8 +120,15 @@ test('SIGKILL mid-upload leaves nothing half-written', async () => {
       [kept.id],
       `${backend}: rows intact`,
     );
-    if (backend === 'sqlite') assert.equal(readdirSync(join(service.dataDir, 'tmp')), [], 'temporary upload files are cleared on start');
     assert.is((await client.uploadBlob(bytes)).status, 201);
+    if (backend === 'sqlite') {
+      const sha = sha256(bytes);
+      assert.equal(
+        readdirSync(join(service.dataDir, 'blobs', sha.slice(0, 2))),
+        [sha],
+        'the temp file of the killed upload is removed when the client sends that blob again',
+      );
+    }
     await service.stop();
   }
 });

@@ -1,11 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { conversationStore, INDEX_FILE } from '../../engine/conversation-store.js';
+import { writeStreamAtomic } from '../../files/atomic-write.js';
+import { ensureDir, unwritable } from '../../files/index.js';
 import { PRIVATE_DIR_MODE } from '../../store/home.js';
-import { pathExists } from '../../store/state-file.js';
 
 /**
  * On stop and session-end, the transcript is snapshotted into the project's
@@ -31,37 +32,53 @@ export async function snapshotTranscript(
   const store = conversationStore(projectDir);
   const source = expandHome(transcriptPath);
   const cacheDir = join(projectDir, 'conversations');
-  await mkdir(cacheDir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  const temporary = join(cacheDir, `.snapshot-${process.pid}-${randomBytes(4).toString('hex')}`);
-  const { sha256, size } = await copyHashing(source, temporary);
-  const destination = store.blobPath!(sha256);
-  if (await pathExists(destination)) await rm(temporary, { force: true });
-  else {
-    await mkdir(dirname(destination), { recursive: true, mode: PRIVATE_DIR_MODE });
-    await rename(temporary, destination);
-  }
+  const { sha256, size } = await copyHashing(source, cacheDir, (sha) => store.blobPath!(sha));
   if (await isKnownSnapshot(store, cacheDir, conversationId, sha256)) return { content_sha256: sha256, size, added: false };
   await store.append([{ conversation_id: conversationId, content_sha256: sha256, size, ts: now }]);
   return { content_sha256: sha256, size, added: true };
 }
 
-async function copyHashing(source: string, destination: string): Promise<{ sha256: string; size: number }> {
+/** The name temp files are made beside: `conversations/.snapshot.tmp-<pid>-<random>`. */
+const SNAPSHOT_TEMP_NAME = '.snapshot';
+
+/**
+ * Copied and hashed in one pass through the atomic write (every byte written,
+ * fsynced, a temp file left by a killed hook removed by the next snapshot), then
+ * renamed to its content-addressed name. Bytes already cached
+ * are renamed over their equal copy.
+ */
+async function copyHashing(
+  source: string,
+  cacheDir: string,
+  blobPath: (sha256: string) => string,
+): Promise<{ sha256: string; size: number }> {
+  await localWrite(cacheDir, () => ensureDir(cacheDir, PRIVATE_DIR_MODE));
   const hash = createHash('sha256');
-  let size = 0;
-  const file = await open(destination, 'wx', 0o644);
+  let sha256 = '';
+  const written = await writeStreamAtomic(join(cacheDir, SNAPSHOT_TEMP_NAME), chunksOf(source), {
+    mode: 0o644,
+    onChunk: (chunk) => hash.update(chunk),
+    beforeRename: async () => {
+      sha256 = hash.digest('hex');
+      const destination = blobPath(sha256);
+      await localWrite(destination, () => ensureDir(dirname(destination), PRIVATE_DIR_MODE));
+      return destination;
+    },
+  });
+  return { sha256, size: written.size };
+}
+
+/** Opened when the write starts reading, not before: a missing transcript must fail that read, not crash the hook. */
+async function* chunksOf(path: string): AsyncGenerator<Buffer> {
+  yield* createReadStream(path) as AsyncIterable<Buffer>;
+}
+
+async function localWrite<T>(path: string, operation: () => Promise<T>): Promise<T> {
   try {
-    for await (const chunk of createReadStream(source) as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      size += chunk.length;
-      await file.write(chunk);
-    }
-    await file.close();
+    return await operation();
   } catch (error) {
-    await file.close().catch(() => undefined);
-    await rm(destination, { force: true });
-    throw error;
+    throw unwritable(path, error);
   }
-  return { sha256: hash.digest('hex'), size };
 }
 
 /** The index already names these bytes (the common case: stop twice, nothing new), or a row holds the pair. */

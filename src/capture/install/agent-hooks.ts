@@ -1,6 +1,6 @@
 import { mkdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileAtomic } from '../../files/atomic-write.js';
 import { errnoCode, unwritable } from '../../store/state-file.js';
 import type { AgentSpec } from './agents.js';
 import { hasTracerHooks, withoutTracerHooks, withTracerHooks } from './hook-entries.js';
@@ -36,7 +36,7 @@ export async function applyAgentHooks(plan: AgentHookPlan, home: string): Promis
   try {
     if (file.text === undefined) createdDirs = makeDirs(dirname(file.path));
     if (!hadOurs) await recordInstalledFile(home, file.path, { original: file.text ?? null, created_dirs: createdDirs });
-    await writeFileAtomic(file.path, next, { mode: 0o644 });
+    await writeFileAtomic(file.path, next, { mode: 0o644, keepExistingMode: true });
   } catch (error) {
     throw unwritable(file.path, error);
   }
@@ -53,14 +53,14 @@ export async function removeAgentHooks(agent: AgentSpec, path: string, home: str
   let change: FileChange;
   try {
     if (record?.original != null && sameJson(stripped, parsedOriginal(record.original))) {
-      await writeFileAtomic(path, record.original);
+      await writeFileAtomic(path, record.original, { keepExistingMode: true });
       change = 'restored';
     } else if (nothingLeft && (record === undefined || record.original === null)) {
       unlinkSync(path);
       removeEmptyDirs(record?.created_dirs ?? [dirname(path)]);
       change = 'removed';
     } else {
-      await writeFileAtomic(path, serializeLike(stripped, file.text));
+      await writeFileAtomic(path, serializeLike(stripped, file.text), { keepExistingMode: true });
       change = 'updated';
     }
   } catch (error) {

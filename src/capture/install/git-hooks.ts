@@ -1,4 +1,6 @@
-import { chmodSync, lstatSync, readFileSync, renameSync, unlinkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { writeFileAtomic } from '../../files/atomic-write.js';
+import { ensureDirSync, moveSync } from '../../files/index.js';
 import { join, resolve } from 'node:path';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { errnoCode, unwritable } from '../../store/state-file.js';
@@ -52,17 +54,17 @@ export function planGitHooks(dir: string, invocation: TracerInvocation): GitHook
   });
 }
 
-export function applyGitHooks(plans: readonly GitHookPlan[]): void {
+export async function applyGitHooks(plans: readonly GitHookPlan[]): Promise<void> {
   for (const plan of plans) {
     try {
       if (plan.action === 'none') {
         chmodSync(plan.path, 0o755);
         continue;
       }
-      mkdirSync(resolve(plan.path, '..'), { recursive: true });
-      if (plan.action === 'chain') renameSync(plan.path, plan.path + CHAINED_SUFFIX);
-      writeFileSync(plan.path, plan.script, { mode: 0o755 });
-      chmodSync(plan.path, 0o755);
+      ensureDirSync(resolve(plan.path, '..'));
+      if (plan.action === 'chain') moveSync(plan.path, plan.path + CHAINED_SUFFIX);
+      // A hook cut off mid-write would run half a script on every commit.
+      await writeFileAtomic(plan.path, plan.script, { mode: 0o755 });
     } catch (error) {
       throw unwritable(plan.path, error);
     }

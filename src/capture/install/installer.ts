@@ -46,7 +46,7 @@ export async function applyInstall(plan: InstallPlan, options: InstallOptions): 
     const change = await applyAgentHooks(agentPlan, options.home);
     rows.push({ what: agentPlan.agent.name, path: shown(agentPlan.file.path, options), change });
   }
-  applyGitHooks(plan.gitPlans);
+  await applyGitHooks(plan.gitPlans);
   for (const gitPlan of plan.gitPlans) {
     const change =
       gitPlan.change === 'chained' ? `chained (your hook now runs from ${gitPlan.name}${CHAINED_SUFFIX}, first)` : gitPlan.change;

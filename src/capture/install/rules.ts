@@ -1,6 +1,7 @@
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileAtomic } from '../../files/atomic-write.js';
+import { ensureDirSync } from '../../files/index.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { findGit } from '../../store/git.js';
 import { errnoCode, unwritable } from '../../store/state-file.js';
@@ -93,7 +94,7 @@ export async function writeRules(writes: readonly RuleWrite[]): Promise<void> {
   for (const write of writes) {
     if (write.change === 'unchanged') continue;
     try {
-      mkdirSync(dirname(write.path), { recursive: true });
+      ensureDirSync(dirname(write.path));
       await writeFileAtomic(write.path, write.content, { mode: 0o644 });
     } catch (error) {
       throw unwritable(write.path, error);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve, relative } from 'node:path';
 import { TracerCommand } from '../../cli/tracer-command.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
-import { errnoCode } from '../../store/state-file.js';
+import { errnoCode } from '../../files/index.js';
 import { parseAgentList } from '../../capture/install/agents.js';
 import { checkRuleName, DEFAULT_RULE_TEXT, planRule, worktreeFor, writeRules } from '../../capture/install/rules.js';
 

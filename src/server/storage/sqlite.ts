@@ -1,12 +1,10 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import { BlobMeter } from '../blob-stream.js';
 import type { NewToken, ProjectRef, PullPage, PullQuery, StoredItem, TokenRecord, TraceStorage } from './types.js';
-import { pathExists } from '../../store/state-file.js';
+import { writeStreamAtomic } from '../../files/atomic-write.js';
+import { ensureDir, remove } from '../../files/index.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS projects (
@@ -51,20 +49,17 @@ export class SqliteStorage implements TraceStorage {
   readonly location: string;
   readonly #db: Database.Database;
   readonly #blobDir: string;
-  readonly #tmpDir: string;
 
   private constructor(dataDir: string, db: Database.Database) {
     this.location = dataDir;
     this.#db = db;
     this.#blobDir = join(dataDir, 'blobs');
-    this.#tmpDir = join(dataDir, 'tmp');
   }
 
   static async open(dataDir: string): Promise<SqliteStorage> {
-    await mkdir(join(dataDir, 'blobs'), { recursive: true, mode: 0o700 });
-    // Leftovers of uploads cut off by a crash: never renamed into place, so never visible.
-    await rm(join(dataDir, 'tmp'), { recursive: true, force: true });
-    await mkdir(join(dataDir, 'tmp'), { recursive: true, mode: 0o700 });
+    await ensureDir(join(dataDir, 'blobs'), 0o700);
+    // Versions before the atomic write kept upload temp files in tmp/: leftovers, never visible.
+    await remove(join(dataDir, 'tmp'));
     const db = new Database(join(dataDir, 'tracer.db'));
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
@@ -135,19 +130,11 @@ export class SqliteStorage implements TraceStorage {
 
   async writeBlob(projectId: number, sha: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, maxBytes: number) {
     const meter = new BlobMeter(maxBytes);
-    const temporary = join(this.#tmpDir, randomUUID());
-    try {
-      await pipeline(meter.pass(source), createWriteStream(temporary, { mode: 0o600 }));
-      meter.verify(sha);
-      const target = this.#blobPath(sha);
-      if (!(await pathExists(target))) {
-        await mkdir(join(this.#blobDir, sha.slice(0, 2)), { recursive: true, mode: 0o700 });
-        // Equal bytes under an equal name: a concurrent rename of the same blob is harmless.
-        await rename(temporary, target);
-      }
-    } finally {
-      await rm(temporary, { force: true });
-    }
+    const target = this.#blobPath(sha);
+    await ensureDir(join(this.#blobDir, sha.slice(0, 2)), 0o700);
+    // Temp files beside the blob: one left by a crash is removed when a client retries that sha.
+    // Equal bytes under an equal name: replacing a copy already there, or racing one, is harmless.
+    await writeStreamAtomic(target, meter.pass(source), { mode: 0o600, beforeRename: () => meter.verify(sha) });
     const created =
       this.#db
         .prepare('INSERT INTO blob_owners (project_id, sha, size) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
