@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { writeFileAtomicSync } from '../../files/atomic-write.js';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { tracerHome } from '../../store/home.js';
@@ -138,7 +139,8 @@ function refreshMarker(destination: Destination, event: HookEvent): string {
 
 function writeMarker(path: string, transcriptPath: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  writeFileSync(path, transcriptPath, { mode: 0o600 });
+  // Through the one atomic write: a marker torn by a crash would name half a path.
+  writeFileAtomicSync(path, transcriptPath, { mode: 0o600 });
 }
 
 function readMarker(path: string): string {
