@@ -9,7 +9,7 @@ import type { FamilyDefinition, RegisteredFamily } from '../kernel/families.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { isFeatureMissing, isItemsRefused, type PageAnswer } from '../kernel/transport.js';
 import type { FamilyStore, SyncSession } from '../kernel/types.js';
-import { pathExists } from '../store/state-file.js';
+import { pathExists } from '../files/index.js';
 import { writeVerifiedBlob } from './blob-file.js';
 import { storeOf } from './family-store.js';
 import { inStep, stepAdvanced } from './progress.js';

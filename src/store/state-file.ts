@@ -7,7 +7,6 @@ import { ensureDir, errnoCode, move, readJson, unwritable } from '../files/index
 import { PRIVATE_DIR_MODE, PUBLIC_FILE_MODE } from './home.js';
 
 // Callers reached these here before src/files/ existed.
-export { errnoCode, pathExists, unwritable } from '../files/index.js';
 
 /**
  * JSON state files (config.json, projects.json, remotes.json, sync-state.json, ...).

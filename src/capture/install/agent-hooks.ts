@@ -1,7 +1,7 @@
 import { mkdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../../files/atomic-write.js';
-import { errnoCode, unwritable } from '../../store/state-file.js';
+import { errnoCode, unwritable } from '../../files/index.js';
 import type { AgentSpec } from './agents.js';
 import { hasTracerHooks, withoutTracerHooks, withTracerHooks } from './hook-entries.js';
 import { readInstalledFile, recordInstalledFile } from './install-record.js';

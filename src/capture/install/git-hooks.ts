@@ -3,7 +3,7 @@ import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirSync, moveSync } from '../../files/index.js';
 import { join, resolve } from 'node:path';
 import { ExitCode, TracerError } from '../../core/errors.js';
-import { errnoCode, unwritable } from '../../store/state-file.js';
+import { errnoCode, unwritable } from '../../files/index.js';
 import { runGit } from './git.js';
 import { shellQuote, type TracerInvocation } from './invocation.js';
 import type { FileChange } from './agent-hooks.js';

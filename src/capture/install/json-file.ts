@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ExitCode, TracerError } from '../../core/errors.js';
-import { errnoCode, isPlainObject } from '../../store/state-file.js';
+import { isPlainObject } from '../../store/state-file.js';
+import { errnoCode } from '../../files/index.js';
 
 /**
  * An agent's JSON settings file as found on disk. We re-serialize it in the

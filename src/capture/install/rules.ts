@@ -4,7 +4,7 @@ import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirSync } from '../../files/index.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { findGit } from '../../store/git.js';
-import { errnoCode, unwritable } from '../../store/state-file.js';
+import { errnoCode, unwritable } from '../../files/index.js';
 import type { AgentSpec } from './agents.js';
 
 /**
