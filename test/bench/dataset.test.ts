@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { conversationSizes, seededRandom, writeConversationDataset, writeLargeTraces, writeSyncDataset } from '../../bench/dataset.js';
 import { contentId } from '../../src/core/content-id.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
+import { assertValidLedger } from '../capture/agent-trace-schema.js';
 
 test.after(cleanup);
 
@@ -39,6 +40,8 @@ test('the sync data set: every row carries its content id, every trace is attrib
   for (const ledger of ledgers) {
     assert.is(ledger.sha, contentId(ledger, 'sha'));
     assert.match(ledger.commit, /^[0-9a-f]{40}$/);
+    // Shaped as tracer writes ledgers now: a pure Agent Trace record under `record`.
+    assertValidLedger(ledger);
   }
   const attributed = ledgers.flatMap((ledger) => ledger.trace_ids as string[]);
   assert.equal([...attributed].sort(), traces.map((trace) => trace.id).sort());
