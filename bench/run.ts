@@ -1,3 +1,6 @@
+// `npm run bench [-- --quick] [-- --only 1,2,3]`: builds the data sets once
+// (under .tracer-bench/data), runs each workload against its baseline, prints
+// the table for BENCHMARKS.md and keeps the raw figures in .tracer-bench/results/.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, clearRuns, stopAllServices } from './environment.js';
@@ -10,11 +13,6 @@ import { loadWorkload } from './workloads/load.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
 import { postgresAvailable } from '../test/helpers/service.js';
 
-/**
- * `npm run bench [-- --quick] [-- --only 1,2,3]`: builds the data sets once
- * (under .tracer-bench/data), runs each workload against its baseline, prints
- * the table for BENCHMARKS.md and keeps the raw figures in .tracer-bench/results/.
- */
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
