@@ -1,15 +1,12 @@
+// Deterministic benchmark data, shaped like what the capture hooks and the
+// ledger writer produce (src/capture/trace-record.ts, capture/ledger/ledger-record.ts):
+// the same seed gives the same bytes, so every run and every machine measures
+// the same work. Files are written the way a project folder holds them, so a
+// generated folder can be copied into `$TRACER_HOME/projects/<id>/` as is.
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { withContentId } from '../src/core/content-id.js';
-
-/**
- * Deterministic benchmark data, shaped like what the capture hooks and the
- * ledger writer produce (src/capture/trace-record.ts, capture/ledger/ledger-record.ts):
- * the same seed gives the same bytes, so every run and every machine measures
- * the same work. Files are written the way a project folder holds them, so a
- * generated folder can be copied into `$TRACER_HOME/projects/<id>/` as is.
- */
 
 /** mulberry32: tiny, fast, and good enough to vary shapes; not for secrets. */
 export function seededRandom(seed: number): () => number {

@@ -1,3 +1,7 @@
+// The pieces every workload needs: a real `tracer serve` child process, client
+// homes bound to it the way a user binds one (`tracer init`, `tracer remote
+// add`), and the built CLI run as a separate process. Everything lives under
+// .tracer-bench/ (gitignored).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -6,12 +10,6 @@ import { BIN, cleanEnv } from '../test/helpers/cli.js';
 import { spawnService, stopAllServices, type ServiceHandle } from '../test/helpers/service.js';
 import { expectOk, measure, type Measured, type RunSpec } from './measure.js';
 
-/**
- * The pieces every workload needs: a real `tracer serve` child process, client
- * homes bound to it the way a user binds one (`tracer init`, `tracer remote
- * add`), and the built CLI run as a separate process. Everything lives under
- * .tracer-bench/ (gitignored).
- */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BENCH_DIR = resolve(ROOT, '.tracer-bench');
 export const DATA_DIR = join(BENCH_DIR, 'data');

@@ -1,11 +1,9 @@
+// Timing and memory of child processes. Peak memory comes from the OS
+// (GNU time's "Maximum resident set size", i.e. wait4's ru_maxrss), never from
+// inside the measured process; wall time is taken around the spawn.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-/**
- * Timing and memory of child processes. Peak memory comes from the OS
- * (GNU time's "Maximum resident set size", i.e. wait4's ru_maxrss), never from
- * inside the measured process; wall time is taken around the spawn.
- */
 export interface Measured {
   wallMs: number;
   /** Peak resident set size in KiB, when GNU time is available. */

@@ -1,3 +1,9 @@
+// `npm run bench:profile [-- --quick]`: where the time of workloads 1-3 goes.
+// Against a fresh SQLite service, runs push, a no-op push and a pull into an
+// empty home, each under `node --cpu-prof`, and prints per step the wall time
+// and the CPU time the service used meanwhile (from /proc, so from the OS).
+// Open the .cpuprofile files in Chrome DevTools or https://www.speedscope.app.
+// The figures in BENCHMARKS.md ("what limits each figure") come from here.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,14 +12,6 @@ import { clientHome, runFolder, seedProject, startBenchService, stopAllServices 
 import { measure } from './measure.js';
 import { syncDataset } from './workloads/sync.js';
 
-/**
- * `npm run bench:profile [-- --quick]`: where the time of workloads 1-3 goes.
- * Against a fresh SQLite service, runs push, a no-op push and a pull into an
- * empty home, each under `node --cpu-prof`, and prints per step the wall time
- * and the CPU time the service used meanwhile (from /proc, so from the OS).
- * Open the .cpuprofile files in Chrome DevTools or https://www.speedscope.app.
- * The figures in BENCHMARKS.md ("what limits each figure") come from here.
- */
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const size = values.quick ? { traces: 10_000, ledgers: 200, commitLinks: 200 } : { traces: 100_000, ledgers: 2_000, commitLinks: 2_000 };
 const { dir: datasetDir } = await syncDataset(size);

@@ -1,3 +1,6 @@
+// `npm run bench [-- --quick] [-- --only 1,2,3]`: builds the data sets once
+// (under .tracer-bench/data), runs each workload against its baseline, prints
+// the table for BENCHMARKS.md and keeps the raw figures in .tracer-bench/results/.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, clearRuns, stopAllServices } from './environment.js';
@@ -11,11 +14,6 @@ import { syncDataset, syncWorkloads } from './workloads/sync.js';
 import { viewerWorkload } from './workloads/viewer.js';
 import { postgresAvailable } from '../test/helpers/service.js';
 
-/**
- * `npm run bench [-- --quick] [-- --only 1,2,3]`: builds the data sets once
- * (under .tracer-bench/data), runs each workload against its baseline, prints
- * the table for BENCHMARKS.md and keeps the raw figures in .tracer-bench/results/.
- */
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },

@@ -1,16 +1,14 @@
+// Baseline of workload 4, both legs over one kept-alive connection:
+// push: per transcript of 256 KiB or more, HEAD the blob and POST the bytes when
+// missing; rows go to /sync/conversations, inline (base64) below 256 KiB,
+// batched by 500 items and 8 MiB as tracer batches them.
+// pull: page through /sync/conversations, decode inline bytes or GET the blob,
+// into the same cache layout.
+// Usage: conversations-raw.ts push|pull <remote-url> <token> <project-dir>
 import { createReadStream, createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { download, expectStatus, rawTarget, report, send } from './raw-http.js';
 
-/**
- * Baseline of workload 4, both legs over one kept-alive connection:
- * push: per transcript of 256 KiB or more, HEAD the blob and POST the bytes when
- * missing; rows go to /sync/conversations, inline (base64) below 256 KiB,
- * batched by 500 items and 8 MiB as tracer batches them.
- * pull: page through /sync/conversations, decode inline bytes or GET the blob,
- * into the same cache layout.
- * Usage: conversations-raw.ts push|pull <remote-url> <token> <project-dir>
- */
 const [leg, remoteUrl, token, dir] = process.argv.slice(2) as ['push' | 'pull', string, string, string];
 const target = rawTarget(remoteUrl, token);
 const INLINE_BELOW = 256 * 1024;

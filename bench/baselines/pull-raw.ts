@@ -1,13 +1,11 @@
+// Baseline of workload 3: page through every family with GET ?after=&limit=500
+// and append each item to a JSONL file, sequentially, over one kept-alive
+// connection. No dedup, no verification: only the wire and the disk.
+// Usage: pull-raw.ts <remote-url> <token> <out-dir>
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expectStatus, rawTarget, report, send } from './raw-http.js';
 
-/**
- * Baseline of workload 3: page through every family with GET ?after=&limit=500
- * and append each item to a JSONL file, sequentially, over one kept-alive
- * connection. No dedup, no verification: only the wire and the disk.
- * Usage: pull-raw.ts <remote-url> <token> <out-dir>
- */
 const [remoteUrl, token, dir] = process.argv.slice(2) as [string, string, string];
 const target = rawTarget(remoteUrl, token);
 mkdirSync(dir, { recursive: true });

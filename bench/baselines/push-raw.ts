@@ -1,14 +1,12 @@
+// Baseline of workload 1: read the same JSONL files and POST the same 500-item
+// batches, sequentially, over one kept-alive connection, doing nothing else
+// (no parsing: the lines are joined into the body as they are).
+// Usage: push-raw.ts <remote-url> <token> <project-dir>
 import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { expectStatus, rawTarget, report, send } from './raw-http.js';
 
-/**
- * Baseline of workload 1: read the same JSONL files and POST the same 500-item
- * batches, sequentially, over one kept-alive connection, doing nothing else
- * (no parsing: the lines are joined into the body as they are).
- * Usage: push-raw.ts <remote-url> <token> <project-dir>
- */
 const [remoteUrl, token, dir] = process.argv.slice(2) as [string, string, string];
 const target = rawTarget(remoteUrl, token);
 const FILES: Array<[string, string]> = [

@@ -1,12 +1,10 @@
+// The least a client can do against the service (wire contract): node:http on
+// one kept-alive connection, bearer token and target headers, nothing else.
+// The raw baselines are built on this so that they measure the service and the
+// wire, not a client library.
 import { Agent, request, type IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 
-/**
- * The least a client can do against the service (wire contract): node:http on
- * one kept-alive connection, bearer token and target headers, nothing else.
- * The raw baselines are built on this so that they measure the service and the
- * wire, not a client library.
- */
 export interface RawTarget {
   apiRoot: string;
   headers: Record<string, string>;

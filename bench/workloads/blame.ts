@@ -1,3 +1,10 @@
+// Workload 8: `tracer blame` on a file of 3,000 lines reworked by 300 commits,
+// every commit attributed by the real ledger code (half of them an agent's,
+// through trace rows as the hooks write them). Measured side by side with
+// `git blame --porcelain` on the same file and `tracer --version`, alternating;
+// the bar is tracer ≤ --version + 1.5 × git blame. `tracer stats` over the
+// same 300 commits is measured too (no bar: it shows the cost of one git log
+// and one pass over the ledgers).
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,15 +16,6 @@ import { clientHome, DATA_DIR, runFolder, seedProject } from '../environment.js'
 import { expectOk, measure, median, round } from '../measure.js';
 import type { Result } from '../report.js';
 
-/**
- * Workload 8: `tracer blame` on a file of 3,000 lines reworked by 300 commits,
- * every commit attributed by the real ledger code (half of them an agent's,
- * through trace rows as the hooks write them). Measured side by side with
- * `git blame --porcelain` on the same file and `tracer --version`, alternating;
- * the bar is tracer ≤ --version + 1.5 × git blame. `tracer stats` over the
- * same 300 commits is measured too (no bar: it shows the cost of one git log
- * and one pass over the ledgers).
- */
 export interface BlameSize {
   lines: number;
   commits: number;

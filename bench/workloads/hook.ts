@@ -1,14 +1,12 @@
+// Workload 5: `tracer hook claude-code PostToolUse` with the recorded Edit
+// payload (test/fixtures/hooks), in an initialized repository, against
+// `node -e 0`; the two alternate so machine load hits both alike.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientHome, ROOT, runFolder } from '../environment.js';
 import { expectOk, measure, median, round } from '../measure.js';
 import type { Result } from '../report.js';
 
-/**
- * Workload 5: `tracer hook claude-code PostToolUse` with the recorded Edit
- * payload (test/fixtures/hooks), in an initialized repository, against
- * `node -e 0`; the two alternate so machine load hits both alike.
- */
 export async function hookWorkload(options: { runs: number }, log: (line: string) => void): Promise<Result[]> {
   const dir = runFolder('hook');
   const client = await clientHome(dir);

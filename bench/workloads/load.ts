@@ -1,15 +1,13 @@
+// Workload 7: 20 `tracer push --full` processes at once against one service,
+// each with a window of one shared pool of traces, the windows overlapping so
+// that every trace is sent by several clients. Afterwards the service must hold
+// each trace exactly once, and every client must have exited 0.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientHome, runFolder, startBenchService, type BenchService, type ClientHome } from '../environment.js';
 import { measure, round } from '../measure.js';
 import type { Result } from '../report.js';
 
-/**
- * Workload 7: 20 `tracer push --full` processes at once against one service,
- * each with a window of one shared pool of traces, the windows overlapping so
- * that every trace is sent by several clients. Afterwards the service must hold
- * each trace exactly once, and every client must have exited 0.
- */
 export interface LoadOptions {
   tracesFile: string;
   pool: number;

@@ -1,14 +1,12 @@
+// Workloads 1-3: push a trace/ledger/commit-link data set to a fresh SQLite
+// service, push it again with nothing new, pull it into an empty home; each
+// against its raw baseline measured in the same run on the same machine.
 import { join } from 'node:path';
 import { cachedDataset, writeSyncDataset, type SyncDatasetSize } from '../dataset.js';
 import { clientHome, DATA_DIR, runBaseline, runFolder, seedProject, startBenchService } from '../environment.js';
 import { expectOk, median, mib, round } from '../measure.js';
 import type { Result } from '../report.js';
 
-/**
- * Workloads 1-3: push a trace/ledger/commit-link data set to a fresh SQLite
- * service, push it again with nothing new, pull it into an empty home; each
- * against its raw baseline measured in the same run on the same machine.
- */
 export interface SyncWorkloadOptions {
   size: SyncDatasetSize;
   runs: number;

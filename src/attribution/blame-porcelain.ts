@@ -1,13 +1,11 @@
+// Runs `git blame --porcelain` and reads its output as it streams: for every
+// line of the file, the commit that introduced it and where the line was in
+// that commit (path and line number), which is what a ledger's ranges name.
+// git decides renames, moves and `-w`; tracer only reads the answer.
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { unquoteC } from '../capture/ledger/diff-parse.js';
 
-/**
- * Runs `git blame --porcelain` and reads its output as it streams: for every
- * line of the file, the commit that introduced it and where the line was in
- * that commit (path and line number), which is what a ledger's ranges name.
- * git decides renames, moves and `-w`; tracer only reads the answer.
- */
 export interface BlamedLine {
   /** Line number in the blamed file. */
   line: number;

@@ -1,3 +1,7 @@
+// Who wrote each line of a file: `git blame --porcelain` names the commit that
+// introduced the line and where the line stood in that commit; that commit's
+// ledger says whose the line is there. This module is the whole mapping, for
+// the command line and for anything else that shows attribution.
 import { ExitCode, TracerError } from '../core/errors.js';
 import { runBlame, UNCOMMITTED, type BlameOutcome, type BlamedLine } from './blame-porcelain.js';
 import { commitId, pathInCommit, pathNotTracked, repoPath, unknownRevision, type GitOptions } from './git-read.js';
@@ -5,11 +9,7 @@ import { LedgerLines } from './ledger-lines.js';
 import { lineContributor, type LedgerView } from './ledger-view.js';
 
 /**
- * Who wrote each line of a file: `git blame --porcelain` names the commit that
- * introduced the line and where the line stood in that commit; that commit's
- * ledger says whose the line is there. This module is the whole mapping, for
- * the command line and for anything else that shows attribution.
- *
+ * Whose a blamed line is:
  * - `ai`, `human`, `mixed`: what the ledger's range covering the line says; a
  *   line the ledger covers with no range is a person's (the ledger writer
  *   records every line an agent wrote, and a blank line is nobody's work).

@@ -1,15 +1,13 @@
+// How many lines each kind of contributor added in a commit. git counts the
+// lines (`--numstat`, renames detected, so a renamed or moved file adds only
+// the lines that changed); the commit's ledger says whose they are. A line
+// the ledger covers with no range is a person's; every line of a commit with
+// no ledger is `unknown`. A merge has no diff of its own here: its ledger's
+// ranges are what it added (conflict resolutions), and without a ledger it
+// counts nothing, the merged commits count their own lines.
 import { runGit, type GitOptions } from '../capture/ledger/git-exec.js';
 import { type ConversationView, type LedgerView, type LineType } from './ledger-view.js';
 
-/**
- * How many lines each kind of contributor added in a commit. git counts the
- * lines (`--numstat`, renames detected, so a renamed or moved file adds only
- * the lines that changed); the commit's ledger says whose they are. A line
- * the ledger covers with no range is a person's; every line of a commit with
- * no ledger is `unknown`. A merge has no diff of its own here: its ledger's
- * ranges are what it added (conflict resolutions), and without a ledger it
- * counts nothing, the merged commits count their own lines.
- */
 export interface LineCounts {
   ai: number;
   human: number;

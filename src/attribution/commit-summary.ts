@@ -1,16 +1,14 @@
+// The optional one-line AI/human bar the post-commit hook prints on stderr
+// (setting `commit_summary`, off by default; the project's value wins over the
+// global one). Inside the hook the line goes to the descriptor named by
+// TRACER_SUMMARY_FD (git's stderr, see install/git-hooks.ts), the only output
+// of tracer the hook lets through; run by hand, to stderr. Whatever goes wrong
+// here is swallowed: a commit never fails, nor waits long, for a summary.
 import { writeSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { readGlobalConfig, readProjectConfig } from '../store/config-files.js';
 import type { GitOptions } from '../capture/ledger/git-exec.js';
 
-/**
- * The optional one-line AI/human bar the post-commit hook prints on stderr
- * (setting `commit_summary`, off by default; the project's value wins over the
- * global one). Inside the hook the line goes to the descriptor named by
- * TRACER_SUMMARY_FD (git's stderr, see install/git-hooks.ts), the only output
- * of tracer the hook lets through; run by hand, to stderr. Whatever goes wrong
- * here is swallowed: a commit never fails, nor waits long, for a summary.
- */
 export async function commitSummaryEnabled(projectDir: string, home: string): Promise<boolean> {
   try {
     const project = (await readProjectConfig(projectDir)).commit_summary;

@@ -1,10 +1,8 @@
+// `tracer blame` as text: git blame's layout with a two-letter tag after the
+// commit, and in the parentheses the agent and model for an agent's line, the
+// author for a person's.
 import type { BlameDetails, BlameReport, BlameType } from './blame.js';
 
-/**
- * `tracer blame` as text: git blame's layout with a two-letter tag after the
- * commit, and in the parentheses the agent and model for an agent's line, the
- * author for a person's.
- */
 export const TAGS: Record<BlameType, string> = { ai: 'AI', human: 'HU', mixed: 'MX', unknown: '??', uncommitted: '--' };
 
 const WHO_WIDTH = 40;

@@ -1,11 +1,9 @@
+// Text and Markdown for `tracer show`, `tracer stats` and the post-commit bar.
+// The bar is 20 cells: agent (█), both (▓), person (░), unknown (·).
 import type { LineCounts } from './commit-lines.js';
 import type { ShowReport } from './show.js';
 import type { Breakdown, StatsReport } from './stats.js';
 
-/**
- * Text and Markdown for `tracer show`, `tracer stats` and the post-commit bar.
- * The bar is 20 cells: agent (█), both (▓), person (░), unknown (·).
- */
 const BAR_CELLS = 20;
 
 export function bar(lines: LineCounts): string {

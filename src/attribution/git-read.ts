@@ -1,13 +1,11 @@
+// The git questions blame, show and stats ask besides blame itself, and the
+// errors a user gets when the answer is "no such thing". Every call only reads.
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { GitCommandError, runGit, type GitOptions } from '../capture/ledger/git-exec.js';
 import { findGit } from '../store/git.js';
 
-/**
- * The git questions blame, show and stats ask besides blame itself, and the
- * errors a user gets when the answer is "no such thing". Every call only reads.
- */
 export type { GitOptions };
 
 /** The full id of a commit, or undefined when `rev` names none. */

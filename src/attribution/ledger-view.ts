@@ -1,16 +1,14 @@
+// The one reader of ledgers for attribution: it turns a line of ledgers.jsonl
+// into the few Agent Trace members that say who wrote which line
+// (`files[].path`, `conversations[].contributor`, `conversations[].url`,
+// `ranges[].start_line/end_line`). It accepts the line as tracer wrote it up
+// to now (the record's members at the top) and with the record under `record`
+// (`line.record ?? line`), and ignores everything else, so a change in
+// tracer's own members never changes what blame, show or stats say.
 import { join } from 'node:path';
 import { ledgerCommitOf, ledgerRecordOf } from '../capture/ledger/ledger-line.js';
 import { readRecordsFrom } from '../store/jsonl.js';
 
-/**
- * The one reader of ledgers for attribution: it turns a line of ledgers.jsonl
- * into the few Agent Trace members that say who wrote which line
- * (`files[].path`, `conversations[].contributor`, `conversations[].url`,
- * `ranges[].start_line/end_line`). It accepts the line as tracer wrote it up
- * to now (the record's members at the top) and with the record under `record`
- * (`line.record ?? line`), and ignores everything else, so a change in
- * tracer's own members never changes what blame, show or stats say.
- */
 export type LineType = 'ai' | 'human' | 'mixed';
 
 export interface ConversationView {

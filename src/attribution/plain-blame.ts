@@ -1,17 +1,15 @@
+// `tracer blame` is measured against git blame itself (BENCHMARKS.md, workload
+// 8): loading clipanion and booting the plugin kernel would cost more than
+// the rest of its own work. A plain command line (a path and the documented
+// options, spelled out) runs from main.ts without them, as `tracer hook` and
+// a bare push do; anything else (--help, a bad --line, an unknown flag) goes
+// through the clipanion command, which also reports usage errors.
 import type { Writable } from 'node:stream';
 import { reportError } from '../cli/report.js';
 import { tracerHome } from '../store/home.js';
 import { resolveProject } from '../store/project.js';
 import type { BlameQuery } from './blame.js';
 
-/**
- * `tracer blame` is measured against git blame itself (BENCHMARKS.md, workload
- * 8): loading clipanion and booting the plugin kernel would cost more than
- * the rest of its own work. A plain command line (a path and the documented
- * options, spelled out) runs from main.ts without them, as `tracer hook` and
- * a bare push do; anything else (--help, a bad --line, an unknown flag) goes
- * through the clipanion command, which also reports usage errors.
- */
 export interface PlainBlame {
   path: string;
   rev?: string;

@@ -1,3 +1,6 @@
+// `tracer show`: one commit's attribution: the lines it added by contributor
+// type, per file, the conversations behind the agents' lines (with each
+// session's latest summary) and the commit link tracer recorded for it.
 import { join } from 'node:path';
 import { readRecords } from '../store/jsonl.js';
 import { readCommitDiffs, tallyCommit, type LineCounts } from './commit-lines.js';
@@ -5,11 +8,6 @@ import { ExitCode, TracerError } from '../core/errors.js';
 import { commitId, unknownRevision, type GitOptions } from './git-read.js';
 import { readLedgers } from './ledger-view.js';
 
-/**
- * `tracer show`: one commit's attribution: the lines it added by contributor
- * type, per file, the conversations behind the agents' lines (with each
- * session's latest summary) and the commit link tracer recorded for it.
- */
 export interface ShowReport {
   commit: string;
   subject: string;

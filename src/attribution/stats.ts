@@ -1,14 +1,12 @@
+// `tracer stats`: the lines added over a range of commits, by contributor
+// type, per agent and per model (agents' lines), and per author or file when
+// asked. One `git log` for the range, one pass over ledgers.jsonl.
 import { ExitCode, TracerError } from '../core/errors.js';
 import { GitCommandError } from '../capture/ledger/git-exec.js';
 import { addCounts, readCommitDiffs, tallyCommit, zeroCounts, type LineCounts } from './commit-lines.js';
 import { commitId, defaultBranch, shortRef, type GitOptions } from './git-read.js';
 import { readLedgers } from './ledger-view.js';
 
-/**
- * `tracer stats`: the lines added over a range of commits, by contributor
- * type, per agent and per model (agents' lines), and per author or file when
- * asked. One `git log` for the range, one pass over ledgers.jsonl.
- */
 export const BREAKDOWNS = ['agent', 'model', 'author', 'file'] as const;
 export type Breakdown = (typeof BREAKDOWNS)[number];
 

@@ -1,13 +1,11 @@
+// The normalized trace row that `tracer hook` appends to traces.jsonl, whatever
+// the agent. It is the contract between capture (hooks) and attribution
+// (ledgers): a ledger attributes an added line of a commit to a trace when the
+// trace's `files[].line_hashes` for that path holds the hash of the line.
+//
+// `id` is the row's content id (wire contract), so it is computed last.
 import { createHash } from 'node:crypto';
 
-/**
- * The normalized trace row that `tracer hook` appends to traces.jsonl, whatever
- * the agent. It is the contract between capture (hooks) and attribution
- * (ledgers): a ledger attributes an added line of a commit to a trace when the
- * trace's `files[].line_hashes` for that path holds the hash of the line.
- *
- * `id` is the row's content id (wire contract), so it is computed last.
- */
 export interface TraceRecord {
   id: string;
   /** ISO-8601 UTC, when the hook ran. */

@@ -1,9 +1,7 @@
+// `--since` (spec §4.2): an ISO-8601 date (`2024-05-01`, read as UTC midnight) or
+// date-time with a zone (`2024-05-01T12:00:00Z`, `...+02:00`). Returned as UTC ISO.
 import { UsageError } from 'clipanion';
 
-/**
- * `--since` (spec §4.2): an ISO-8601 date (`2024-05-01`, read as UTC midnight) or
- * date-time with a zone (`2024-05-01T12:00:00Z`, `...+02:00`). Returned as UTC ISO.
- */
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 

@@ -4,8 +4,8 @@ import type { TracerContext } from './context.js';
 /**
  * Commands that scripts run often and that must start fast (a no-op push is
  * measured against `tracer --version`, see BENCHMARKS.md): each loads only its
- * own module instead of commands/index.js and every command behind it (about
- * 100 ms of imports on a 2-core machine). Any other first word loads them all.
+ * own module instead of commands/index.js and every command behind it (see
+ * BENCHMARKS.md, "Solo commands"). Any other first word loads them all.
  */
 export const SOLO_COMMANDS: Readonly<Record<string, () => Promise<CommandClass<TracerContext>>>> = {
   push: async () => (await import('../commands/push.js')).PushCommand,

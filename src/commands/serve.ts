@@ -1,13 +1,11 @@
+// `tracer serve`: the remote trace service. Fastify, the database drivers and the
+// server modules load inside run(), never at start-up: agent hooks run tracer on
+// every tool use and must not pay for them.
 import { Command, Option } from 'clipanion';
 import { reportWarnings } from '../cli/report.js';
 import { TracerCommand } from '../cli/tracer-command.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 
-/**
- * `tracer serve`: the remote trace service. Fastify, the database drivers and the
- * server modules load inside run(), never at start-up: agent hooks run tracer on
- * every tool use and must not pay for them.
- */
 export class ServeCommand extends TracerCommand {
   static override paths = [['serve']];
   static override usage = Command.Usage({

@@ -26,12 +26,13 @@ export function identifiedLine(record: Record<string, unknown>, idMember: string
 /**
  * The fast way to check a record in the order tracer writes (identifiedLine):
  * its plain JSON text, less the leading id member, is then already canonical
- * JSON, so hashing that text checks the id without sorting anything (a third
- * of the cost). `text` is the record as it arrived, when the caller has it (a
- * row sliced from a page), used instead of serializing it again. Answers that
- * text when it hashes to the id and the record has canonical shape (keys
- * sorted at every level, finite numbers, well-formed strings); undefined
- * means: decide with contentId(), the rule, as for a record in any other order.
+ * JSON, so hashing that text checks the id without sorting anything
+ * (BENCHMARKS.md, "Content ids without sorting"). `text` is the record as it
+ * arrived, when the caller has it (a row sliced from a page), used instead of
+ * serializing it again. Answers that text when it hashes to the id and the
+ * record has canonical shape (keys sorted at every level, finite numbers,
+ * well-formed strings); undefined means: decide with contentId(), the rule, as
+ * for a record in any other order.
  *
  * What a match proves: the bytes kept are exactly the bytes the id was made
  * from, so corruption or a server that rewrites rows is always caught. With
@@ -115,7 +116,7 @@ export function canonicalJson(value: unknown, omit?: string): string {
  * NaN, Infinity, lone surrogates, cycles; same toJSON and undefined handling),
  * but checking strings with the native isWellFormed() instead of a loop per
  * character: pull and the service hash every row, and that loop was most of
- * the cost (profile of a 100k-row pull: 1.3 s of 5.6 s).
+ * the cost (BENCHMARKS.md, "Canonical JSON").
  * JSON.stringify writes strings and finite numbers exactly as JCS wants them.
  */
 function canonical(value: unknown, seen: Set<object>, omit?: string): string | undefined {
@@ -173,7 +174,7 @@ const NEEDS_CARE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 /** String.prototype.isWellFormed (Node 20): not yet in the ES2023 typings. */
 type WellFormedString = string & { isWellFormed(): boolean };
 
-/** crypto.hash (Node 20.12+) skips the Hash object: a third cheaper per row when every pulled row is hashed. */
+/** crypto.hash (Node 20.12+) skips the Hash object, which counts when every pulled row is hashed (BENCHMARKS.md, "Content ids without sorting"). */
 const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string }).hash;
 
 export function sha256Hex(data: string | Uint8Array): string {

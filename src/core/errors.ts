@@ -1,8 +1,6 @@
-/**
- * Every failure a user can hit carries a stable snake_case `code` (clients and
- * scripts branch on it, never on the text) and one sentence that says what is
- * wrong and what to do. Codes are never renamed once released.
- */
+// Every failure a user can hit carries a stable snake_case `code` (clients and
+// scripts branch on it, never on the text) and one sentence that says what is
+// wrong and what to do. Codes are never renamed once released.
 
 /** Process exit codes, one per failure category, documented in the README. */
 export const ExitCode = {

@@ -1,7 +1,8 @@
 /**
  * Where each element of the top-level `"items"` array sits in a JSON text, as
  * [start, end) character offsets, without parsing it: pull hashes a row's own
- * text from the page instead of serializing the parsed row again (~3 µs a row).
+ * text from the page instead of serializing the parsed row again (BENCHMARKS.md,
+ * "Rows hashed from the page text").
  *
  * Only a shortcut, never trusted alone: a caller hashes what it slices, so a
  * span that is not the row's exact text just fails that check. Undefined when

@@ -1,10 +1,9 @@
+// The member shapes a family definition may demand (FamilyDefinition.members).
+// One place, so the service refuses and the client can pre-check with the same rules.
+
 /** The shapes a family can demand of a member; checked below. */
 export type MemberKind = 'string' | 'timestamp' | 'commit' | 'sha256' | 'byte-size' | 'base64' | 'string-array';
 
-/**
- * The member shapes a family definition may demand (FamilyDefinition.members).
- * One place, so the service refuses and the client can pre-check with the same rules.
- */
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 const COMMIT = /^([0-9a-f]{40}|[0-9a-f]{64})$/;
 const SHA256 = /^[0-9a-f]{64}$/;

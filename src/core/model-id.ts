@@ -1,12 +1,11 @@
-/**
- * Agent Trace names models the models.dev way, `provider/model`
- * (`anthropic/claude-opus-4-6`), while agents report the bare name
- * (`claude-opus-4-6`, `gpt-5.1-codex`, `composer-2`). A name that already has a
- * provider, or whose provider the table below does not know, stays as given.
- *
- * Ledgers are content-addressed, so a prefix once mapped keeps its provider:
- * the table may gain families, never change one.
- */
+// Agent Trace names models the models.dev way, `provider/model`
+// (`anthropic/claude-opus-4-6`), while agents report the bare name
+// (`claude-opus-4-6`, `gpt-5.1-codex`, `composer-2`). A name that already has a
+// provider, or whose provider the table below does not know, stays as given.
+//
+// Ledgers are content-addressed, so a prefix once mapped keeps its provider:
+// the table may gain families, never change one.
+
 const PROVIDERS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^claude-/, 'anthropic'],
   [/^(gpt-|o[1-9](-|$)|codex-|chatgpt-)/, 'openai'],

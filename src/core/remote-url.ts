@@ -1,9 +1,7 @@
+// The remote URL grammar of spec §1, enforced by the client and the service alike.
+// Exactly two shapes; the gateway segment is the only extra segment accepted.
 import { TracerError, ExitCode } from './errors.js';
 
-/**
- * The remote URL grammar of spec §1, enforced by the client and the service alike.
- * Exactly two shapes; the gateway segment is the only extra segment accepted.
- */
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 export const GATEWAY_SEGMENT = 'gw';
 export const REMOTE_URL_GRAMMAR =

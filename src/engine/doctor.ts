@@ -1,3 +1,6 @@
+// `tracer doctor` (spec §4.5): for every remote, the URL parses, the token
+// resolves, the server answers, and whoami matches the URL. One line per check;
+// the exit code is the category of the first failure (0 when all pass).
 import type { Writable } from 'node:stream';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import { parseRemoteUrl } from '../core/remote-url.js';
@@ -6,11 +9,6 @@ import { preflightRemote, requireProject, resolveRemote } from './session.js';
 import { readRemotes } from '../store/remotes.js';
 import { errorJson, writeJson } from './transfer-commands.js';
 
-/**
- * `tracer doctor` (spec §4.5): for every remote, the URL parses, the token
- * resolves, the server answers, and whoami matches the URL. One line per check;
- * the exit code is the category of the first failure (0 when all pass).
- */
 export interface Check {
   remote?: string;
   check: 'remotes' | 'url' | 'token' | 'server' | 'whoami';

@@ -1,14 +1,12 @@
+// How a push or pull is drawn. It only observes the kernel's `progress` hook:
+// no plugin knows which display is in use.
+//  - tty: a listr2 task list, one line per step with live counts;
+//  - plain: one line per finished step (no TTY, e.g. CI or agent hooks);
+//  - json / quiet: nothing while running (the command prints the result, or errors only).
 import type { Writable } from 'node:stream';
 import type { Kernel } from '../kernel/kernel.js';
 import type { SyncEvent } from '../kernel/types.js';
 
-/**
- * How a push or pull is drawn. It only observes the kernel's `progress` hook:
- * no plugin knows which display is in use.
- *  - tty: a listr2 task list, one line per step with live counts;
- *  - plain: one line per finished step (no TTY, e.g. CI or agent hooks);
- *  - json / quiet: nothing while running (the command prints the result, or errors only).
- */
 export type OutputMode = 'tty' | 'plain' | 'json' | 'quiet';
 
 export interface ProgressDisplay {

@@ -12,9 +12,8 @@ import type { FamilyPlan, FamilyStore, SyncSession } from '../kernel/types.js';
 /**
  * Three: the service works on one batch while the next waits in its socket, and
  * a third absorbs the client's own pauses (a manifest save, a collection) so
- * the queue never runs dry. Push of 100k traces: 4.99 s with two, 4.75 s with
- * three (median of 4 each, alternating); one is 5.7 s. Memory: at most three
- * 8 MiB bodies.
+ * the queue never runs dry; memory stays at three request bodies. See
+ * BENCHMARKS.md, "Requests in flight".
  */
 export const MAX_REQUESTS_IN_FLIGHT = 3;
 /** Rows of a store without a scan considered at once: a blob family's uploads overlap the hashing of its next files. */
@@ -50,8 +49,9 @@ interface Outgoing {
   key: string;
   /**
    * The parsed row, kept only for a pointer row (a refused one is sent again with
-   * its blob): 1,500 parsed rows held across garbage collections cost the
-   * collector more than parsing them did.
+   * its blob): parsed rows held across garbage collections cost the collector
+   * more than parsing them did (BENCHMARKS.md, "Parsed rows kept for pointer
+   * rows only").
    */
   item?: Record<string, unknown>;
   /** `item` as JSON: the stored line when the item is the record unchanged. */

@@ -1,11 +1,9 @@
+// push-errors.log in the project folder: one JSON line per item left unsynced or
+// fallback taken during a push (ts, remote, code, message, and family / item when
+// known). Messages never carry a token. It only grows; delete it when read.
 import { join } from 'node:path';
 import { appendRecord } from '../store/jsonl.js';
 
-/**
- * push-errors.log in the project folder: one JSON line per item left unsynced or
- * fallback taken during a push (ts, remote, code, message, and family / item when
- * known). Messages never carry a token. It only grows; delete it when read.
- */
 export const PUSH_LOG_FILE = 'push-errors.log';
 
 export interface PushLogLine {

@@ -1,3 +1,7 @@
+// The whoami pre-flight for `remote add` and `project create` (spec §4.4): a
+// token whose scope does not match the URL refuses the command before anything
+// is written. A server that cannot be asked (offline, old, refusing the token)
+// does not: the command goes on with a warning that says to run `tracer doctor`.
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import { parseRemoteUrl } from '../core/remote-url.js';
 import type { Kernel } from '../kernel/kernel.js';
@@ -6,12 +10,6 @@ import type { ResolvedRemote } from '../kernel/types.js';
 import type { Project } from '../store/project.js';
 import type { RemoteRecord } from '../store/remotes.js';
 
-/**
- * The whoami pre-flight for `remote add` and `project create` (spec §4.4): a
- * token whose scope does not match the URL refuses the command before anything
- * is written. A server that cannot be asked (offline, old, refusing the token)
- * does not: the command goes on with a warning that says to run `tracer doctor`.
- */
 const REFUSALS = new Set(['org_slug_mismatch', 'project_scope_mismatch', 'whoami_unsupported']);
 
 export async function checkTokenScope(

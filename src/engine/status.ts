@@ -1,3 +1,6 @@
+// `tracer status` (spec §4.5): per remote and family, how many local items are
+// not on that remote yet, and how many of them a plan holds back (traces waiting
+// for attribution). Offline: it reads sync-state.json, never the network.
 import type { Writable } from 'node:stream';
 import type { TracerWarning } from '../core/errors.js';
 import { parseRemoteUrl } from '../core/remote-url.js';
@@ -10,11 +13,6 @@ import { readRemotes } from '../store/remotes.js';
 import { RemoteSyncState } from './sync-state.js';
 import { writeJson } from './transfer-commands.js';
 
-/**
- * `tracer status` (spec §4.5): per remote and family, how many local items are
- * not on that remote yet, and how many of them a plan holds back (traces waiting
- * for attribution). Offline: it reads sync-state.json, never the network.
- */
 export interface FamilyStatus {
   local: number;
   unpushed: number;

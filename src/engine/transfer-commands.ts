@@ -1,3 +1,5 @@
+// The work behind `tracer push`, `pull` and `sync`, loaded only when one of them
+// runs (it brings the HTTP client and the display). Returns the exit code.
 import type { Writable } from 'node:stream';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
@@ -8,10 +10,6 @@ import { openSession } from './session.js';
 import { outputMode, showProgress, type OutputMode } from './progress-display.js';
 import { PUSH_LOG_FILE } from './push-log.js';
 
-/**
- * The work behind `tracer push`, `pull` and `sync`, loaded only when one of them
- * runs (it brings the HTTP client and the display). Returns the exit code.
- */
 export interface TransferIO {
   kernel: Kernel;
   stdout: Writable & { isTTY?: boolean };

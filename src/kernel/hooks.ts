@@ -1,3 +1,8 @@
+// Every kernel hook, in one place. Plugins tap them with `{name, stage}`; a lower
+// stage runs first, so a fallback taps the same bail hook at a later stage than
+// the native path and only answers when the native plugin declines. The design
+// card's five (resolveRemote, preflight, beforeFamily, uploadBlob, afterPull) come
+// first; each other hook says why a plugin needs it.
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook } from 'tapable';
 import type {
   BlobFetch,
@@ -15,13 +20,6 @@ import type {
 } from './types.js';
 import type { ConnectRequest, Transport } from './transport.js';
 
-/**
- * Every kernel hook, in one place. Plugins tap them with `{name, stage}`; a lower
- * stage runs first, so a fallback taps the same bail hook at a later stage than
- * the native path and only answers when the native plugin declines. The design
- * card's five (resolveRemote, preflight, beforeFamily, uploadBlob, afterPull) come
- * first; each other hook says why a plugin needs it.
- */
 export function createHooks() {
   return Object.freeze({
     /** A remote name (or none) to record + token. Bail: the first tap that returns a remote wins. */

@@ -1,3 +1,8 @@
+// Which plugins run, and in what order (Yarn Berry's bundle list). Three layers:
+// the package's own plugins.json (the built-ins), the user's
+// `$TRACER_HOME/plugins.json`, and the project's `plugins` setting. List order is
+// tap order. An entry is a built-in name or a module path (relative to the file
+// that lists it); `!name` in a later layer switches an entry off.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -6,13 +11,6 @@ import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import { readStateFile, isPlainObject } from '../store/state-file.js';
 import type { Kernel, TracerPlugin } from './kernel.js';
 
-/**
- * Which plugins run, and in what order (Yarn Berry's bundle list). Three layers:
- * the package's own plugins.json (the built-ins), the user's
- * `$TRACER_HOME/plugins.json`, and the project's `plugins` setting. List order is
- * tap order. An entry is a built-in name or a module path (relative to the file
- * that lists it); `!name` in a later layer switches an entry off.
- */
 export type PluginSource = 'builtin' | 'user' | 'project';
 
 export interface PluginLayer {

@@ -63,8 +63,8 @@ export interface Answer {
  * (under node-fetch, which also pipes the body in on later ticks) writes a
  * request on a later tick, and a long run of promise continuations, such as
  * checking a page of 500 rows, never lets that tick run: the request meant to
- * overlap the work went out after it. Pull waited on the service 1.4 s of
- * 2.8 s; with this turn of the event loop, 0.6 s of 2.1 s.
+ * overlap the work went out after it (BENCHMARKS.md, "Requests out before the
+ * work they overlap").
  */
 export function letRequestsOut(): Promise<void> {
   return nextTurn();
@@ -73,7 +73,7 @@ export function letRequestsOut(): Promise<void> {
 type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 let loadedFetch: Fetch | undefined;
 
-/** node-fetch costs 35-50 ms of imports (BENCHMARKS.md): paid by the first request, never by a command that sends none. */
+/** node-fetch's imports are paid by the first request, never by a command that sends none (BENCHMARKS.md, "node-fetch loaded by the first request"). */
 async function loadFetch(): Promise<Fetch> {
   return (loadedFetch ??= (await import('node-fetch')).default);
 }

@@ -1,8 +1,7 @@
-/**
- * Bounded retry for transient failures: connection reset, time-out, 429 and 5xx
- * (501 excepted: it means "not implemented", a permanent answer). Backoff is
- * exponential with full jitter, capped; Retry-After is honoured up to a cap.
- */
+// Bounded retry for transient failures: connection reset, time-out, 429 and 5xx
+// (501 excepted: it means "not implemented", a permanent answer). Backoff is
+// exponential with full jitter, capped; Retry-After is honoured up to a cap.
+
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
   attempts: number;

@@ -1,12 +1,10 @@
+// Tokens are 256 random bits, so a plain SHA-256 is a safe storage form: the
+// service keeps only the hash and shows the token once, at creation.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { ProblemError } from './problem.js';
 import type { TokenRecord, TraceStorage } from './storage/types.js';
 
-/**
- * Tokens are 256 random bits, so a plain SHA-256 is a safe storage form: the
- * service keeps only the hash and shows the token once, at creation.
- */
 export const TOKEN_PREFIX = 'trc_';
 
 export function newToken(): string {

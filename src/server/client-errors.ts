@@ -1,17 +1,15 @@
+// Requests that never reach a route: HTTP that Node's parser refuses (a body cut
+// short of its Content-Length, conflicting lengths, a NUL in a header, headers over
+// the size limit) and URLs the router cannot decode. Fastify answers those with its
+// own JSON shape, and at trace level logs the raw bytes received, Authorization
+// header included. These handlers answer problem+json like every other error and
+// log only the error's code.
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError, PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './problem.js';
 
-/**
- * Requests that never reach a route: HTTP that Node's parser refuses (a body cut
- * short of its Content-Length, conflicting lengths, a NUL in a header, headers over
- * the size limit) and URLs the router cannot decode. Fastify answers those with its
- * own JSON shape, and at trace level logs the raw bytes received, Authorization
- * header included. These handlers answer problem+json like every other error and
- * log only the error's code.
- */
 export function problemForClientError(error: NodeJS.ErrnoException): ProblemError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':

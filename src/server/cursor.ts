@@ -1,9 +1,7 @@
+// Pull cursors are opaque to clients (wire contract "Pull, per family"): today
+// they wrap the ingest sequence number, and the version prefix leaves room to change that.
 import { ProblemError } from './problem.js';
 
-/**
- * Pull cursors are opaque to clients (wire contract "Pull, per family"): today
- * they wrap the ingest sequence number, and the version prefix leaves room to change that.
- */
 const PREFIX = 'v1:';
 
 export function encodeCursor(seq: number): string {

@@ -1,9 +1,7 @@
+// RFC 9457 problem details (wire contract "Transport and errors"). Every error the
+// service answers is one of these; clients branch on `code`, never on the text.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/**
- * RFC 9457 problem details (wire contract "Transport and errors"). Every error the
- * service answers is one of these; clients branch on `code`, never on the text.
- */
 export interface ValidationError {
   index: number;
   field: string;

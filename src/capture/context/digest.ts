@@ -1,3 +1,8 @@
+// `tracer context`: what an agent starting work should know about this project,
+// from local files only: the latest sessions (from traces.jsonl), their latest
+// summaries, and how the last commits were attributed (from ledgers.jsonl). The
+// ledger shape belongs to the ledger writer; this reads it tolerantly and skips
+// what it does not understand.
 import { join } from 'node:path';
 import type { TracerWarning } from '../../core/errors.js';
 import { readRecords } from '../../store/jsonl.js';
@@ -6,13 +11,6 @@ import { AGENTS, type AgentName } from '../hook/hook-event.js';
 import { TRACES_FILE } from '../hook/trace-row.js';
 import { ledgerCommitOf, ledgerRecordOf } from '../ledger/ledger-line.js';
 
-/**
- * `tracer context`: what an agent starting work should know about this project,
- * from local files only: the latest sessions (from traces.jsonl), their latest
- * summaries, and how the last commits were attributed (from ledgers.jsonl). The
- * ledger shape belongs to the ledger writer; this reads it tolerantly and skips
- * what it does not understand.
- */
 export const LEDGERS_FILE = 'ledgers.jsonl';
 export const COMMIT_LINKS_FILE = 'commit-links.jsonl';
 

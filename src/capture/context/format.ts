@@ -1,9 +1,7 @@
+// The text form of `tracer context`: short lines an agent can read in its prompt.
+// Conversation ids and commits are shortened; `--json` keeps them whole.
 import type { ContextDigest } from './digest.js';
 
-/**
- * The text form of `tracer context`: short lines an agent can read in its prompt.
- * Conversation ids and commits are shortened; `--json` keeps them whole.
- */
 export function formatDigest(digest: ContextDigest): string {
   const out = [`tracer context for project ${digest.project_id}`];
   out.push(

@@ -1,18 +1,16 @@
+// What a stop hook reads from the end of an agent's own transcript: the last
+// thing the assistant said. (The model, which a tool-use hook needs, is read by
+// claude-code.ts itself, without loading this module.)
+//
+// Claude Code writes JSONL entries `{type, isSidechain, message: {id, model,
+// content}}`; one message may span several lines (one per content block, sharing
+// `message.id`). Subagent turns (`isSidechain`), messages Claude Code made up
+// itself (model `<synthetic>`, e.g. "No response requested.") and API errors
+// (`isApiErrorMessage`) are not the assistant's words. Cursor writes
+// `{role, message: {content: [{type: "text", text}]}}`.
 import { linesFromEnd } from './tail-lines.js';
 import { parseWellFormedJson } from './well-formed.js';
 
-/**
- * What a stop hook reads from the end of an agent's own transcript: the last
- * thing the assistant said. (The model, which a tool-use hook needs, is read by
- * claude-code.ts itself, without loading this module.)
- *
- * Claude Code writes JSONL entries `{type, isSidechain, message: {id, model,
- * content}}`; one message may span several lines (one per content block, sharing
- * `message.id`). Subagent turns (`isSidechain`), messages Claude Code made up
- * itself (model `<synthetic>`, e.g. "No response requested.") and API errors
- * (`isApiErrorMessage`) are not the assistant's words. Cursor writes
- * `{role, message: {content: [{type: "text", text}]}}`.
- */
 /** Far enough back for the longest turn. */
 const SUMMARY_CAP_BYTES = 8 * 1024 * 1024;
 const SYNTHETIC_MODEL = '<synthetic>';

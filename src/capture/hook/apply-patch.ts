@@ -1,17 +1,15 @@
+// Codex edits files with `apply_patch`, whose input is its own patch format:
+//
+//   *** Begin Patch
+//   *** Add File: path        (every line "+text")
+//   *** Update File: path     (hunks of " context", "-old", "+new"; maybe "*** Move to: new")
+//   *** Delete File: path
+//   *** End Patch
+//
+// What the agent wrote is the "+" lines: each run of them is one fragment of whole
+// lines, looked up in the file as it stands after the patch.
 import type { FileWrite } from './hook-event.js';
 
-/**
- * Codex edits files with `apply_patch`, whose input is its own patch format:
- *
- *   *** Begin Patch
- *   *** Add File: path        (every line "+text")
- *   *** Update File: path     (hunks of " context", "-old", "+new"; maybe "*** Move to: new")
- *   *** Delete File: path
- *   *** End Patch
- *
- * What the agent wrote is the "+" lines: each run of them is one fragment of whole
- * lines, looked up in the file as it stands after the patch.
- */
 const FILE_HEADER = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
 const MOVE_HEADER = /^\*\*\* Move to: (.+)$/;
 

@@ -1,3 +1,8 @@
+// Claude Code hooks: every payload has `session_id`, `transcript_path`, `cwd` and
+// `hook_event_name`. PostToolUse runs after the tool, so the file on disk already
+// holds what Write, Edit, MultiEdit or NotebookEdit wrote; PreToolUse runs before
+// it and records no files. No payload names the model: a trace that wrote files
+// takes it from the end of the transcript. Stop may carry `last_assistant_message`.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import {
   claudeFileWrites,
@@ -9,13 +14,6 @@ import {
   type HookEvent,
   type Payload,
 } from './hook-event.js';
-/**
- * Claude Code hooks: every payload has `session_id`, `transcript_path`, `cwd` and
- * `hook_event_name`. PostToolUse runs after the tool, so the file on disk already
- * holds what Write, Edit, MultiEdit or NotebookEdit wrote; PreToolUse runs before
- * it and records no files. No payload names the model: a trace that wrote files
- * takes it from the end of the transcript. Stop may carry `last_assistant_message`.
- */
 const TURN_ENDS = new Set(['stop', 'sessionend']);
 
 export function normalizeClaudeCode(event: string, payload: Payload): HookEvent {

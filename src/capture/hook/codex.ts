@@ -1,3 +1,10 @@
+// Codex CLI hooks follow Claude Code's shape (`session_id`, `transcript_path`,
+// `cwd`, `hook_event_name`) plus `turn_id` and `model`; Stop carries
+// `last_assistant_message`. Its file edits arrive as `apply_patch`, or, in
+// several releases, as a shell command running apply_patch (`tool_name` `Bash`,
+// the patch in `tool_input.command`, a string or an argv), or as Claude-style
+// Write/Edit tools in forks that expose those. A shell command that is not a
+// patch is none of tracer's business: nothing is recorded for it.
 import { isAbsolute, resolve } from 'node:path';
 import { isApplyPatch, parseApplyPatch } from './apply-patch.js';
 import {
@@ -13,15 +20,6 @@ import {
   type Payload,
 } from './hook-event.js';
 
-/**
- * Codex CLI hooks follow Claude Code's shape (`session_id`, `transcript_path`,
- * `cwd`, `hook_event_name`) plus `turn_id` and `model`; Stop carries
- * `last_assistant_message`. Its file edits arrive as `apply_patch`, or, in
- * several releases, as a shell command running apply_patch (`tool_name` `Bash`,
- * the patch in `tool_input.command`, a string or an argv), or as Claude-style
- * Write/Edit tools in forks that expose those. A shell command that is not a
- * patch is none of tracer's business: nothing is recorded for it.
- */
 const TURN_ENDS = new Set(['stop', 'sessionend']);
 const SHELL_TOOLS = new Set(['bash', 'shell', 'local_shell', 'exec_command', 'container.exec']);
 

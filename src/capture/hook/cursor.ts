@@ -1,3 +1,13 @@
+// Cursor hooks: `conversation_id`, `generation_id`, `model`, `hook_event_name`,
+// `workspace_roots`. afterFileEdit (and afterTabFileEdit, for Tab completions)
+// run after the edit with `file_path` and `edits[{old_string, new_string}]`;
+// afterAgentResponse carries the reply's `text`; stop and sessionEnd may name the
+// `transcript_path`.
+//
+// Cursor also runs Claude Code's hooks from .claude/settings.json (third-party
+// hooks, on by default). Those calls reach `tracer hook claude-code` with a
+// Cursor payload under Claude Code's event names (PostToolUse with `tool_input`);
+// they are read here, as Cursor's.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import {
@@ -14,18 +24,6 @@ import {
   type Payload,
 } from './hook-event.js';
 
-/**
- * Cursor hooks: `conversation_id`, `generation_id`, `model`, `hook_event_name`,
- * `workspace_roots`. afterFileEdit (and afterTabFileEdit, for Tab completions)
- * run after the edit with `file_path` and `edits[{old_string, new_string}]`;
- * afterAgentResponse carries the reply's `text`; stop and sessionEnd may name the
- * `transcript_path`.
- *
- * Cursor also runs Claude Code's hooks from .claude/settings.json (third-party
- * hooks, on by default). Those calls reach `tracer hook claude-code` with a
- * Cursor payload under Claude Code's event names (PostToolUse with `tool_input`);
- * they are read here, as Cursor's.
- */
 const FILE_EVENTS = new Set(['afterfileedit', 'aftertabfileedit']);
 const TURN_ENDS = new Set(['stop', 'sessionend']);
 const PROMPT_EVENTS = new Set(['beforesubmitprompt', 'userpromptsubmit']);

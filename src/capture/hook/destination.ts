@@ -1,14 +1,12 @@
+// Where a hook records: the project of the agent's working folder (the first
+// capture in a repository creates its anchor, spec §2.3), or `$TRACER_HOME/detached/`
+// outside any repository when the global setting capture_detached_edits is true.
 import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { TracerError } from '../../core/errors.js';
 import { homePaths, PRIVATE_DIR_MODE } from '../../store/home.js';
 import { registerProject, resolveProject, type ResolvedProject } from '../../store/project.js';
 
-/**
- * Where a hook records: the project of the agent's working folder (the first
- * capture in a repository creates its anchor, spec §2.3), or `$TRACER_HOME/detached/`
- * outside any repository when the global setting capture_detached_edits is true.
- */
 export interface Destination {
   /** Folder of traces.jsonl, conversations/, session-summaries.jsonl, hook-errors.log. */
   dir: string;

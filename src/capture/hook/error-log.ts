@@ -1,11 +1,9 @@
+// A hook must never fail the agent, so its failures go to `hook-errors.log` (one
+// JSON object a line) in the project folder, or under $TRACER_HOME when there is
+// no project. The log never holds payload text: a prompt must not leak into it.
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/**
- * A hook must never fail the agent, so its failures go to `hook-errors.log` (one
- * JSON object a line) in the project folder, or under $TRACER_HOME when there is
- * no project. The log never holds payload text: a prompt must not leak into it.
- */
 export const HOOK_ERROR_LOG = 'hook-errors.log';
 /** A misconfigured hook fails on every tool use; past this the log is rotated once. */
 const ROTATE_AT_BYTES = 1024 * 1024;

@@ -1,7 +1,6 @@
-/**
- * What a hook call means once the agent's own payload shape is set aside. Each
- * agent module (claude-code.ts, cursor.ts, codex.ts) turns its payload into this.
- */
+// What a hook call means once the agent's own payload shape is set aside. Each
+// agent module (claude-code.ts, cursor.ts, codex.ts) turns its payload into this.
+
 export const AGENTS = ['claude-code', 'cursor', 'codex'] as const;
 export type AgentName = (typeof AGENTS)[number];
 

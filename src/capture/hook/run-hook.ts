@@ -1,3 +1,8 @@
+// `tracer hook <agent> <event>`: the agent's payload on stdin becomes one trace
+// row, and on stop/session-end a transcript snapshot and a summary. It never gets
+// in the agent's way: exit 0 whatever happens, nothing on stdout, every failure
+// one JSON line in hook-errors.log. Reached from main.ts without clipanion or the
+// plugin kernel, so this module imports only what recording needs.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { writeFileAtomicSync } from '../../files/atomic-write.js';
 import { dirname, join } from 'node:path';
@@ -11,13 +16,6 @@ import { PAYLOAD_CAP_BYTES, readPayload } from './payload.js';
 import { appendTrace } from './trace-row.js';
 import { parseWellFormedJson } from './well-formed.js';
 
-/**
- * `tracer hook <agent> <event>`: the agent's payload on stdin becomes one trace
- * row, and on stop/session-end a transcript snapshot and a summary. It never gets
- * in the agent's way: exit 0 whatever happens, nothing on stdout, every failure
- * one JSON line in hook-errors.log. Reached from main.ts without clipanion or the
- * plugin kernel, so this module imports only what recording needs.
- */
 export interface HookIo {
   stdin: Readable & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;

@@ -1,15 +1,13 @@
+// Session summaries (spec §2.2 `session-summaries.jsonl`, latest per
+// conversation_url) come from what the agent itself reports: the
+// `last_assistant_message` of Codex's and Claude Code's Stop, the text of
+// Cursor's afterAgentResponse, else the last assistant turn of the transcript
+// (agent-transcript.ts). No model is called.
 import { join } from 'node:path';
 import { withContentId } from '../../core/content-id.js';
 import { appendRecord, readRecords } from '../../store/jsonl.js';
 import type { AgentName } from './hook-event.js';
 
-/**
- * Session summaries (spec §2.2 `session-summaries.jsonl`, latest per
- * conversation_url) come from what the agent itself reports: the
- * `last_assistant_message` of Codex's and Claude Code's Stop, the text of
- * Cursor's afterAgentResponse, else the last assistant turn of the transcript
- * (agent-transcript.ts). No model is called.
- */
 export const SUMMARIES_FILE = 'session-summaries.jsonl';
 /** A summary is a digest line, not a second transcript. */
 export const SUMMARY_MAX_CHARS = 4000;

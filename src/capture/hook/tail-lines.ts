@@ -1,10 +1,8 @@
+// Agent transcripts grow to hundreds of MB; what a hook wants from them (the
+// model, the last assistant message) is at the end. They are read backwards in
+// chunks, never past a cap, so a hook's cost does not grow with the session.
 import { open } from 'node:fs/promises';
 
-/**
- * Agent transcripts grow to hundreds of MB; what a hook wants from them (the
- * model, the last assistant message) is at the end. They are read backwards in
- * chunks, never past a cap, so a hook's cost does not grow with the session.
- */
 const CHUNK_BYTES = 64 * 1024;
 
 /** Complete lines, last first, reading backwards in chunks and never more than `capBytes`. */

@@ -1,14 +1,12 @@
+// Decides, line by line, who wrote what a commit added. Pure and ordered, so the
+// same commit and the same traces give the same answer on every machine:
+// files by path, lines by number, and for each line the most recent trace that
+// still holds an unclaimed copy of it (ties broken by trace id).
 import { isAttributableLine, lineHash } from '../trace-record.js';
 import type { AddedLine, CommitChanges } from './commit-diff.js';
 import type { WindowTrace } from './trace-window.js';
 import type { CommitClaims } from './attribution-state.js';
 
-/**
- * Decides, line by line, who wrote what a commit added. Pure and ordered, so the
- * same commit and the same traces give the same answer on every machine:
- * files by path, lines by number, and for each line the most recent trace that
- * still holds an unclaimed copy of it (ties broken by trace id).
- */
 export interface AttributedLine extends AddedLine {
   /** The trace the line came from; undefined when a person wrote it. */
   trace?: WindowTrace;

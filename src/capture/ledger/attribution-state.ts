@@ -1,16 +1,14 @@
+// attribution-state.json (spec §2.2, "attribution-window cursor"): the last
+// commit seen and, for recent commits, which trace lines each one claimed.
+//
+// Claims make "never attribute a trace's line twice in one branch history"
+// checkable: a commit may not use a line that one of its ancestors already
+// claimed, while a commit on another branch, or the new commit of an amend or
+// rebase (whose old commit is no ancestor of it), may.
 import { join } from 'node:path';
 import { PROJECT_STATE_FILES } from '../../store/home.js';
 import { isPlainObject, readStateFile, updateStateFile } from '../../store/state-file.js';
 
-/**
- * attribution-state.json (spec §2.2, "attribution-window cursor"): the last
- * commit seen and, for recent commits, which trace lines each one claimed.
- *
- * Claims make "never attribute a trace's line twice in one branch history"
- * checkable: a commit may not use a line that one of its ancestors already
- * claimed, while a commit on another branch, or the new commit of an amend or
- * rebase (whose old commit is no ancestor of it), may.
- */
 export interface AttributionState {
   /** The commit attributed last, and its committer time (the spec's cursor). */
   last_commit?: string;

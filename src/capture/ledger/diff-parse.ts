@@ -1,9 +1,8 @@
-/**
- * Reads the output of `git diff-tree -p --unified=0` into the lines each file
- * gained. Only what attribution needs: the new-side path, and every added line
- * with its line number in the new file. Deleted files, binary files, submodules
- * and symlinks add no lines anyone wrote there, so they are left out.
- */
+// Reads the output of `git diff-tree -p --unified=0` into the lines each file
+// gained. Only what attribution needs: the new-side path, and every added line
+// with its line number in the new file. Deleted files, binary files, submodules
+// and symlinks add no lines anyone wrote there, so they are left out.
+
 export interface AddedLine {
   /** 1-based line number in the file as the commit has it. */
   line: number;

@@ -1,11 +1,9 @@
+// Runs git plumbing for the ledger. The environment is passed through on purpose:
+// inside git's own hooks GIT_DIR (and in a linked worktree GIT_COMMON_DIR) say
+// which repository is meant, and git must see them.
 import { execFile } from 'node:child_process';
 import { ExitCode, TracerError } from '../../core/errors.js';
 
-/**
- * Runs git plumbing for the ledger. The environment is passed through on purpose:
- * inside git's own hooks GIT_DIR (and in a linked worktree GIT_COMMON_DIR) say
- * which repository is meant, and git must see them.
- */
 export interface GitOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;

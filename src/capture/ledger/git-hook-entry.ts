@@ -1,3 +1,8 @@
+// `tracer commit-link` and `tracer rewrite-ledger` run inside git's post-commit
+// and post-rewrite hooks. They must never fail a git operation nor clutter its
+// output: by default they print nothing, exit 0 whatever happens, and write each
+// failure as one JSON line to hook-errors.log in the project folder. Run by hand
+// with --verbose they say what they did and report failures with their exit code.
 import type { Readable, Writable } from 'node:stream';
 import { commitSummaryEnabled, printCommitSummary } from '../../attribution/commit-summary.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
@@ -9,13 +14,6 @@ import { logHookFailure, type HookFailure } from '../hook/error-log.js';
 import { linkCommit, type LinkResult } from './link-commit.js';
 import { parseRewritePairs, REWRITE_KINDS, type RewriteKind } from './rewrite.js';
 
-/**
- * `tracer commit-link` and `tracer rewrite-ledger` run inside git's post-commit
- * and post-rewrite hooks. They must never fail a git operation nor clutter its
- * output: by default they print nothing, exit 0 whatever happens, and write each
- * failure as one JSON line to hook-errors.log in the project folder. Run by hand
- * with --verbose they say what they did and report failures with their exit code.
- */
 export interface GitHookIo {
   cwd: string;
   env: NodeJS.ProcessEnv;

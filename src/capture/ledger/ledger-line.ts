@@ -1,13 +1,11 @@
+// Reading a ledger line, whichever shape wrote it. Since ledger format 1 the
+// attribution is the `record` member, a pure Agent Trace record. Ledgers written
+// before it carry the record's members (`version`, `id`, `timestamp`, `vcs`,
+// `tool`, `files`, `metadata`) at the top level, next to tracer's own, with each
+// conversation's traces as `trace_ids` and a `contributor` on every file. Both
+// stay valid rows on disk and on services; every reader goes through here.
 import type { AgentTraceRecord, RecordConversation } from './ledger-record.js';
 
-/**
- * Reading a ledger line, whichever shape wrote it. Since ledger format 1 the
- * attribution is the `record` member, a pure Agent Trace record. Ledgers written
- * before it carry the record's members (`version`, `id`, `timestamp`, `vcs`,
- * `tool`, `files`, `metadata`) at the top level, next to tracer's own, with each
- * conversation's traces as `trace_ids` and a `contributor` on every file. Both
- * stay valid rows on disk and on services; every reader goes through here.
- */
 const RECORD_MEMBERS = ['version', 'id', 'timestamp', 'vcs', 'tool', 'files', 'metadata'] as const;
 const TRACE_URL = /^tracer:\/\/trace\/(.+)$/;
 

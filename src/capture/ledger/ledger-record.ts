@@ -1,3 +1,15 @@
+// A ledger: one commit's attribution. The line in ledgers.jsonl holds tracer's
+// wire members (`sha`, the content id; `ts`; `commit`; `trace_ids`) and `record`,
+// a pure Agent Trace record (https://agent-trace.dev, README §6.1) that validates
+// even under a validator refusing unknown members. The git note on the commit is
+// that record, byte for byte. What tracer knows beyond the spec goes where the
+// spec allows it: `metadata["dev.tracer"]`, and each conversation's traces as
+// `related` resources (`{type: "trace", url: "tracer://trace/<id>"}`).
+//
+// Everything in it derives from the commit and the traces: no clock, no host, no
+// absolute path, no random id, no package version, and every list sorted. The
+// same commit and traces therefore give the same bytes, and the same `sha`, on
+// every machine and from every tracer release.
 import { canonicalJson, sha256Hex, withContentId } from '../../core/content-id.js';
 import { modelsDevId } from '../../core/model-id.js';
 import { conversationUrl } from '../hook/summary.js';
@@ -5,20 +17,6 @@ import { AGENTS, type AgentName } from '../hook/hook-event.js';
 import { compare, type Attribution, type AttributedLine } from './attribute.js';
 import type { CommitInfo } from './commit-diff.js';
 
-/**
- * A ledger: one commit's attribution. The line in ledgers.jsonl holds tracer's
- * wire members (`sha`, the content id; `ts`; `commit`; `trace_ids`) and `record`,
- * a pure Agent Trace record (https://agent-trace.dev, README §6.1) that validates
- * even under a validator refusing unknown members. The git note on the commit is
- * that record, byte for byte. What tracer knows beyond the spec goes where the
- * spec allows it: `metadata["dev.tracer"]`, and each conversation's traces as
- * `related` resources (`{type: "trace", url: "tracer://trace/<id>"}`).
- *
- * Everything in it derives from the commit and the traces: no clock, no host, no
- * absolute path, no random id, no package version, and every list sorted. The
- * same commit and traces therefore give the same bytes, and the same `sha`, on
- * every machine and from every tracer release.
- */
 export const AGENT_TRACE_VERSION = '0.1.0';
 /** The shape of tracer's records, not the package version (which would make bytes differ between releases). */
 export const TOOL = { name: 'tracer', version: '1' } as const;

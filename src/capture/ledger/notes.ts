@@ -1,13 +1,11 @@
+// Ledgers also travel with the repository as git notes under refs/notes/tracer
+// (spec §2.6): a clone that fetches that ref reads each commit's attribution
+// with `git notes --ref=tracer show <commit>`. The note is the ledger's Agent
+// Trace record, spelled exactly as in the ledger's `record` member, so any Agent
+// Trace reader can take it as it is.
 import { GitCommandError, runGit, type GitOptions } from './git-exec.js';
 import { noteText, type Ledger } from './ledger-record.js';
 
-/**
- * Ledgers also travel with the repository as git notes under refs/notes/tracer
- * (spec §2.6): a clone that fetches that ref reads each commit's attribution
- * with `git notes --ref=tracer show <commit>`. The note is the ledger's Agent
- * Trace record, spelled exactly as in the ledger's `record` member, so any Agent
- * Trace reader can take it as it is.
- */
 export const NOTES_REF = 'tracer';
 
 /** A notes commit needs a committer; where none is configured, tracer signs its own notes. */

@@ -1,11 +1,9 @@
+// git's post-rewrite hook gets the kind of rewrite as its argument and, on stdin,
+// one line per rewritten commit: "<old> <new>", plus an extra field some
+// rewrites add. Ledgers and links follow the new commits in the order given, so
+// a rebased commit is attributed after the rebased commits it now builds on.
 import { ExitCode, TracerError } from '../../core/errors.js';
 
-/**
- * git's post-rewrite hook gets the kind of rewrite as its argument and, on stdin,
- * one line per rewritten commit: "<old> <new>", plus an extra field some
- * rewrites add. Ledgers and links follow the new commits in the order given, so
- * a rebased commit is attributed after the rebased commits it now builds on.
- */
 export const REWRITE_KINDS = ['amend', 'rebase'] as const;
 export type RewriteKind = (typeof REWRITE_KINDS)[number];
 

@@ -1,3 +1,8 @@
+// The traces a commit may draw on: every trace row that wrote one of the
+// commit's paths, recorded after the window start, with the lines that the
+// commit's ancestors already claimed taken away. Time is not used otherwise:
+// an agent's edit left unstaged by one commit keeps its credit for the next,
+// and the hook's clock never has to agree with git's.
 import { join } from 'node:path';
 import type { TraceRecord } from '../trace-record.js';
 import { readRecords } from '../../store/jsonl.js';
@@ -5,13 +10,6 @@ import { isPlainObject } from '../../store/state-file.js';
 import type { AttributionState, CommitClaims } from './attribution-state.js';
 import { runGit, type GitOptions } from './git-exec.js';
 
-/**
- * The traces a commit may draw on: every trace row that wrote one of the
- * commit's paths, recorded after the window start, with the lines that the
- * commit's ancestors already claimed taken away. Time is not used otherwise:
- * an agent's edit left unstaged by one commit keeps its credit for the next,
- * and the hook's clock never has to agree with git's.
- */
 export interface WindowTrace {
   id: string;
   ts: string;

@@ -1,13 +1,11 @@
+// What `remote show` and `remote list` report about a remote. The token is looked
+// up exactly as sync would (its token_ref only, spec §5.2) but only ever shown masked.
 import { parseRemoteUrl } from '../../core/remote-url.js';
 import { apiRoot } from '../../protocol/routes.js';
 import { maskToken, parseTokenRef } from '../../store/credentials.js';
 import type { GlobalConfig } from '../../store/config-files.js';
 import { chooseRemoteName, type RemoteRecord, type RemotesFile } from '../../store/remotes.js';
 
-/**
- * What `remote show` and `remote list` report about a remote. The token is looked
- * up exactly as sync would (its token_ref only, spec §5.2) but only ever shown masked.
- */
 export interface RemoteView {
   name: string;
   url: string;

@@ -1,14 +1,12 @@
+// How `remote add` and `remote set-token` bind a token (spec §5.1): `--token`
+// keeps the secret in config.json under `tokens.<project_id>::<remote>`,
+// `--token-env` records only a variable name. The secret never reaches remotes.json,
+// stdout or stderr.
 import { UsageError } from 'clipanion';
 import { checkEnvVarName, checkTokenValue, formatTokenRef, globalTokenKey, parseTokenRef, type TokenRef } from '../../store/credentials.js';
 import { updateGlobalConfig, type GlobalConfig } from '../../store/config-files.js';
 import type { RemoteRecord, RemotesFile } from '../../store/remotes.js';
 
-/**
- * How `remote add` and `remote set-token` bind a token (spec §5.1): `--token`
- * keeps the secret in config.json under `tokens.<project_id>::<remote>`,
- * `--token-env` records only a variable name. The secret never reaches remotes.json,
- * stdout or stderr.
- */
 export type TokenChoice = { kind: 'global'; token: string } | { kind: 'env'; variable: string };
 
 export const TOKEN_OPTION_DESCRIPTION =

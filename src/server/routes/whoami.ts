@@ -1,11 +1,9 @@
+// `GET /api/v1/auth/whoami`: describes the token itself, whatever target headers
+// come with it, so the client can name a mismatch precisely (wire contract "whoami").
 import type { FastifyInstance } from 'fastify';
 import { WHOAMI_ROUTE } from '../../protocol/routes.js';
 import { requireToken, type ServiceContext } from '../context.js';
 
-/**
- * `GET /api/v1/auth/whoami`: describes the token itself, whatever target headers
- * come with it, so the client can name a mismatch precisely (wire contract "whoami").
- */
 export function whoamiRoutes(context: ServiceContext) {
   return async (app: FastifyInstance) => {
     app.get(WHOAMI_ROUTE, { onRequest: requireToken(context) }, async (request) => {
