@@ -1,3 +1,5 @@
+// Commands that belong to no plugin. A plugin's own commands arrive through its
+// `commands` array (see kernel.ts), so this list never names a family.
 import type { CommandClass } from 'clipanion';
 import type { TracerContext } from '../cli/context.js';
 import { BlameCommand } from './blame.js';
@@ -36,10 +38,6 @@ import { SyncCommand } from './sync.js';
 import { TokenCreateCommand } from './token/create.js';
 import { ViewCommand } from './view.js';
 
-/**
- * Commands that belong to no plugin. A plugin's own commands arrive through its
- * `commands` array (see kernel.ts), so this list never names a family.
- */
 export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   InitCommand,
   ResetCommand,

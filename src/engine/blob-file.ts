@@ -1,3 +1,12 @@
+// Content-addressed blob files: written with the streamed atomic write
+// (src/files/atomic-write.ts), hashed while written, and renamed into place only
+// when the SHA-256 matches, so the cache never holds bytes under the wrong name.
+// A local write failure (disk full, read-only home) is a state_unwritable error,
+// never mistaken for a network failure by the download that feeds it; errors of
+// the source pass through as they are, so the HTTP client still retries a
+// connection cut mid-body. A pull killed mid-download leaves its temp file
+// behind; the next pull fetches the same sha again (its row was never stored)
+// and removes it then.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { dirname } from 'node:path';
@@ -6,17 +15,6 @@ import { writeStreamAtomic } from '../files/atomic-write.js';
 import { ensureDir, unwritable } from '../files/index.js';
 import { PRIVATE_DIR_MODE } from '../store/home.js';
 
-/**
- * Content-addressed blob files: written with the streamed atomic write
- * (src/files/atomic-write.ts), hashed while written, and renamed into place only
- * when the SHA-256 matches, so the cache never holds bytes under the wrong name.
- * A local write failure (disk full, read-only home) is a state_unwritable error,
- * never mistaken for a network failure by the download that feeds it; errors of
- * the source pass through as they are, so the HTTP client still retries a
- * connection cut mid-body. A pull killed mid-download leaves its temp file
- * behind; the next pull fetches the same sha again (its row was never stored)
- * and removes it then.
- */
 export async function writeVerifiedBlob(
   source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   sha256: string,

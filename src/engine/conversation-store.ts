@@ -1,3 +1,8 @@
+// Local storage of a blob family laid out as spec §2.2 says for conversations:
+// bytes in `<dir>/<sha[:2]>/<sha>`, `<dir>/_index.json` mapping each id to its
+// freshest sha, and one row per snapshot (id, sha, size, ts) in `<rows file>`.
+// An index entry with no row (bytes placed by hand) is still a record: its size
+// comes from the file, its ts from the file's mtime.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SHA256_HEX } from '../core/content-id.js';
@@ -10,13 +15,6 @@ import { isPlainObject, readStateFile, writeStateFile } from '../store/state-fil
 import { blobCachePath } from './blob-file.js';
 import { unreadableLine } from './jsonl-family-store.js';
 
-/**
- * Local storage of a blob family laid out as spec §2.2 says for conversations:
- * bytes in `<dir>/<sha[:2]>/<sha>`, `<dir>/_index.json` mapping each id to its
- * freshest sha, and one row per snapshot (id, sha, size, ts) in `<rows file>`.
- * An index entry with no row (bytes placed by hand) is still a record: its size
- * comes from the file, its ts from the file's mtime.
- */
 export interface BlobFamilyLayout {
   /** Folder of the byte cache and its `_index.json`. */
   dir: string;

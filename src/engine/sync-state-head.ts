@@ -1,3 +1,12 @@
+// sync-state.head.json: everything in sync-state.json but the manifests, plus
+// how many ids each one lists, stamped with the size, modification time and
+// inode of the sync-state.json it was written with. A push whose files hold
+// nothing past their scan marks then decides from this small file alone,
+// instead of parsing 100k ids (~35 ms, a fifth of a no-op push).
+//
+// Only a cache: sync-state.json stays the truth. A head that is missing,
+// malformed or stamped for another file (an edit, a deletion, a reset, a write
+// by an older tracer) is ignored, and the next save rewrites it.
 import type { BigIntStats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -5,17 +14,6 @@ import type { ScanMark } from '../kernel/types.js';
 import { PROJECT_STATE_FILES } from '../store/home.js';
 import { isPlainObject, writeStateFile } from '../store/state-file.js';
 
-/**
- * sync-state.head.json: everything in sync-state.json but the manifests, plus
- * how many ids each one lists, stamped with the size, modification time and
- * inode of the sync-state.json it was written with. A push whose files hold
- * nothing past their scan marks then decides from this small file alone,
- * instead of parsing 100k ids (~35 ms, a fifth of a no-op push).
- *
- * Only a cache: sync-state.json stays the truth. A head that is missing,
- * malformed or stamped for another file (an edit, a deletion, a reset, a write
- * by an older tracer) is ignored, and the next save rewrites it.
- */
 const VERSION = 1;
 
 export interface HeadRecord {

@@ -1,14 +1,12 @@
+// sync-state.json (spec §2.2): per remote, the content ids known to be on that
+// remote (`synced.<manifest key>`) and the pull cursor of each family. It is the
+// truth for "pushed"; losing it only forces a re-scan (the service dedups).
 import { join } from 'node:path';
 import { PROJECT_STATE_FILES } from '../store/home.js';
 import type { ScanMark } from '../kernel/types.js';
 import { isPlainObject, readStateFile, writeStateFile, type StateFileOptions } from '../store/state-file.js';
 import { currentStamp, readSyncStateHead, sameStamp, stampOf, writeSyncStateHead, type HeadRecord, type Stamp } from './sync-state-head.js';
 
-/**
- * sync-state.json (spec §2.2): per remote, the content ids known to be on that
- * remote (`synced.<manifest key>`) and the pull cursor of each family. It is the
- * truth for "pushed"; losing it only forces a re-scan (the service dedups).
- */
 export interface RemoteSyncRecord {
   /**
    * The remote URL this record describes. A record kept under the same name for

@@ -1,29 +1,27 @@
+// The one way tracer writes a file whole: state files, the blob cache,
+// transcript snapshots, agent settings, rules, git hooks, the project anchor and
+// the service's blobs. The bytes go to `<destination>.tmp-<pid>-<random>` beside
+// the destination, every byte is written (write(2) may take fewer than asked, and
+// a filling disk does that before it fails), the file is fsynced, renamed over the
+// destination, and the folder is fsynced so the rename itself survives a power
+// loss. A crash leaves the old content or the new, never a mix; a failure removes
+// the temp file; a writer killed mid-write leaves its temp file, which the next
+// writer of that destination removes once that pid no longer runs.
+//
+// Built on node:fs, not fs-extra, because the hook path (every agent tool use)
+// writes through it and importing fs-extra costs 26-39 ms of start-up there
+// (BENCHMARKS.md, "File layer"). Calls go through the `fs` object at call time
+// so tests can watch the opens, syncs and renames.
+//
+// Local failures become `state_unwritable` naming the destination; errors of a
+// streamed source and of the `beforeRename` check pass through as they are (a
+// download cut mid-body stays a network failure the client retries).
 import { randomBytes } from 'node:crypto';
 import fs, { type BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errnoCode, unwritable } from './index.js';
 
-/**
- * The one way tracer writes a file whole: state files, the blob cache,
- * transcript snapshots, agent settings, rules, git hooks, the project anchor and
- * the service's blobs. The bytes go to `<destination>.tmp-<pid>-<random>` beside
- * the destination, every byte is written (write(2) may take fewer than asked, and
- * a filling disk does that before it fails), the file is fsynced, renamed over the
- * destination, and the folder is fsynced so the rename itself survives a power
- * loss. A crash leaves the old content or the new, never a mix; a failure removes
- * the temp file; a writer killed mid-write leaves its temp file, which the next
- * writer of that destination removes once that pid no longer runs.
- *
- * Built on node:fs, not fs-extra, because the hook path (every agent tool use)
- * writes through it and importing fs-extra costs 26-39 ms of start-up there
- * (BENCHMARKS.md, "File layer"). Calls go through the `fs` object at call time
- * so tests can watch the opens, syncs and renames.
- *
- * Local failures become `state_unwritable` naming the destination; errors of a
- * streamed source and of the `beforeRename` check pass through as they are (a
- * download cut mid-body stays a network failure the client retries).
- */
 export interface AtomicWriteOptions {
   /** The new file's exact mode, whatever the umask. Default 0o644. */
   mode?: number;

@@ -1,25 +1,23 @@
+// tracer's file layer: folders, existence, moves, removals and JSON reads, and
+// the errors every reader and writer of tracer's files reports. Whole-file
+// writes are src/files/atomic-write.ts. One module, not one per concern,
+// because the hook path loads it and every module there costs start-up
+// (BENCHMARKS.md, "File layer").
+//
+// Moves and removals go through fs-extra (a move that crosses file systems is
+// copied then removed, a move never replaces a file already there unless told
+// to, a removal retries a busy file). fs-extra is loaded on first use, not at
+// import: loading it costs 26 ms (`require`) to 39 ms (`import`) of start-up,
+// graceful-fs patching fs included, and the hook and push paths import this
+// module. Those paths only make folders, test existence and read JSON, which
+// are the node:fs calls fs-extra's `ensureDir`, `pathExists` and `readJson`
+// themselves make, so they never load it.
 import { accessSync, mkdirSync, readFileSync } from 'node:fs';
 import { access, mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type FsExtra from 'fs-extra';
 import { ExitCode, TracerError } from '../core/errors.js';
 
-/**
- * tracer's file layer: folders, existence, moves, removals and JSON reads, and
- * the errors every reader and writer of tracer's files reports. Whole-file
- * writes are src/files/atomic-write.ts. One module, not one per concern,
- * because the hook path loads it and every module there costs start-up
- * (BENCHMARKS.md, "File layer").
- *
- * Moves and removals go through fs-extra (a move that crosses file systems is
- * copied then removed, a move never replaces a file already there unless told
- * to, a removal retries a busy file). fs-extra is loaded on first use, not at
- * import: loading it costs 26 ms (`require`) to 39 ms (`import`) of start-up,
- * graceful-fs patching fs included, and the hook and push paths import this
- * module. Those paths only make folders, test existence and read JSON, which
- * are the node:fs calls fs-extra's `ensureDir`, `pathExists` and `readJson`
- * themselves make, so they never load it.
- */
 let loaded: typeof FsExtra | undefined;
 function fsExtra(): typeof FsExtra {
   loaded ??= createRequire(import.meta.url)('fs-extra') as typeof FsExtra;

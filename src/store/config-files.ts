@@ -1,11 +1,9 @@
+// `config.json` (global, mode 0600: it holds tokens) and `project-config.json`
+// (per project). Both are plain objects; settings.ts says which keys a user may set.
 import { join } from 'node:path';
 import { homePaths, PRIVATE_FILE_MODE, PROJECT_STATE_FILES } from './home.js';
 import { isPlainObject, readStateFile, updateStateFile, type StateFileOptions } from './state-file.js';
 
-/**
- * `config.json` (global, mode 0600: it holds tokens) and `project-config.json`
- * (per project). Both are plain objects; settings.ts says which keys a user may set.
- */
 export interface GlobalConfig {
   /** Per-remote secrets, keyed `<project_id>::<remote_name>` (spec §2.1, §5.1). */
   tokens?: Record<string, string>;

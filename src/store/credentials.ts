@@ -1,16 +1,14 @@
+// Token references and the precedence rules of spec §5.2, in one place.
+//
+// 1. The remote's own `auth.token_ref` is the only source of its token; no
+//    environment variable overrides it.
+// 2. `TRACER_TOKEN` is never consulted here: it is left for old scripts only.
+// 3. `TRACER_ADMIN_SECRET` is returned only for project creation.
+// 4. The legacy global slot (`auth_token`) is never read here.
 import { ExitCode, TracerError } from '../core/errors.js';
 import type { GlobalConfig } from './config-files.js';
 import type { RemoteRecord } from './remotes.js';
 
-/**
- * Token references and the precedence rules of spec §5.2, in one place.
- *
- * 1. The remote's own `auth.token_ref` is the only source of its token; no
- *    environment variable overrides it.
- * 2. `TRACER_TOKEN` is never consulted here: it is left for old scripts only.
- * 3. `TRACER_ADMIN_SECRET` is returned only for project creation.
- * 4. The legacy global slot (`auth_token`) is never read here.
- */
 export type TokenRef = { kind: 'global'; key: string } | { kind: 'env'; variable: string };
 
 /** What the token is for: decides whether the admin secret may be read (rule 3). */

@@ -1,14 +1,12 @@
+// Finds the git directories for `cwd` without spawning git: hooks call tracer on
+// every agent tool use, and a `git rev-parse` would cost more than the rest of the
+// start-up. Follows gitrepository-layout(5): a `.git` folder, or a `.git` file
+// (`gitdir: <path>`) for linked worktrees and submodules, whose `commondir` file
+// points at the shared folder. `GIT_DIR` / `GIT_COMMON_DIR` win when set, as they
+// are inside git's own hooks.
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
-/**
- * Finds the git directories for `cwd` without spawning git: hooks call tracer on
- * every agent tool use, and a `git rev-parse` would cost more than the rest of the
- * start-up. Follows gitrepository-layout(5): a `.git` folder, or a `.git` file
- * (`gitdir: <path>`) for linked worktrees and submodules, whose `commondir` file
- * points at the shared folder. `GIT_DIR` / `GIT_COMMON_DIR` win when set, as they
- * are inside git's own hooks.
- */
 export interface GitLocation {
   /** Top of the working tree that contains cwd. */
   worktree: string;

@@ -1,21 +1,18 @@
+// Append-only JSONL files (traces.jsonl, ledgers.jsonl, ...).
+//
+// Writing: every call is one write(2) on an O_APPEND descriptor, so appends from
+// several processes never interleave. If the file does not end in a newline (a
+// torn line left by a crash), the append starts with one, so the new record still
+// starts on a fresh line and the torn bytes stay where they are. An append that
+// fails part-way (disk full) takes its partial bytes back.
+//
+// Reading: streamed chunk by chunk; a multi-GB file is never held whole. A line
+// that does not parse is reported through `onCorrupt` and skipped, never deleted.
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { ensureDirSync, errnoCode, unwritable } from '../files/index.js';
 import { PRIVATE_DIR_MODE, PUBLIC_FILE_MODE } from './home.js';
-
-/**
- * Append-only JSONL files (traces.jsonl, ledgers.jsonl, ...).
- *
- * Writing: every call is one write(2) on an O_APPEND descriptor, so appends from
- * several processes never interleave. If the file does not end in a newline (a
- * torn line left by a crash), the append starts with one, so the new record still
- * starts on a fresh line and the torn bytes stay where they are. An append that
- * fails part-way (disk full) takes its partial bytes back.
- *
- * Reading: streamed chunk by chunk; a multi-GB file is never held whole. A line
- * that does not parse is reported through `onCorrupt` and skipped, never deleted.
- */
 
 export interface CorruptLine {
   path: string;

@@ -1,3 +1,6 @@
+// Project identity (spec §2.2, §2.3): an opaque `project_id` kept in one line of
+// `<git-common-dir>/tracer-id`, shared by every worktree. Nothing in the working
+// tree encodes it, so a clone is a new project until it is linked to a remote.
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,11 +11,6 @@ import { writeFileAtomicSync } from '../files/atomic-write.js';
 import { errnoCode, unwritable } from '../files/index.js';
 import { isPlainObject, updateStateFile } from './state-file.js';
 
-/**
- * Project identity (spec §2.2, §2.3): an opaque `project_id` kept in one line of
- * `<git-common-dir>/tracer-id`, shared by every worktree. Nothing in the working
- * tree encodes it, so a clone is a new project until it is linked to a remote.
- */
 export const ANCHOR_FILE = 'tracer-id';
 const MAX_PROJECT_ID_LENGTH = 200;
 const MAX_FOLDER_NAME_BYTES = 200;

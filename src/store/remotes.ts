@@ -1,14 +1,12 @@
+// `remotes.json` (spec §2.2, mode 0600): named HTTP remotes with the URL, the
+// slugs and base URL derived from it, and the token reference. The secret itself
+// never lives here (spec §5).
 import { join } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { parseRemoteUrl } from '../core/remote-url.js';
 import { PRIVATE_FILE_MODE, PROJECT_STATE_FILES } from './home.js';
 import { isPlainObject, readStateFile, updateStateFile, type StateFileOptions } from './state-file.js';
 
-/**
- * `remotes.json` (spec §2.2, mode 0600): named HTTP remotes with the URL, the
- * slugs and base URL derived from it, and the token reference. The secret itself
- * never lives here (spec §5).
- */
 export interface RemoteRecord {
   url: string;
   org_slug: string;

@@ -1,9 +1,7 @@
+// The keys `tracer config` and `tracer set global` may read and write: one table,
+// so an unknown key is refused with the list of known ones.
 import { ExitCode, TracerError } from '../core/errors.js';
 
-/**
- * The keys `tracer config` and `tracer set global` may read and write: one table,
- * so an unknown key is refused with the list of known ones.
- */
 export type SettingScope = 'project' | 'global';
 export type SettingType = 'string' | 'boolean' | 'string-list';
 

@@ -1,3 +1,8 @@
+// The viewer's routes, in Fastify: the page shell for every deep link (the UI
+// bundle renders it), the bundle itself, and a read-only JSON API over a
+// ViewerDataSource. Every request passes the gate first (Host, then token or
+// cookie). Only GET exists: nothing here can change the store. It runs on the
+// node:http server that server.ts already listens on.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,13 +13,6 @@ import type { ListQuery, ViewerDataSource } from './data-source.js';
 import { SECURITY_HEADERS, type Gate } from './security.js';
 import { notFoundPage, plainPage, shellPage } from './pages.js';
 
-/**
- * The viewer's routes, in Fastify: the page shell for every deep link (the UI
- * bundle renders it), the bundle itself, and a read-only JSON API over a
- * ViewerDataSource. Every request passes the gate first (Host, then token or
- * cookie). Only GET exists: nothing here can change the store. It runs on the
- * node:http server that server.ts already listens on.
- */
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
 // From src/viewer/ (tests, tsx) and from dist/viewer/ alike this is <package>/dist/viewer/assets: npm run build puts the bundle there.

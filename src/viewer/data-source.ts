@@ -1,13 +1,11 @@
+// Everything the viewer's pages show comes through this interface, as plain
+// JSON: the local implementation reads $TRACER_HOME (local/store-source.ts),
+// and the trace service can later implement it over its database to serve the
+// same pages to a team. Missing things throw TracerError (`unknown_project`,
+// `unknown_session`, `unknown_commit`, `path_outside_repository`, ...), which
+// the server turns into 404 or 400.
 import type { BlameResult } from './blame-source.js';
 
-/**
- * Everything the viewer's pages show comes through this interface, as plain
- * JSON: the local implementation reads $TRACER_HOME (local/store-source.ts),
- * and the trace service can later implement it over its database to serve the
- * same pages to a team. Missing things throw TracerError (`unknown_project`,
- * `unknown_session`, `unknown_commit`, `path_outside_repository`, ...), which
- * the server turns into 404 or 400.
- */
 export interface ViewerDataSource {
   projects(): Promise<ProjectSummary[]>;
   projectStats(projectId: string): Promise<ProjectStats>;

@@ -1,10 +1,8 @@
+// Opens a URL with the platform's opener, detached. A machine without one (a
+// server, a container) is normal: the printed URL is enough, so any failure is
+// ignored.
 import { spawn } from 'node:child_process';
 
-/**
- * Opens a URL with the platform's opener, detached. A machine without one (a
- * server, a container) is normal: the printed URL is enough, so any failure is
- * ignored.
- */
 export function openBrowser(url: string, platform: NodeJS.Platform = process.platform): void {
   const [command, args] =
     platform === 'darwin' ? ['open', [url]] : platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];

@@ -1,9 +1,8 @@
-/**
- * The few HTML documents the server writes itself. The shell is the same for
- * every deep link: the bundle reads location.pathname and renders the page.
- * No inline script or style anywhere (the CSP forbids them), and the only
- * dynamic text, in plainPage, is escaped.
- */
+// The few HTML documents the server writes itself. The shell is the same for
+// every deep link: the bundle reads location.pathname and renders the page.
+// No inline script or style anywhere (the CSP forbids them), and the only
+// dynamic text, in plainPage, is escaped.
+
 // A new launch may serve a new build: the query keeps the browser from reusing an old bundle.
 const BUILD = Date.now().toString(36);
 

@@ -1,14 +1,12 @@
+// Who may talk to the viewer: whoever opened the URL it printed. The URL's
+// per-launch token is traded on first visit for an HttpOnly, SameSite=Strict
+// cookie (so it leaves the address bar and history at once); any request
+// without it is refused. The Host header must name the address and port the
+// viewer serves, so a page on another origin whose DNS name is rebound to
+// 127.0.0.1 is refused too.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 
-/**
- * Who may talk to the viewer: whoever opened the URL it printed. The URL's
- * per-launch token is traded on first visit for an HttpOnly, SameSite=Strict
- * cookie (so it leaves the address bar and history at once); any request
- * without it is refused. The Host header must name the address and port the
- * viewer serves, so a page on another origin whose DNS name is rebound to
- * 127.0.0.1 is refused too.
- */
 export interface Gate {
   token: string;
   cookieName: string;

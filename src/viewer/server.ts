@@ -1,14 +1,12 @@
+// Starts the viewer listening before anything heavy loads: a plain node:http
+// server takes the port and the URL can be printed at once (issue 15: within
+// 0.5 s), while Fastify, the routes and the data source load behind it.
+// Requests that arrive meanwhile wait in order and are answered as soon as
+// the routes are ready.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ViewerDataSource } from './data-source.js';
 import { createGate } from './security.js';
 
-/**
- * Starts the viewer listening before anything heavy loads: a plain node:http
- * server takes the port and the URL can be printed at once (issue 15: within
- * 0.5 s), while Fastify, the routes and the data source load behind it.
- * Requests that arrive meanwhile wait in order and are answered as soon as
- * the routes are ready.
- */
 export interface ViewerServer {
   url: string;
   origin: string;

@@ -1,3 +1,9 @@
+// On stop and session-end, the transcript is snapshotted into the project's
+// content-addressed cache (spec §2.2). It is copied and hashed in one streamed
+// pass (a transcript can be hundreds of MB and is never held whole), then renamed
+// to `<sha[:2]>/<sha>`. Earlier snapshots stay; the conversation store appends one
+// row per new snapshot and points `_index.json` at the newest. Bytes already
+// snapshotted for this conversation add nothing.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -8,14 +14,6 @@ import { writeStreamAtomic } from '../../files/atomic-write.js';
 import { ensureDir, unwritable } from '../../files/index.js';
 import { PRIVATE_DIR_MODE } from '../../store/home.js';
 
-/**
- * On stop and session-end, the transcript is snapshotted into the project's
- * content-addressed cache (spec §2.2). It is copied and hashed in one streamed
- * pass (a transcript can be hundreds of MB and is never held whole), then renamed
- * to `<sha[:2]>/<sha>`. Earlier snapshots stay; the conversation store appends one
- * row per new snapshot and points `_index.json` at the newest. Bytes already
- * snapshotted for this conversation add nothing.
- */
 export interface Snapshot {
   content_sha256: string;
   size: number;

@@ -1,13 +1,11 @@
+// The coding agents tracer hooks into, as data: where each keeps its hook settings
+// and which of its events we listen to. `grouped` is the Claude Code layout that
+// Codex CLI adopted ({hooks: {Event: [{matcher, hooks: [{type, command}]}]}});
+// `flat` is Cursor's ({version: 1, hooks: {event: [{command}]}}).
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ExitCode, TracerError } from '../../core/errors.js';
 
-/**
- * The coding agents tracer hooks into, as data: where each keeps its hook settings
- * and which of its events we listen to. `grouped` is the Claude Code layout that
- * Codex CLI adopted ({hooks: {Event: [{matcher, hooks: [{type, command}]}]}});
- * `flat` is Cursor's ({version: 1, hooks: {event: [{command}]}}).
- */
 export type AgentName = 'claude-code' | 'cursor' | 'codex';
 export const AGENT_NAMES: readonly AgentName[] = ['claude-code', 'cursor', 'codex'];
 

@@ -1,3 +1,8 @@
+// The git hooks of spec §2.4: post-commit links the commit to the traces,
+// post-rewrite moves ledgers along with amended or rebased commits. A hook that
+// was already there is renamed `<hook>.pre-tracer` and run first by ours, with the
+// same arguments and input, and its exit status is what git sees; that works for a
+// hook in any language, and uninstall renames it back untouched.
 import { chmodSync, lstatSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirSync, moveSync } from '../../files/index.js';
@@ -8,13 +13,6 @@ import { runGit } from './git.js';
 import { shellQuote, type TracerInvocation } from './invocation.js';
 import type { FileChange } from './agent-hooks.js';
 
-/**
- * The git hooks of spec §2.4: post-commit links the commit to the traces,
- * post-rewrite moves ledgers along with amended or rebased commits. A hook that
- * was already there is renamed `<hook>.pre-tracer` and run first by ours, with the
- * same arguments and input, and its exit status is what git sees; that works for a
- * hook in any language, and uninstall renames it back untouched.
- */
 export const GIT_HOOK_NAMES = ['post-commit', 'post-rewrite'] as const;
 export type GitHookName = (typeof GIT_HOOK_NAMES)[number];
 export const CHAINED_SUFFIX = '.pre-tracer';

@@ -1,14 +1,12 @@
+// Adds and removes tracer's entries in an agent's hook settings, touching nothing
+// else: a user's own hooks, matcher groups and other settings keep their values and
+// their order. Our entries are found by their command (`tracer hook <agent> <event>`),
+// so a second run updates them in place instead of adding duplicates.
 import { isPlainObject } from '../../store/state-file.js';
 import type { AgentSpec } from './agents.js';
 import { parseAgentHookCommand, sameHookCommand } from './invocation.js';
 import { invalid } from './json-file.js';
 
-/**
- * Adds and removes tracer's entries in an agent's hook settings, touching nothing
- * else: a user's own hooks, matcher groups and other settings keep their values and
- * their order. Our entries are found by their command (`tracer hook <agent> <event>`),
- * so a second run updates them in place instead of adding duplicates.
- */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a user's settings file: any JSON at all
 type Json = Record<string, any>;
 

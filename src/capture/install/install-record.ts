@@ -1,12 +1,10 @@
+// `$TRACER_HOME/install-state.json`: for each agent settings file tracer added
+// hooks to, the exact bytes it had before (null: it did not exist) and the folders
+// tracer created for it. Uninstall puts those bytes back when nothing else changed
+// since, so a hand-formatted file comes back byte-identical, not merely equivalent.
 import { join } from 'node:path';
 import { isPlainObject, readStateFile, updateStateFile } from '../../store/state-file.js';
 
-/**
- * `$TRACER_HOME/install-state.json`: for each agent settings file tracer added
- * hooks to, the exact bytes it had before (null: it did not exist) and the folders
- * tracer created for it. Uninstall puts those bytes back when nothing else changed
- * since, so a hand-formatted file comes back byte-identical, not merely equivalent.
- */
 export interface InstalledFile {
   original: string | null;
   created_dirs: string[];

@@ -1,13 +1,11 @@
+// An agent's JSON settings file as found on disk. We re-serialize it in the
+// user's own indentation and final-newline style, so a file written by hand in
+// the usual `JSON.stringify` layout comes back byte-identical.
 import { readFileSync } from 'node:fs';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { isPlainObject } from '../../store/state-file.js';
 import { errnoCode } from '../../files/index.js';
 
-/**
- * An agent's JSON settings file as found on disk. We re-serialize it in the
- * user's own indentation and final-newline style, so a file written by hand in
- * the usual `JSON.stringify` layout comes back byte-identical.
- */
 export interface JsonFile {
   path: string;
   /** Exact bytes found, or undefined when the file does not exist. */

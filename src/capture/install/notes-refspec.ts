@@ -1,11 +1,9 @@
+// Ledgers are also git notes under refs/notes/tracer (spec §2.6). git fetches
+// notes only when a remote's fetch refspecs name them, so `tracer init --notes`
+// adds this refspec (opt-in: it changes what every fetch downloads).
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { runGit } from './git.js';
 
-/**
- * Ledgers are also git notes under refs/notes/tracer (spec §2.6). git fetches
- * notes only when a remote's fetch refspecs name them, so `tracer init --notes`
- * adds this refspec (opt-in: it changes what every fetch downloads).
- */
 export const NOTES_REFSPEC = '+refs/notes/tracer:refs/notes/tracer';
 const NOTES_REFSPEC_PATTERN = '^\\+refs/notes/tracer:refs/notes/tracer$';
 

@@ -1,3 +1,6 @@
+// Rules (spec §2.4): instructions the agents load with every session, installed
+// as `tracer-<name>` files in each agent's rules folder. The prefix is how list
+// and remove tell tracer's rules from the user's own.
 import { readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../../files/atomic-write.js';
@@ -7,11 +10,6 @@ import { findGit } from '../../store/git.js';
 import { errnoCode, unwritable } from '../../files/index.js';
 import type { AgentSpec } from './agents.js';
 
-/**
- * Rules (spec §2.4): instructions the agents load with every session, installed
- * as `tracer-<name>` files in each agent's rules folder. The prefix is how list
- * and remove tell tracer's rules from the user's own.
- */
 const RULE_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_RULE_NAME = 64;
 const FRONT_MATTER = /^---\r?\n[\s\S]*?\r?\n---\r?\n/;

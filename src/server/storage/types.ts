@@ -1,10 +1,8 @@
+// The one storage interface both backends implement (embedded SQLite + blob
+// folder, or PostgreSQL for rows and blobs). Routes only ever talk to this, and
+// one conformance suite runs against each backend.
 import type { Readable } from 'node:stream';
 
-/**
- * The one storage interface both backends implement (embedded SQLite + blob
- * folder, or PostgreSQL for rows and blobs). Routes only ever talk to this, and
- * one conformance suite runs against each backend.
- */
 export interface TraceStorage {
   readonly backend: 'sqlite' | 'postgres';
   /** Where the data lives, for the start-up line (never a password). */

@@ -1,3 +1,7 @@
+// The commit page: the newest ledger of the commit (reread whole by its byte
+// span), its files and ranges by contributor, the sessions behind them with
+// their summaries, and git's diff with each added line an agent wrote marked
+// with its conversation.
 import { ExitCode, TracerError } from '../../core/errors.js';
 import type { CommitConversation, CommitDetail, CommitFile, DiffFile } from '../data-source.js';
 import { commitDiff, commitHeaders, resolveCommit } from './git-read.js';
@@ -5,12 +9,6 @@ import { agentTraceRecord, contributorKind, parseConversationUrl } from './ledge
 import { isObject, readSpans, str } from './refreshing-file.js';
 import type { ProjectState } from './store-source.js';
 
-/**
- * The commit page: the newest ledger of the commit (reread whole by its byte
- * span), its files and ranges by contributor, the sessions behind them with
- * their summaries, and git's diff with each added line an agent wrote marked
- * with its conversation.
- */
 export async function commitDetail(state: ProjectState, requested: string): Promise<CommitDetail> {
   if (!/^[0-9a-f]{4,64}$/i.test(requested)) throw unknownCommit(requested);
   const wanted = requested.toLowerCase();

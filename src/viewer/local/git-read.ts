@@ -1,12 +1,10 @@
+// What the viewer asks git: subjects and authors of the commits on screen (one
+// `git log --stdin` for a page of them) and one commit's diff. Read-only
+// commands only, run in the project's working tree, with a cap on the output
+// so a commit of generated files cannot fill the memory.
 import { execFile } from 'node:child_process';
 import type { DiffFile } from '../data-source.js';
 
-/**
- * What the viewer asks git: subjects and authors of the commits on screen (one
- * `git log --stdin` for a page of them) and one commit's diff. Read-only
- * commands only, run in the project's working tree, with a cap on the output
- * so a commit of generated files cannot fill the memory.
- */
 const DIFF_MAX_BYTES = 4 * 1024 * 1024;
 const FILE_LINES_MAX = 5_000;
 

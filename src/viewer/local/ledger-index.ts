@@ -1,13 +1,11 @@
+// Commits of a project: the newest ledger line of each commit (its byte span,
+// to reread it whole for the commit page) with its line counts, agents and
+// models; commit links for the sessions behind each commit and the commits an
+// amend or rebase replaced; and the latest summary of each conversation.
 import type { LineCounts } from '../data-source.js';
 import { agentTraceRecord, contributorKind, ledgerCommit, ledgerTs, parseConversationUrl } from './ledger-read.js';
 import { isObject, parsedLines, RefreshingFile, str } from './refreshing-file.js';
 
-/**
- * Commits of a project: the newest ledger line of each commit (its byte span,
- * to reread it whole for the commit page) with its line counts, agents and
- * models; commit links for the sessions behind each commit and the commits an
- * amend or rebase replaced; and the latest summary of each conversation.
- */
 export interface CommitAggregate {
   sha: string;
   ts: string | null;

@@ -1,12 +1,10 @@
+// The project page's filters (agent, model, dates, free text) and paging.
+// Dates compare as ISO strings; a bare `to` date takes in its whole day.
 import type { ListQuery, Page } from '../data-source.js';
 import type { CommitHeader } from './git-read.js';
 import type { CommitAggregate } from './ledger-index.js';
 import type { SessionAggregate } from './trace-index.js';
 
-/**
- * The project page's filters (agent, model, dates, free text) and paging.
- * Dates compare as ISO strings; a bare `to` date takes in its whole day.
- */
 export const PAGE_DEFAULT = 50;
 export const PAGE_MAX = 200;
 

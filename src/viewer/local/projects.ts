@@ -1,15 +1,13 @@
+// The projects of a $TRACER_HOME: those in projects.json, and project folders
+// the registry does not name (a registry lost or from another tool). A
+// project's folder is always inside `projects/`: a registry entry pointing
+// elsewhere is not followed, so no file outside the store is ever read.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import { homePaths } from '../../store/home.js';
 import { sanitizeProjectId } from '../../store/project.js';
 import type { ProjectSummary } from '../data-source.js';
 
-/**
- * The projects of a $TRACER_HOME: those in projects.json, and project folders
- * the registry does not name (a registry lost or from another tool). A
- * project's folder is always inside `projects/`: a registry entry pointing
- * elsewhere is not followed, so no file outside the store is ever read.
- */
 export interface LocalProject {
   id: string;
   dir: string;

@@ -1,17 +1,15 @@
+// An append-only JSONL file read incrementally: each refresh reads only what
+// was appended since the last one, so an index stays current while the hooks
+// keep writing and never rereads 100 MB. A file that shrank was replaced
+// (reset, pull rewrite): the caller starts over. Refreshes are serialized, so
+// two requests arriving together index the file once.
+//
+// Lines reach the handler as bytes, not strings: the trace index picks its few
+// members out of them without decoding or parsing the whole row (trace-scan.ts).
+// Every chunk is an awaited read, so requests keep being answered while a
+// large file is indexed.
 import { open, stat } from 'node:fs/promises';
 
-/**
- * An append-only JSONL file read incrementally: each refresh reads only what
- * was appended since the last one, so an index stays current while the hooks
- * keep writing and never rereads 100 MB. A file that shrank was replaced
- * (reset, pull rewrite): the caller starts over. Refreshes are serialized, so
- * two requests arriving together index the file once.
- *
- * Lines reach the handler as bytes, not strings: the trace index picks its few
- * members out of them without decoding or parsing the whole row (trace-scan.ts).
- * Every chunk is an awaited read, so requests keep being answered while a
- * large file is indexed.
- */
 export interface LineHandler {
   reset(): void;
   /** The line is `bytes[from, to)`, at file offsets [start, end) newline included. False: unreadable, skipped. */

@@ -1,11 +1,9 @@
+// A path from a URL, as a repository-relative path: `/`-separated, no `..`
+// that climbs out, not absolute, no NUL. Anything else is refused before it
+// reaches git or the file system.
 import { posix } from 'node:path';
 import { ExitCode, TracerError } from '../../core/errors.js';
 
-/**
- * A path from a URL, as a repository-relative path: `/`-separated, no `..`
- * that climbs out, not absolute, no NUL. Anything else is refused before it
- * reaches git or the file system.
- */
 export function repositoryPath(path: string): string {
   const cleaned = path.replace(/\\/g, '/');
   const normalized = posix.normalize(cleaned);

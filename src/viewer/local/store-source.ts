@@ -1,3 +1,7 @@
+// The viewer's data source over a local $TRACER_HOME. Nothing is read at
+// start-up: a project's indexes are built on its first request (or by
+// `warm`), then brought up to date from where they stopped on each request.
+// It only ever opens files for reading.
 import { join } from 'node:path';
 import { conversationUrl } from '../../capture/hook/summary.js';
 import { AGENTS, type AgentName } from '../../capture/hook/hook-event.js';
@@ -27,12 +31,6 @@ import { TraceIndex, type SessionAggregate } from './trace-index.js';
 import { TranscriptStore } from './transcripts.js';
 import { repositoryPath } from './repository-path.js';
 
-/**
- * The viewer's data source over a local $TRACER_HOME. Nothing is read at
- * start-up: a project's indexes are built on its first request (or by
- * `warm`), then brought up to date from where they stopped on each request.
- * It only ever opens files for reading.
- */
 interface ProjectState {
   project: LocalProject;
   traces: TraceIndex;

@@ -1,12 +1,10 @@
+// Sessions of a project from traces.jsonl, one small aggregate per
+// conversation: 100k traces become ~2,000 aggregates and two byte offsets per
+// trace, never the parsed rows (a trace row's line hashes are most of its
+// bytes). The session page rereads its own rows by offset.
 import { isObject, RefreshingFile, str } from './refreshing-file.js';
 import { scanTrace, type TraceFields } from './trace-scan.js';
 
-/**
- * Sessions of a project from traces.jsonl, one small aggregate per
- * conversation: 100k traces become ~2,000 aggregates and two byte offsets per
- * trace, never the parsed rows (a trace row's line hashes are most of its
- * bytes). The session page rereads its own rows by offset.
- */
 export interface SessionAggregate {
   conversationId: string;
   agent: string;

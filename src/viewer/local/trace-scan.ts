@@ -1,18 +1,17 @@
-/**
- * The few members of a trace row the index needs (conversation_id, ts, agent,
- * model, files[].path), picked out of the row's text without parsing it: JSON.parse
- * of 100k rows of line hashes is most of the project page's first load. Only rows it can read without doubt take this
- * path; anything else answers undefined and is parsed as JSON:
- *
- * - a key is matched with its quotes (`"ts":"`): every quote inside a JSON
- *   string is escaped, so the pattern can only be structure; a value is read
- *   up to the next quote and refused if it holds a backslash (an escape);
- * - the row is `{...}` and its last `ts` comes after every `]`: tracer writes
- *   members in sorted order (files before ts), so a line torn inside `files`
- *   and later ended by the next append's newline has no top-level ts, or one
- *   before an unclosed array, and is parsed (and refused) instead.
- * The keys it reads never occur nested in a trace row (src/capture/trace-record.ts).
- */
+// The few members of a trace row the index needs (conversation_id, ts, agent,
+// model, files[].path), picked out of the row's text without parsing it: JSON.parse
+// of 100k rows of line hashes is most of the project page's first load. Only rows it can read without doubt take this
+// path; anything else answers undefined and is parsed as JSON:
+//
+// - a key is matched with its quotes (`"ts":"`): every quote inside a JSON
+//   string is escaped, so the pattern can only be structure; a value is read
+//   up to the next quote and refused if it holds a backslash (an escape);
+// - the row is `{...}` and its last `ts` comes after every `]`: tracer writes
+//   members in sorted order (files before ts), so a line torn inside `files`
+//   and later ended by the next append's newline has no top-level ts, or one
+//   before an unclosed array, and is parsed (and refused) instead.
+// The keys it reads never occur nested in a trace row (src/capture/trace-record.ts).
+
 export interface TraceFields {
   conversationId: string;
   ts: string;

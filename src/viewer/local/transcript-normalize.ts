@@ -1,13 +1,11 @@
+// One transcript line, in Claude Code's, Codex's or Cursor's own JSONL, to the
+// entries the session page reads. Each format is recognised by its shape, not
+// by the session's agent, so a transcript from a newer agent version that adds
+// line types still shows what it can. Everything stays text: the page escapes
+// it, this only picks it out and cuts the very long.
 import type { DiffLine, TranscriptEntry } from '../data-source.js';
 import { isObject, str } from './refreshing-file.js';
 
-/**
- * One transcript line, in Claude Code's, Codex's or Cursor's own JSONL, to the
- * entries the session page reads. Each format is recognised by its shape, not
- * by the session's agent, so a transcript from a newer agent version that adds
- * line types still shows what it can. Everything stays text: the page escapes
- * it, this only picks it out and cuts the very long.
- */
 const TEXT_MAX = 100_000;
 const INPUT_MAX = 20_000;
 

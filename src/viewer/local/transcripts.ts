@@ -1,3 +1,8 @@
+// Transcript snapshots of a project (`conversations/_index.json` → newest sha
+// of each conversation → `conversations/<sha[:2]>/<sha>`), read a page at a
+// time from a byte offset: an 8 MB (or 800 MB) transcript is never read whole,
+// and the first page is on screen after reading a few hundred KB. Only a
+// 64-hex sha ever becomes a path, so nothing outside the cache can be named.
 import { lstat, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TracerError } from '../../core/errors.js';
@@ -6,13 +11,6 @@ import type { TranscriptEntry, TranscriptPage } from '../data-source.js';
 import { isObject, str } from './refreshing-file.js';
 import { normalizeLine } from './transcript-normalize.js';
 
-/**
- * Transcript snapshots of a project (`conversations/_index.json` → newest sha
- * of each conversation → `conversations/<sha[:2]>/<sha>`), read a page at a
- * time from a byte offset: an 8 MB (or 800 MB) transcript is never read whole,
- * and the first page is on screen after reading a few hundred KB. Only a
- * 64-hex sha ever becomes a path, so nothing outside the cache can be named.
- */
 const SHA256 = /^[0-9a-f]{64}$/;
 /** Bytes read per page at most, even when the lines hold few entries (huge tool outputs). */
 const PAGE_BYTES = 1 << 20;

@@ -1,8 +1,7 @@
-/**
- * Building the page from untrusted text: every string becomes a text node or
- * an attribute value through the DOM, never HTML. The one exception is
- * markdown.ts, whose renderer escapes raw HTML.
- */
+// Building the page from untrusted text: every string becomes a text node or
+// an attribute value through the DOM, never HTML. The one exception is
+// markdown.ts, whose renderer escapes raw HTML.
+
 export type Child = Node | string | number | null | undefined | false | Child[];
 type Attributes = Record<string, string | number | boolean | null | undefined>;
 

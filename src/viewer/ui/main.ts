@@ -1,3 +1,6 @@
+// The viewer's pages, one per deep link. Navigation is plain links (each page
+// is a document of its own), so bookmarks, the back button and new tabs work
+// as they do everywhere.
 import { ApiError, errorView, replace } from './dom.js';
 import { blamePage } from './pages/blame.js';
 import { commitPage } from './pages/commit.js';
@@ -5,11 +8,6 @@ import { projectPage } from './pages/project.js';
 import { projectsPage } from './pages/projects.js';
 import { sessionPage } from './pages/session.js';
 
-/**
- * The viewer's pages, one per deep link. Navigation is plain links (each page
- * is a document of its own), so bookmarks, the back button and new tabs work
- * as they do everywhere.
- */
 async function route(root: HTMLElement): Promise<void> {
   const parts = location.pathname.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts.length === 0) return projectsPage(root);

@@ -1,12 +1,10 @@
+// `/p/<project>/blame/<path>`: the file with a gutter saying who wrote each
+// line (ai with agent, model and a link to the session; human; mixed;
+// unknown; uncommitted). The gutter names a run of lines once, at its first.
 import type { BlameLine, BlameResult } from '../../blame-source.js';
 import { ApiError, api, commitPath, enc, h, projectLink, replace, sessionPath, shortSha } from '../dom.js';
 import { parseConversationUrl } from '../conversation-url.js';
 
-/**
- * `/p/<project>/blame/<path>`: the file with a gutter saying who wrote each
- * line (ai with agent, model and a link to the session; human; mixed;
- * unknown; uncommitted). The gutter names a run of lines once, at its first.
- */
 export async function blamePage(root: HTMLElement, projectId: string, path: string): Promise<void> {
   document.title = `${path} · blame · tracer`;
   const rev = new URLSearchParams(location.search).get('rev');

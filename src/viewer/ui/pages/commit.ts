@@ -1,12 +1,10 @@
+// `/p/<project>/commits/<sha>`: the ledger read (files, ranges by
+// contributor, the sessions behind them with their summaries) and git's diff
+// with every added line an agent wrote marked `ai` in its own gutter.
 import type { CommitDetail, CommitFile, DiffFile } from '../../data-source.js';
 import { api, badge, blamePath, enc, h, projectLink, replace, sessionPath, shareBar, shortSha, time } from '../dom.js';
 import { markdown } from '../markdown.js';
 
-/**
- * `/p/<project>/commits/<sha>`: the ledger read (files, ranges by
- * contributor, the sessions behind them with their summaries) and git's diff
- * with every added line an agent wrote marked `ai` in its own gutter.
- */
 export async function commitPage(root: HTMLElement, projectId: string, sha: string): Promise<void> {
   document.title = `Commit ${sha.slice(0, 10)} · tracer`;
   const commit = await api<CommitDetail>(`/api/p/${enc(projectId)}/commits/${enc(sha)}`);

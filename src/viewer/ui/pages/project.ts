@@ -1,11 +1,9 @@
+// `/p/<project>`: sessions and commits, newest first, with filters (agent,
+// model, dates, search) kept in the query string so a filtered view is a link
+// too. The sessions list is asked for first: it is what the page is for.
 import type { CommitRow, Facets, Page, ProjectStats, ProjectSummary, SessionRow } from '../../data-source.js';
 import { api, badge, clip, commitPath, enc, h, percent, replace, sessionPath, shareBar, shortSha, time } from '../dom.js';
 
-/**
- * `/p/<project>`: sessions and commits, newest first, with filters (agent,
- * model, dates, search) kept in the query string so a filtered view is a link
- * too. The sessions list is asked for first: it is what the page is for.
- */
 const FILTERS = ['agent', 'model', 'from', 'to', 'q'] as const;
 const PAGE = 30;
 

@@ -1,14 +1,12 @@
+// `/p/<project>/sessions/<conversation>`: the transcript in the middle; the
+// summary, the commits whose lines came from the session, the files written
+// and the trace timeline beside it. The transcript starts loading at once,
+// without waiting for the session's index.
 import type { SessionDetail } from '../../data-source.js';
 import { api, badge, blamePath, commitPath, enc, h, projectLink, replace, shortSha, time } from '../dom.js';
 import { markdown } from '../markdown.js';
 import { transcriptView } from './transcript.js';
 
-/**
- * `/p/<project>/sessions/<conversation>`: the transcript in the middle; the
- * summary, the commits whose lines came from the session, the files written
- * and the trace timeline beside it. The transcript starts loading at once,
- * without waiting for the session's index.
- */
 export async function sessionPage(root: HTMLElement, projectId: string, conversationId: string): Promise<void> {
   document.title = `Session ${conversationId.slice(0, 8)} · tracer`;
   const base = `/api/p/${enc(projectId)}/sessions/${enc(conversationId)}`;

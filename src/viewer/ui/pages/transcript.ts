@@ -1,13 +1,11 @@
+// The transcript, a page at a time: the first page is on screen as soon as it
+// arrives, the next one loads when the reader nears the end (or presses the
+// button). A tool call is folded with its input (or diff) and its result,
+// which may arrive pages later, matched by the call's id.
 import type { DiffLine, TranscriptEntry, TranscriptPage } from '../../data-source.js';
 import { api, h, replace, time } from '../dom.js';
 import { markdown } from '../markdown.js';
 
-/**
- * The transcript, a page at a time: the first page is on screen as soon as it
- * arrives, the next one loads when the reader nears the end (or presses the
- * button). A tool call is folded with its input (or diff) and its result,
- * which may arrive pages later, matched by the call's id.
- */
 const FIRST_PAGE = 60;
 const NEXT_PAGE = 200;
 
