@@ -7,6 +7,7 @@ import type { RemoteSyncState } from './sync-state.js';
 import type { FamilyDefinition, RegisteredFamily } from '../kernel/families.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { storeOf } from './family-store.js';
+import { stepAdvanced } from './progress.js';
 import type { FamilyPlan, FamilyStore, SyncSession } from '../kernel/types.js';
 
 /**
@@ -422,12 +423,7 @@ export class FamilyPush {
 
   private progress(): void {
     const { report } = this;
-    this.kernel.hooks.progress.call({
-      type: 'step-progress',
-      step: report.family,
-      done: this.session.dryRun ? report.pending : report.sent,
-      detail: `${report.local} read`,
-    });
+    stepAdvanced(this.kernel, report.family, this.session.dryRun ? report.pending : report.sent, `${report.local} read`);
   }
 }
 
