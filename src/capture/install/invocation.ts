@@ -71,9 +71,7 @@ export function shellQuote(word: string): string {
 /** The command line an agent runs for one of its events. */
 export function agentHookCommand(invocation: TracerInvocation, agent: string, event: string): string {
   const program =
-    'launcher' in invocation
-      ? shellQuote(invocation.launcher)
-      : `${shellQuote(invocation.node)} ${shellQuote(invocation.script)}`;
+    'launcher' in invocation ? shellQuote(invocation.launcher) : `${shellQuote(invocation.node)} ${shellQuote(invocation.script)}`;
   return `${program} hook ${agent} ${event}`;
 }
 
