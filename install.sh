@@ -236,7 +236,7 @@ install_dependencies() {
     (cd "$stage/.deps" && PATH="$(dirname "$node_bin"):$PATH" npm install --omit=dev --no-audit --no-fund --no-package-lock --loglevel=error >/dev/null) &&
     mv "$stage/.deps/node_modules" "$stage/node_modules" && rm -rf "$stage/.deps" ||
     die "npm install --omit=dev failed; check your network or npm settings and run install.sh again"
-  addon_loads || die "better-sqlite3 does not load with node $found; run install.sh again with the node you use (--node)"
+  addon_loads && prune_addon_build || die "better-sqlite3 does not load with node $found; run install.sh again with the node you use (--node)"
 }
 
 # Once the addon loads, what compiled it (sources, objects: ~30 MB) is dead weight in lib/.
