@@ -9,9 +9,10 @@
 # Production dependencies: when the source folder already has them in node_modules (a clone after
 # `npm install`), the installer copies just their closure (dependencies + optionalDependencies, resolved
 # the way node does) into the version folder, then checks that better-sqlite3's native addon loads with
-# this node. That works offline and takes a few seconds (about 3 s here for ~40 MB), where `npm install
-# --omit=dev` needs the registry or a warm cache and can spend ~80 s compiling better-sqlite3. Only when
-# node_modules is missing (an unpacked tarball) or the addon was built for another node does it run npm.
+# this node. That works offline and takes about 3 s here (lib/ holds ~35 MB once the addon's build
+# leftovers are pruned), where `npm install --omit=dev` needs the registry or a warm cache and took 72 s
+# here compiling better-sqlite3. Only when node_modules is missing (an unpacked tarball) or the addon was
+# built for another node does it run npm. The end-to-end test (test/install/) installs nine times in ~45 s.
 # Data in $TRACER_HOME (projects/, config.json, projects.json, server/, ...) is never read or written here.
 set -u
 umask 022
@@ -112,7 +113,7 @@ uninstall() {
   done
   say "tracer is uninstalled from $home (bin/, lib/, viewer/)."
   say "Recorded data is kept, every byte: $home (projects/, config.json, projects.json, server/); delete that folder to remove it too."
-  say "Repositories where you ran tracer init still have its hooks; they do nothing now. Remove them with tracer init --uninstall (from npm) or by hand."
+  say "Agent settings and git hooks in repositories where you ran tracer init still name $home/bin/tracer: remove them there with tracer init --uninstall (best run before this, or with tracer from npm)."
 }
 
 check_node() {
@@ -266,6 +267,10 @@ if [ ! -x "\$tracer_node" ]; then
     exit 127
   }
   tracer_node=\$on_path
+fi
+if [ ! -f "\$tracer_home/lib/current/bin/tracer.js" ]; then
+  echo "$name: \$tracer_home/lib/current is missing; run install.sh again" >&2
+  exit 127
 fi
 # Agents started from a desktop launcher may not have TRACER_HOME: the installed home is the default.
 TRACER_HOME=\${TRACER_HOME:-\$tracer_home}
