@@ -271,12 +271,14 @@ test('a killed install leaves the previous one working; the next install clears 
   const source = sourceCopy('10.0.0');
   const installed = current();
   const child = spawn('/bin/sh', [join(source, 'install.sh')], { cwd: world.base, env: installEnv(), detached: true, stdio: 'ignore' });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
+  let finished = false;
+  const exited = new Promise((resolve) => child.on('exit', resolve)).then(() => (finished = true));
   const versionsDir = join(world.home, 'lib/versions');
-  // Killed while it copies into its staging folder.
-  while (!readdirSync(versionsDir).some((name) => name.startsWith('.staging-') && existsSync(join(versionsDir, name, 'node_modules')))) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  // Killed while it copies the dependencies into its staging folder.
+  const copying = () =>
+    readdirSync(versionsDir).some((name) => name.startsWith('.staging-') && existsSync(join(versionsDir, name, 'node_modules')));
+  while (!finished && !copying()) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.not.ok(finished, 'the install ended before it could be killed mid-copy');
   process.kill(-child.pid!, 'SIGKILL');
   await exited;
   assert.is(current(), installed);
