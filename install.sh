@@ -67,7 +67,8 @@ lock="$home/.install.lock"
 # mkdir is atomic: the first installer to create the folder holds the lock. A lock whose process is
 # gone (a killed install) is broken; a live one is waited for, a minute at most.
 acquire_lock() {
-  if ! mkdir -p "$home" 2>/dev/null || ! [ -w "$home" ]; then
+  # A new home is private (0700), as tracer makes it: it will hold transcripts and tokens.
+  if ! (umask 077 && mkdir -p "$home") 2>/dev/null || ! [ -w "$home" ]; then
     die "cannot write to $home; set TRACER_HOME to a folder you can write to (or fix its permissions) and run install.sh again"
   fi
   waited=0

@@ -145,6 +145,7 @@ test('installs launchers, a versioned lib/ and the viewer; the copy runs with it
   assert.ok(result.stdout.includes(`export PATH='${world.home}/bin':"$PATH"`), result.stdout);
   rmSync(dirname(source), { recursive: true, force: true });
 
+  assert.is(statSync(world.home).mode & 0o777, 0o700, 'a new home is private');
   assert.is(versions().length, 1);
   assert.is(current(), `versions/${versions()[0]}`);
   assert.ok(existsSync(join(world.home, 'viewer/assets/app.js')), 'viewer/ holds the built viewer');
