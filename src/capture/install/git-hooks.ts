@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { errnoCode, unwritable } from '../../files/index.js';
 import { runGit } from './git.js';
-import { shellQuote, type TracerInvocation } from './invocation.js';
+import { shellProgram, type TracerInvocation } from './invocation.js';
 import type { FileChange } from './agent-hooks.js';
 
 export const GIT_HOOK_NAMES = ['post-commit', 'post-rewrite'] as const;
@@ -113,7 +113,7 @@ function readHook(path: string): string | undefined {
  * the one-line AI/human bar of the `commit_summary` setting: post-commit hands
  * tracer its stderr as descriptor 3 (TRACER_SUMMARY_FD), which carries that
  * line and nothing else, so a crash still prints nothing. The absolute paths
- * come first (see invocation.ts); `tracer` on PATH is the fallback when they
+ * (or install.sh's launcher) come first (see invocation.ts); `tracer` on PATH is the fallback when they
  * are gone.
  */
 export function hookScript(name: GitHookName, invocation: TracerInvocation): string {
@@ -123,6 +123,7 @@ export function hookScript(name: GitHookName, invocation: TracerInvocation): str
   const tracerInput = rewrite ? '' : ' </dev/null';
   const tracerEnv = rewrite ? '' : 'TRACER_SUMMARY_FD=3 ';
   const tracerOutput = rewrite ? '>/dev/null 2>&1' : '3>&2 >/dev/null 2>&1';
+  const program = shellProgram(invocation);
   return `#!/bin/sh
 # Installed by \`tracer init\`; \`tracer init --uninstall\` removes it.
 # ${MARKER} ${name}
@@ -135,10 +136,9 @@ if [ -x "$chained" ]; then
   ${feed}"$chained" "$@"
   status=$?
 fi
-tracer_node=${shellQuote(invocation.node)}
-tracer_script=${shellQuote(invocation.script)}
-if [ -x "$tracer_node" ] && [ -f "$tracer_script" ]; then
-  ${feed}${tracerEnv}"$tracer_node" "$tracer_script" ${tracerArgs}${tracerInput} ${tracerOutput}
+${program.assign}
+if ${program.present}; then
+  ${feed}${tracerEnv}${program.run} ${tracerArgs}${tracerInput} ${tracerOutput}
 elif command -v tracer >/dev/null 2>&1; then
   ${feed}${tracerEnv}tracer ${tracerArgs}${tracerInput} ${tracerOutput}
 fi

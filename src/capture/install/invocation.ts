@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -9,15 +9,50 @@ import { fileURLToPath } from 'node:url';
  * name would silently record nothing. The price: after moving tracer or changing
  * node, run `tracer init` again; it updates its own entries in place. The git
  * hooks also fall back to `tracer` on PATH when the absolute paths are gone.
+ * A copy installed by install.sh has no such price: hooks name its launcher,
+ * `$TRACER_HOME/bin/tracer`, which stays put across upgrades and records its node.
  */
-export interface TracerInvocation {
-  node: string;
-  script: string;
-}
+export type TracerInvocation = { node: string; script: string } | { launcher: string };
 
 export function currentInvocation(): TracerInvocation {
+  const launcher = installedLauncher();
+  if (launcher !== undefined) return { launcher };
   const script = fileURLToPath(new URL('../../../bin/tracer.js', import.meta.url));
   return { node: realpathOr(process.execPath), script: realpathOr(script) };
+}
+
+/**
+ * The launcher of the install.sh copy this program runs from: install.sh writes
+ * installed.json next to the copy's package.json. Installs from npm or a clone
+ * have none.
+ */
+function installedLauncher(): string | undefined {
+  let record: unknown;
+  try {
+    record = JSON.parse(readFileSync(new URL('../../../installed.json', import.meta.url), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const launcher = (record as { launcher?: unknown } | null)?.launcher;
+  return typeof launcher === 'string' && launcher.startsWith('/') && existsSync(launcher) ? launcher : undefined;
+}
+
+/**
+ * How a sh script (the git hooks) names tracer: variable lines, the test that
+ * the program is still there, and the words that run it.
+ */
+export function shellProgram(invocation: TracerInvocation): { assign: string; present: string; run: string } {
+  if ('launcher' in invocation)
+    return {
+      assign: `tracer_launcher=${shellQuote(invocation.launcher)}`,
+      present: '[ -x "$tracer_launcher" ]',
+      run: '"$tracer_launcher"',
+    };
+  return {
+    assign: `tracer_node=${shellQuote(invocation.node)}\ntracer_script=${shellQuote(invocation.script)}`,
+    present: '[ -x "$tracer_node" ] && [ -f "$tracer_script" ]',
+    run: '"$tracer_node" "$tracer_script"',
+  };
 }
 
 function realpathOr(path: string): string {
@@ -35,7 +70,9 @@ export function shellQuote(word: string): string {
 
 /** The command line an agent runs for one of its events. */
 export function agentHookCommand(invocation: TracerInvocation, agent: string, event: string): string {
-  return `${shellQuote(invocation.node)} ${shellQuote(invocation.script)} hook ${agent} ${event}`;
+  const program =
+    'launcher' in invocation ? shellQuote(invocation.launcher) : `${shellQuote(invocation.node)} ${shellQuote(invocation.script)}`;
+  return `${program} hook ${agent} ${event}`;
 }
 
 /**
@@ -54,7 +91,8 @@ export function parseAgentHookCommand(command: unknown): { agent: string; event:
 /**
  * Whether an installed command already runs what `wanted` would: the same agent
  * and event, and a node and a script that are the same files (a symlinked or
- * differently quoted path names the same program). Codex asks the user to trust
+ * differently quoted path names the same program; for a launcher, the second
+ * word is `hook` on both sides). Codex asks the user to trust
  * each hook command again once its text changes, so init leaves such a command
  * as it is.
  */
