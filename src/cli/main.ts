@@ -29,9 +29,13 @@ export async function main(argv: string[]): Promise<number> {
   }
   // `push`, `pull` or `sync` alone, as hooks and schedulers run them: their work without clipanion.
   if (isBareTransfer(argv)) {
-    // The transfer code loads while the kernel boots.
+    // The transfer code, and the HTTP client under it, load while the kernel boots.
     const loading = import('./bare-transfers.js');
     loading.catch(() => {}); // a boot failure is reported first
+    import('../net/http-client.js').then(
+      ({ preloadFetch }) => preloadFetch(),
+      () => undefined,
+    );
     let kernel;
     try {
       kernel = await bootWithRepair(argv, { home: tracerHome(env), cwd: process.cwd(), env });

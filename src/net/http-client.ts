@@ -78,6 +78,15 @@ async function loadFetch(): Promise<Fetch> {
   return (loadedFetch ??= (await import('node-fetch')).default);
 }
 
+/**
+ * For commands that will surely send (push, pull, sync): node-fetch loads while
+ * the kernel boots instead of after it, so its file reads fill the boot's waits
+ * (BENCHMARKS.md, "node-fetch"). A failure here is met again by the first request.
+ */
+export function preloadFetch(): void {
+  loadFetch().catch(() => undefined);
+}
+
 export class HttpClient {
   readonly baseUrl: string;
   readonly settings: ClientSettings;
