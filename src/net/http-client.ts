@@ -75,8 +75,11 @@ let loadedFetch: Fetch | undefined;
 
 /** node-fetch's imports are paid by the first request, never by a command that sends none (BENCHMARKS.md, "node-fetch loaded by the first request"). */
 async function loadFetch(): Promise<Fetch> {
-  return (loadedFetch ??= (await import('node-fetch')).default);
+  return (loadedFetch ??= (await import(BUNDLED_FETCH).catch(() => import('node-fetch'))).default as Fetch);
 }
+
+/** node-fetch bundled into one module at build time (scripts/build-http-bundle.mjs); the sources under tsx load the package. */
+const BUNDLED_FETCH = new URL('../vendor/node-fetch.js', import.meta.url).href;
 
 /**
  * For commands that will surely send (push, pull, sync): node-fetch loads while
