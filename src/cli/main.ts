@@ -4,7 +4,6 @@ import type { bootKernel } from '../kernel/boot.js';
 import { tracerHome } from '../store/home.js';
 import type { TracerContext } from './context.js';
 import type { BareOutput } from './bare-transfers.js';
-import { withPluginUsage } from './plugin-usage.js';
 import { reportError } from './report.js';
 import { TracerError } from '../core/errors.js';
 
@@ -52,9 +51,10 @@ export async function main(argv: string[]): Promise<number> {
     if (code !== undefined) return code;
   }
   // Loaded only past the fast paths above, so that they pay for none of it.
-  const [{ Builtins, Cli }, coreCommands] = await Promise.all([
+  const [{ Builtins, Cli }, coreCommands, { withPluginUsage }] = await Promise.all([
     import('clipanion'),
     import('./solo-commands.js').then(({ coreCommandsFor }) => coreCommandsFor(argv)),
+    import('./plugin-usage.js'),
   ]);
   let context: TracerContext;
   let cli: Cli<TracerContext>;

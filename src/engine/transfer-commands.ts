@@ -3,7 +3,7 @@
 import type { Writable } from 'node:stream';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
-import { runPull, type PullReport } from './pull.js';
+import type { PullReport } from './pull.js';
 import { checkOnly } from './only.js';
 import { PREFLIGHT_STEP, runPush, type PushReport } from './push.js';
 import { openSession } from './session.js';
@@ -130,7 +130,8 @@ async function pullLeg(io: TransferIO, mode: OutputMode, flags: PullFlags, warni
     opened,
     heading,
     io.kernel.families.map((family) => family.name),
-    () => runPull(io.kernel, opened.session, flags.since),
+    // Loaded by pulls only: a push never pays for the pull engine.
+    async () => (await import('./pull.js')).runPull(io.kernel, opened.session, flags.since),
   );
 }
 
