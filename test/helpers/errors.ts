@@ -27,3 +27,14 @@ function checked(error: unknown, code: string, exitCode: ExitCode | undefined): 
   if (exitCode !== undefined) assert.is((error as TracerError).exitCode, exitCode);
   return error as TracerError;
 }
+
+/** The TracerError a promise rejects with, whatever its code, for checks of its own. */
+export async function rejectionOf(promise: Promise<unknown>): Promise<TracerError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.instance(error, TracerError);
+    return error as TracerError;
+  }
+  return assert.unreachable('expected a rejection') as never;
+}

@@ -1,24 +1,15 @@
 import nock from 'nock';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ExitCode, TracerError } from '../../src/core/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { parseRemoteUrl } from '../../src/core/remote-url.js';
 import { createTokenOnService, registerProjectOnService } from '../../src/server/admin-client.js';
+import { rejectionOf } from '../helpers/errors.js';
 
 /** The admin calls go through the one HTTP client: its retries, time-outs and failure codes. */
 const BASE = 'http://admin.test';
 const ENV = { TRACER_HTTP_ATTEMPTS: '3', TRACER_HTTP_BACKOFF_MS: '1', TRACER_HTTP_TIMEOUT_MS: '100' };
 const target = parseRemoteUrl(`${BASE}/acme/web`);
-
-async function failure(promise: Promise<unknown>): Promise<TracerError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.instance(error, TracerError);
-    return error as TracerError;
-  }
-  throw new Error('expected a failure');
-}
 
 test.before(() => nock.disableNetConnect());
 test.after.each(() => nock.cleanAll());
@@ -58,34 +49,34 @@ test('failures: network_error, timeout, and the admin codes (exit codes as docum
     .post('/api/v1/admin/projects')
     .times(3)
     .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
-  const unreachable = await failure(registerProjectOnService(target, 's', ENV));
+  const unreachable = await rejectionOf(registerProjectOnService(target, 's', ENV));
   assert.is(unreachable.code, 'network_error');
   assert.is(unreachable.exitCode, ExitCode.network);
   assert.match(unreachable.message, `The service at ${BASE} did not answer`);
 
   nock(BASE).post('/api/v1/admin/tokens').times(3).delay(1_000).reply(201, {});
-  const slow = await failure(createTokenOnService(target, 's', { orgWide: false, name: 'ci' }, ENV));
+  const slow = await rejectionOf(createTokenOnService(target, 's', { orgWide: false, name: 'ci' }, ENV));
   assert.is(slow.code, 'timeout');
   assert.is(slow.exitCode, ExitCode.network);
 
   nock(BASE).post('/api/v1/admin/projects').reply(401, { code: 'unauthorized' });
-  const rejected = await failure(registerProjectOnService(target, 'wrong', ENV));
+  const rejected = await rejectionOf(registerProjectOnService(target, 'wrong', ENV));
   assert.is(rejected.code, 'admin_secret_rejected');
   assert.is(rejected.exitCode, ExitCode.auth);
 
   nock(BASE).post('/api/v1/admin/projects').reply(403, { code: 'admin_disabled', detail: 'off' });
-  assert.is((await failure(registerProjectOnService(target, 's', ENV))).code, 'admin_disabled');
+  assert.is((await rejectionOf(registerProjectOnService(target, 's', ENV))).code, 'admin_disabled');
 
   nock(BASE).post('/api/v1/admin/projects').reply(404, '<html>not here</html>');
-  assert.is((await failure(registerProjectOnService(target, 's', ENV))).code, 'admin_unsupported');
+  assert.is((await rejectionOf(registerProjectOnService(target, 's', ENV))).code, 'admin_unsupported');
 
   nock(BASE).post('/api/v1/admin/projects').times(3).reply(502, 'bad gateway');
-  const storm = await failure(registerProjectOnService(target, 's', ENV));
+  const storm = await rejectionOf(registerProjectOnService(target, 's', ENV));
   assert.is(storm.code, 'service_error');
   assert.is(storm.exitCode, ExitCode.network);
 
   nock(BASE).post('/api/v1/admin/projects').reply(201, 'created!');
-  assert.is((await failure(registerProjectOnService(target, 's', ENV))).code, 'malformed_response');
+  assert.is((await rejectionOf(registerProjectOnService(target, 's', ENV))).code, 'malformed_response');
 });
 
 test.run();

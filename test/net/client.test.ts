@@ -9,6 +9,7 @@ import type { HttpClient } from '../../src/net/http-client.js';
 import { settingsFromEnv, type ClientSettings } from '../../src/net/settings.js';
 import { RemoteError } from '../../src/protocol/problem.js';
 import { remoteClient, type RemoteTarget } from '../../src/protocol/remote-client.js';
+import { rejectionOf } from '../helpers/errors.js';
 
 /**
  * The HTTP client (node-fetch underneath), as a remote uses it, against what a
@@ -49,16 +50,6 @@ test.after(() => nock.enableNetConnect());
 /** An Error object, not a plain one: nock 14 hangs the request on a plain object (nock/nock#2829). */
 const reset = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 
-async function failure(promise: Promise<unknown>): Promise<TracerError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.instance(error, TracerError);
-    return error as TracerError;
-  }
-  throw new Error('expected a failure');
-}
-
 test('every request carries the bearer token and the target headers; the gateway form keeps its prefix', async () => {
   const scope = nock(BASE, { reqheaders: { authorization: 'Bearer secret-token', 'x-tracer-org': 'acme', 'x-tracer-project': 'web' } })
     .get('/gw/acme/web/api/v1/sync/traces')
@@ -77,7 +68,7 @@ test('without a token no Authorization header is sent', async () => {
   const scope = nock(BASE, { badheaders: ['authorization'] })
     .get('/api/v1/auth/whoami')
     .reply(401, { code: 'unauthorized', detail: 'A bearer token is required' }, { 'content-type': 'application/problem+json' });
-  const error = await failure(client({ token: undefined, hasToken: false, tokenSource: 'none' }).getJson('/api/v1/auth/whoami'));
+  const error = await rejectionOf(client({ token: undefined, hasToken: false, tokenSource: 'none' }).getJson('/api/v1/auth/whoami'));
   assert.is(error.code, 'unauthorized');
   assert.is(error.exitCode, ExitCode.auth);
   assert.match(error.message, 'tracer remote set-token origin --token <TOKEN>');
@@ -102,7 +93,7 @@ test('problem+json keeps the service code; statuses map to the documented exit c
         { type: 'about:blank', title: 'x', status, detail: `detail of ${code}`, code, errors: [{ index: 1, field: 'ts', message: 'bad' }] },
         { 'content-type': 'application/problem+json' },
       );
-    const error = await failure(client().postJson('/api/v1/sync/traces', { items: [] }));
+    const error = await rejectionOf(client().postJson('/api/v1/sync/traces', { items: [] }));
     assert.instance(error, RemoteError);
     assert.is(error.code, code);
     assert.is(error.exitCode, exitCode, code);
@@ -121,7 +112,7 @@ test('a 5xx storm is retried a bounded number of times, then fails as a network 
       calls += 1;
       return [503, { code: 'unavailable', detail: 'overloaded' }];
     });
-  const error = await failure(client().getJson('/api/v1/auth/whoami'));
+  const error = await rejectionOf(client().getJson('/api/v1/auth/whoami'));
   assert.is(calls, 3);
   assert.is(error.exitCode, ExitCode.network);
   assert.is(error.code, 'unavailable');
@@ -154,7 +145,7 @@ test('501 is an answer, not a transient failure: no retry', async () => {
       calls += 1;
       return [501, ''];
     });
-  const error = await failure(client().getJson('/api/v1/auth/whoami'));
+  const error = await rejectionOf(client().getJson('/api/v1/auth/whoami'));
   assert.is(calls, 1);
   assert.is((error as RemoteError).status, 501);
 });
@@ -194,7 +185,7 @@ test('a reset in the middle of the body is retried; a download starts over', asy
 
 test('resets forever: bounded, then network_error with exit 5', async () => {
   nock(BASE).get('/api/v1/sync/traces').times(5).replyWithError(reset());
-  const error = await failure(client().getJson('/api/v1/sync/traces'));
+  const error = await rejectionOf(client().getJson('/api/v1/sync/traces'));
   assert.is(error.code, 'network_error');
   assert.is(error.exitCode, ExitCode.network);
   assert.ok(nock.pendingMocks().length === 1, 'three attempts used three of the five replies');
@@ -202,7 +193,7 @@ test('resets forever: bounded, then network_error with exit 5', async () => {
 
 test('a time-out is retried, then reported as timeout (exit 5)', async () => {
   nock(BASE).get('/api/v1/auth/whoami').times(3).delay(1_000).reply(200, {});
-  const error = await failure(client().getJson('/api/v1/auth/whoami'));
+  const error = await rejectionOf(client().getJson('/api/v1/auth/whoami'));
   assert.is(error.code, 'timeout');
   assert.is(error.exitCode, ExitCode.network);
   nock(BASE).get('/api/v1/auth/whoami').delay(1_000).reply(200, {}).get('/api/v1/auth/whoami').reply(200, { ok: true });
@@ -218,7 +209,7 @@ test('a malformed reply is refused without retry (exit 5)', async () => {
       calls += 1;
       return [200, '<html>proxy login</html>'];
     });
-  const error = await failure(client().getJson('/api/v1/sync/traces'));
+  const error = await rejectionOf(client().getJson('/api/v1/sync/traces'));
   assert.is(error.code, 'malformed_response');
   assert.is(error.exitCode, ExitCode.network);
   assert.is(calls, 1);
@@ -226,7 +217,7 @@ test('a malformed reply is refused without retry (exit 5)', async () => {
 
 test('an error body that is not a problem still gives a sentence and the status', async () => {
   nock(BASE).post('/api/v1/sync/traces').reply(400, '<html>bad</html>');
-  const error = await failure(client().postJson('/api/v1/sync/traces', {}));
+  const error = await rejectionOf(client().postJson('/api/v1/sync/traces', {}));
   assert.is(error.code, 'http_400');
   assert.is(error.exitCode, ExitCode.validation);
 });
@@ -263,7 +254,7 @@ test('a body stream that fails (an unreadable file) fails the request instead of
   try {
     const { port } = server.address() as AddressInfo;
     const local = client({ apiRoot: `http://127.0.0.1:${port}` });
-    const error = await failure(local.postStream('/api/v1/blobs', unreadable, { 'content-type': 'application/octet-stream' }));
+    const error = await rejectionOf(local.postStream('/api/v1/blobs', unreadable, { 'content-type': 'application/octet-stream' }));
     assert.is(error.code, 'network_error');
     assert.match(error.message, '(EACCES)');
     assert.is(opened, 1);
@@ -277,7 +268,7 @@ test('nothing is asked for compressed, and no redirect is followed', async () =>
   nock(BASE, { badheaders: ['accept-encoding'] })
     .get('/api/v1/auth/whoami')
     .reply(302, '', { location: `${BASE}/elsewhere` });
-  const error = await failure(client().getJson('/api/v1/auth/whoami'));
+  const error = await rejectionOf(client().getJson('/api/v1/auth/whoami'));
   assert.is(error.code, 'http_302');
 });
 

@@ -1,11 +1,12 @@
 import nock from 'nock';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ExitCode, TracerError } from '../../src/core/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import whoami from '../../src/plugins/whoami.js';
 import whoamiUnsupported from '../../src/plugins/whoami-unsupported.js';
 import { cleanup } from '../helpers/cli.js';
 import { BASE, kernelWith, session } from './harness.js';
+import { rejectionOf } from '../helpers/errors.js';
 
 test.before(() => nock.disableNetConnect());
 test.after.each(() => nock.cleanAll());
@@ -18,16 +19,6 @@ const answer = (body: unknown, status = 200) =>
   nock(BASE)
     .get('/api/v1/auth/whoami')
     .reply(status, body as any);
-
-async function refusal(promise: Promise<unknown>): Promise<TracerError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.instance(error, TracerError);
-    return error as TracerError;
-  }
-  throw new Error('expected a refusal');
-}
 
 test('a matching project token, or an org token, passes and is kept in the session', async () => {
   const { kernel, project } = await kernelWith(whoami, whoamiUnsupported);
@@ -47,7 +38,7 @@ test('another org: org_slug_mismatch naming both slugs, exit 6', async () => {
   const { kernel, project } = await kernelWith(whoami, whoamiUnsupported);
   answer({ org_slug: 'globex', project_slug: null, scope: 'org' });
   const { session: s, close } = await session(kernel, project);
-  const error = await refusal(kernel.hooks.preflight.promise(s));
+  const error = await rejectionOf(kernel.hooks.preflight.promise(s));
   close();
   assert.is(error.code, 'org_slug_mismatch');
   assert.is(error.exitCode, ExitCode.scope);
@@ -60,7 +51,7 @@ test('a project token for another project: project_scope_mismatch naming both, e
   const { kernel, project } = await kernelWith(whoami, whoamiUnsupported);
   answer({ org_slug: 'acme', project_slug: 'api', scope: 'project' });
   const { session: s, close } = await session(kernel, project);
-  const error = await refusal(kernel.hooks.preflight.promise(s));
+  const error = await rejectionOf(kernel.hooks.preflight.promise(s));
   close();
   assert.is(error.code, 'project_scope_mismatch');
   assert.match(error.message, 'acme/api');
@@ -86,7 +77,7 @@ test('without whoami-unsupported the same server is an error', async () => {
   const { kernel, project } = await kernelWith(whoami);
   answer({ code: 'not_found' }, 404);
   const { session: s, close } = await session(kernel, project);
-  const error = await refusal(kernel.hooks.preflight.promise(s));
+  const error = await rejectionOf(kernel.hooks.preflight.promise(s));
   close();
   assert.is(error.code, 'whoami_unsupported');
   assert.is(error.exitCode, ExitCode.scope);
@@ -96,7 +87,7 @@ test('404 project_not_found is not mistaken for a missing route', async () => {
   const { kernel, project } = await kernelWith(whoami, whoamiUnsupported);
   answer({ code: 'project_not_found', detail: 'no such project' }, 404);
   const { session: s, close } = await session(kernel, project);
-  const error = await refusal(kernel.hooks.preflight.promise(s));
+  const error = await rejectionOf(kernel.hooks.preflight.promise(s));
   close();
   assert.is(error.code, 'project_not_found');
 });
@@ -105,7 +96,7 @@ test('an answer without org_slug and scope is malformed', async () => {
   const { kernel, project } = await kernelWith(whoami, whoamiUnsupported);
   answer({ hello: 'world' });
   const { session: s, close } = await session(kernel, project);
-  const error = await refusal(kernel.hooks.preflight.promise(s));
+  const error = await rejectionOf(kernel.hooks.preflight.promise(s));
   close();
   assert.is(error.code, 'malformed_response');
 });

@@ -1,11 +1,12 @@
 import nock from 'nock';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ExitCode, TracerError } from '../../src/core/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import type { FamilyDefinition } from '../../src/kernel/families.js';
 import { FeatureMissing, ItemsRefused, type Transport } from '../../src/kernel/transport.js';
 import { createHttpTransport } from '../../src/protocol/http-transport.js';
 import { remote } from '../plugins/harness.js';
+import { rejectionOf } from '../helpers/errors.js';
 
 /**
  * The Transport's mappings for what a real service does not do on demand: 5xx
@@ -21,16 +22,6 @@ const open = (request = {}) => {
   return transport;
 };
 
-async function failure(promise: Promise<unknown>): Promise<TracerError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.instance(error, TracerError);
-    return error as TracerError;
-  }
-  throw new Error('expected a failure');
-}
-
 test.before(() => nock.disableNetConnect());
 test.after.each(() => {
   nock.cleanAll();
@@ -44,7 +35,7 @@ test('a 5xx storm on send fails the run (exit 5) after the retries, never as an 
     .post('/api/v1/sync/traces')
     .times(5)
     .reply(() => ((calls += 1), [503, { code: 'unavailable', detail: 'overloaded' }]));
-  const error = await failure(open().send(TRACES, ['{"id":"x"}']));
+  const error = await rejectionOf(open().send(TRACES, ['{"id":"x"}']));
   assert.not.instance(error, ItemsRefused);
   assert.is(calls, 3);
   assert.is(error.code, 'unavailable');
@@ -57,20 +48,20 @@ test('a quick connection tries once', async () => {
     .get('/api/v1/auth/whoami')
     .times(3)
     .reply(() => ((calls += 1), [503, '']));
-  const error = await failure(open({ quick: true }).identify());
+  const error = await rejectionOf(open({ quick: true }).identify());
   assert.is(calls, 1);
   assert.is(error.exitCode, ExitCode.network);
 });
 
 test('malformed answers: a page without items, whoami without scope, a body that is not JSON', async () => {
   nock(BASE).get('/api/v1/sync/traces').query(true).reply(200, { items: 5 });
-  const page = await failure(open().page(TRACES, { limit: 10 }));
+  const page = await rejectionOf(open().page(TRACES, { limit: 10 }));
   assert.is(page.code, 'malformed_response');
   assert.is(page.exitCode, ExitCode.network);
   nock(BASE).get('/api/v1/auth/whoami').reply(200, { org_slug: 'acme' });
-  assert.is((await failure(open().identify())).code, 'malformed_response');
+  assert.is((await rejectionOf(open().identify())).code, 'malformed_response');
   nock(BASE).post('/api/v1/sync/traces').reply(200, '<html>proxy login</html>');
-  assert.is((await failure(open().send(TRACES, ['{"id":"x"}']))).code, 'malformed_response');
+  assert.is((await rejectionOf(open().send(TRACES, ['{"id":"x"}']))).code, 'malformed_response');
 });
 
 test('the page query carries after, limit and since; 405 and 501 are missing routes too', async () => {
@@ -86,13 +77,13 @@ test('the page query carries after, limit and since; 405 and 501 are missing rou
   });
   assert.ok(scope.isDone());
   nock(BASE).post('/api/v1/sync/traces').reply(405, '').get('/api/v1/auth/whoami').reply(501, '');
-  assert.instance(await failure(open().send(TRACES, ['{"id":"x"}'])), FeatureMissing);
-  assert.instance(await failure(open().identify()), FeatureMissing);
+  assert.instance(await rejectionOf(open().send(TRACES, ['{"id":"x"}'])), FeatureMissing);
+  assert.instance(await rejectionOf(open().identify()), FeatureMissing);
 });
 
 test('a time-out is retried, then reported as timeout (exit 5)', async () => {
   nock(BASE).get('/api/v1/auth/whoami').times(3).delay(1_000).reply(200, {});
-  const error = await failure(open().identify());
+  const error = await rejectionOf(open().identify());
   assert.is(error.code, 'timeout');
   assert.is(error.exitCode, ExitCode.network);
 });

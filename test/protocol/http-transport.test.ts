@@ -14,6 +14,7 @@ import { ITEMS_PER_REQUEST } from '../../src/protocol/limits.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
 import { startService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { remote } from '../plugins/harness.js';
+import { rejectionOf } from '../helpers/errors.js';
 
 /**
  * The HTTP Transport against a real service (in this process), old-server
@@ -46,16 +47,6 @@ const trace = (n: number, ts = '2024-05-01T00:00:00.000Z') => withContentId({ id
 const texts = (items: readonly object[]) => items.map((item) => JSON.stringify(item));
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-async function failure(promise: Promise<unknown>): Promise<TracerError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.instance(error, TracerError);
-    return error as TracerError;
-  }
-  throw new Error('expected a failure');
-}
-
 test.before(async () => {
   service = await startService({ blobMaxBytes: 64 * 1024 });
   await service.createProject('acme', 'web');
@@ -84,11 +75,11 @@ test('identify: the credentials as whoami describes them, org-wide or for one pr
 
 test('identify: no whoami route is FeatureMissing(whoami); a refused token is unauthorized (exit 4)', async () => {
   const old = await startService({ disableRoutes: ['whoami'] });
-  const error = await failure(open(`${old.url}/acme/web`, 'any').identify());
+  const error = await rejectionOf(open(`${old.url}/acme/web`, 'any').identify());
   assert.instance(error, FeatureMissing);
   assert.is((error as FeatureMissing).feature, 'whoami');
   assert.is((error as FeatureMissing).where, '/api/v1/auth/whoami');
-  const refused = await failure(open(undefined, 'not-a-token').identify());
+  const refused = await rejectionOf(open(undefined, 'not-a-token').identify());
   assert.not.instance(refused, FeatureMissing);
   assert.is(refused.code, 'unauthorized');
   assert.is(refused.exitCode, ExitCode.auth);
@@ -103,20 +94,20 @@ test('send: counts of a batch; the same batch again is all duplicates; the gatew
 
 test('send: invalid items are named by index; other refusals of a batch name none', async () => {
   const bad = { ...trace(10), ts: 'yesterday' };
-  const named = await failure(open().send(TRACES, texts([trace(11), bad, trace(12)])));
+  const named = await rejectionOf(open().send(TRACES, texts([trace(11), bad, trace(12)])));
   assert.instance(named, ItemsRefused);
   assert.is(named.code, 'invalid_item');
   assert.is(named.exitCode, ExitCode.validation);
   assert.equal([...(named as ItemsRefused).items.keys()], [1]);
   assert.match((named as ItemsRefused).items.get(1)!, 'ts');
 
-  const tooMany = await failure(open().send(TRACES, texts(Array.from({ length: ITEMS_PER_REQUEST + 1 }, (_, n) => trace(1000 + n)))));
+  const tooMany = await rejectionOf(open().send(TRACES, texts(Array.from({ length: ITEMS_PER_REQUEST + 1 }, (_, n) => trace(1000 + n)))));
   assert.instance(tooMany, ItemsRefused);
   assert.is(tooMany.code, 'too_many_items');
   assert.is((tooMany as ItemsRefused).items.size, 0);
   assert.is((tooMany as ItemsRefused).needsBlobs, false);
 
-  const wrongId = await failure(open().send(TRACES, texts([{ ...trace(20), n: 21 }])));
+  const wrongId = await rejectionOf(open().send(TRACES, texts([{ ...trace(20), n: 21 }])));
   assert.instance(wrongId, ItemsRefused);
   assert.is(wrongId.code, 'content_id_mismatch');
 });
@@ -124,7 +115,7 @@ test('send: invalid items are named by index; other refusals of a batch name non
 test('send: a pointer row whose bytes the remote lacks is refused with needsBlobs', async () => {
   const bytes = Buffer.alloc(300 * 1024, 7);
   const row = { conversation_id: 'c-1', content_sha256: sha256(bytes), size: bytes.length, ts: '2024-05-01T00:00:00.000Z' };
-  const error = await failure(open().send(CONVERSATIONS_FAMILY, texts([row])));
+  const error = await rejectionOf(open().send(CONVERSATIONS_FAMILY, texts([row])));
   assert.instance(error, ItemsRefused);
   assert.is(error.code, 'blob_missing');
   assert.is((error as ItemsRefused).needsBlobs, true);
@@ -136,13 +127,13 @@ test('send and page: a family route the server lacks is FeatureMissing(<family>)
   const token = await old.createToken({ org: 'acme', project: 'web' });
   const transport = open(`${old.url}/acme/web`, token);
   for (const attempt of [transport.send(SUMMARIES, texts([trace(1)])), transport.page(SUMMARIES, { limit: 10 })]) {
-    const error = await failure(attempt);
+    const error = await rejectionOf(attempt);
     assert.instance(error, FeatureMissing);
     assert.is((error as FeatureMissing).feature, 'summaries');
     assert.is((error as FeatureMissing).where, '/api/v1/sync/summaries');
   }
   // A project the server does not know is no missing route: it says what to do instead.
-  const unknown = await failure(open(`${old.url}/acme/other`, await old.createToken({ org: 'acme' })).page(TRACES, { limit: 10 }));
+  const unknown = await rejectionOf(open(`${old.url}/acme/other`, await old.createToken({ org: 'acme' })).page(TRACES, { limit: 10 }));
   assert.not.instance(unknown, FeatureMissing);
   assert.is(unknown.code, 'project_not_found');
   assert.is(unknown.exitCode, ExitCode.scope);
@@ -150,7 +141,7 @@ test('send and page: a family route the server lacks is FeatureMissing(<family>)
 
 test('send: a token for another project is forbidden (exit 6), never an item refusal', async () => {
   await service.createProject('acme', 'other');
-  const error = await failure(open(`${service.url}/acme/other`).send(TRACES, texts([trace(1)])));
+  const error = await rejectionOf(open(`${service.url}/acme/other`).send(TRACES, texts([trace(1)])));
   assert.not.instance(error, ItemsRefused);
   assert.is(error.code, 'forbidden');
   assert.is(error.exitCode, ExitCode.scope);
@@ -212,19 +203,19 @@ test('blobs: HEAD, upload, upload again, download', async () => {
 test('blobs: a refused blob is ItemsRefused (sha mismatch, too large, unknown on GET); what consume throws goes up as it is', async () => {
   const transport = open();
   const bytes = Buffer.from('some bytes');
-  const mismatch = await failure(transport.putBlob('0'.repeat(64), bytes.length, () => Readable.from([bytes])));
+  const mismatch = await rejectionOf(transport.putBlob('0'.repeat(64), bytes.length, () => Readable.from([bytes])));
   assert.instance(mismatch, ItemsRefused);
   assert.is(mismatch.code, 'sha_mismatch');
   const big = Buffer.alloc(65 * 1024, 1);
-  const tooLarge = await failure(transport.putBlob(sha256(big), big.length, () => Readable.from([big])));
+  const tooLarge = await rejectionOf(transport.putBlob(sha256(big), big.length, () => Readable.from([big])));
   assert.instance(tooLarge, ItemsRefused);
   assert.is(tooLarge.code, 'blob_too_large');
-  const unknown = await failure(transport.getBlob('1'.repeat(64), async () => 'never'));
+  const unknown = await rejectionOf(transport.getBlob('1'.repeat(64), async () => 'never'));
   assert.instance(unknown, ItemsRefused);
   const held = sha256(bytes);
   await transport.putBlob(held, bytes.length, () => Readable.from([bytes]));
   const own = new TracerError('sha_mismatch', 'the consumer refused the bytes');
-  const thrown = await failure(
+  const thrown = await rejectionOf(
     transport.getBlob(held, async (body) => {
       body.resume();
       throw own;
@@ -243,14 +234,14 @@ test('blobs: a server without blob routes is FeatureMissing(blobs), told apart f
     () => transport.hasBlob(sha256(bytes)),
     () => transport.putBlob(sha256(bytes), bytes.length, () => Readable.from([bytes])),
   ]) {
-    const error = await failure(attempt());
+    const error = await rejectionOf(attempt());
     assert.instance(error, FeatureMissing);
     assert.is((error as FeatureMissing).feature, 'blobs');
   }
 });
 
 test('failures to reach the remote are network errors (exit 5) with the remote named', async () => {
-  const error = await failure(open('http://127.0.0.1:1/acme/web').send(TRACES, texts([trace(1)])));
+  const error = await rejectionOf(open('http://127.0.0.1:1/acme/web').send(TRACES, texts([trace(1)])));
   assert.not.instance(error, ItemsRefused);
   assert.is(error.code, 'network_error');
   assert.is(error.exitCode, ExitCode.network);
