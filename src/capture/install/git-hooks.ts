@@ -3,12 +3,11 @@
 // was already there is renamed `<hook>.pre-tracer` and run first by ours, with the
 // same arguments and input, and its exit status is what git sees; that works for a
 // hook in any language, and uninstall renames it back untouched.
-import { chmodSync, lstatSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../../files/atomic-write.js';
-import { ensureDirSync, moveSync } from '../../files/index.js';
 import { join, resolve } from 'node:path';
 import { ExitCode, TracerError } from '../../core/errors.js';
-import { errnoCode, unwritable } from '../../files/index.js';
+import { ensureDirSync, errnoCode, moveSync, removeSync, unwritable } from '../../files/index.js';
 import { runGit } from './git.js';
 import { shellProgram, type TracerInvocation } from './invocation.js';
 import type { FileChange } from './agent-hooks.js';
@@ -77,10 +76,10 @@ export function removeGitHooks(dir: string): Array<{ name: GitHookName; path: st
     if (existing === undefined || !isOurs(existing, name)) return { name, path, change: 'absent' as const };
     try {
       if (readHook(path + CHAINED_SUFFIX) !== undefined) {
-        renameSync(path + CHAINED_SUFFIX, path);
+        moveSync(path + CHAINED_SUFFIX, path, { overwrite: true });
         return { name, path, change: 'restored' as const };
       }
-      unlinkSync(path);
+      removeSync(path);
       return { name, path, change: 'removed' as const };
     } catch (error) {
       throw unwritable(path, error);
