@@ -11,6 +11,7 @@ import { isFeatureMissing, isItemsRefused, type PageAnswer } from '../kernel/tra
 import type { FamilyStore, SyncSession } from '../kernel/types.js';
 import { pathExists } from '../files/index.js';
 import { writeVerifiedBlob } from './blob-file.js';
+import { mapLimited, outcomeOf, unwrap } from './concurrency.js';
 import { storeOf } from './family-store.js';
 import { inStep, stepAdvanced } from './progress.js';
 import { recordProblem } from './push-family.js';
@@ -110,16 +111,15 @@ async function pullFamily(
   let cursor = since === undefined ? state.cursor(family.name) : undefined;
   let keepCursor = since === undefined && !session.dryRun;
   const { transport } = session;
-  const fetchPage = (after: string | undefined) => {
-    const request = transport.page(family, { after, limit: transport.limits.pageSize, since });
-    request.catch(() => {}); // a prefetched page left unread when the pull stops early
-    return request;
-  };
+  // A page's outcome is held from the moment it is asked for and read in its turn, where a
+  // failure stops the pull before the cursor passes it; a page asked for ahead of a pull
+  // that fails meanwhile is simply never read.
+  const fetchPage = (after: string | undefined) => outcomeOf(transport.page(family, { after, limit: transport.limits.pageSize, since }));
   let request = fetchPage(cursor);
   for (;;) {
     let page: PageAnswer;
     try {
-      page = await request;
+      page = unwrap(await request);
     } catch (error) {
       if (!isFeatureMissing(error)) throw error;
       const fallback = await kernel.hooks.routeMissing.promise({ family, feature: error.feature, where: error.where }, session);
@@ -225,20 +225,6 @@ async function acceptRow(
     return undefined;
   }
   return { key: key!, record: record!, line: typeof checked === 'object' ? checked.line : undefined };
-}
-
-/** `work` over every item, at most `limit` at a time; the results in the items' order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 /** Puts a blob row's bytes in the cache: decoded from the row, or fetched, verified either way. */

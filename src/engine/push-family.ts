@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { memberProblem } from '../core/member-checks.js';
 import { isFeatureMissing, isItemsRefused, type FeatureMissing, type ItemsRefused } from '../kernel/transport.js';
+import { AckedPrefix } from './acked-prefix.js';
 import { hashFile } from './blob-file.js';
+import { outcomeOf, unwrap, WorkWindow, type Outcome } from './concurrency.js';
 import type { RemoteSyncState } from './sync-state.js';
 import type { FamilyDefinition, RegisteredFamily } from '../kernel/families.js';
 import type { Kernel } from '../kernel/kernel.js';
@@ -60,6 +62,8 @@ interface Outgoing {
   bytes: number;
   /** The blob sha a pointer row needs on the server. */
   pointerSha?: string;
+  /** Tells the store's acknowledged prefix that the remote holds this row (scanned stores only). */
+  acknowledge?: () => void;
 }
 
 /** consider()'s answer for a record the manifest already lists. */
@@ -102,10 +106,11 @@ export class FamilyPush {
   #firstInvalid?: { key?: string; problem: string };
   /** The filters' one-time preparation, shared by rows considered at the same time. */
   #filtersReady?: Promise<void>;
-  readonly #inFlight = new Set<Promise<void>>();
+  /** Batches on the wire; a failed one stops the run at the next batch or at the end, whenever it fails. */
+  readonly #requests = new WorkWindow(MAX_REQUESTS_IN_FLIGHT);
   #skipped?: FamilySkipped;
-  /** Where this run's wholly synced prefix of an append-only store ends. */
-  #frontier?: { end: number; line: number; records: number };
+  /** How far an append-only store is acknowledged by the remote, row by row. */
+  #prefix?: AckedPrefix;
 
   constructor(
     readonly kernel: Kernel,
@@ -123,7 +128,7 @@ export class FamilyPush {
       if (this.#store.scan) await this.scanStore();
       else await this.readStore();
       await this.sendBatch();
-      await this.drain();
+      await this.#requests.drain();
       this.saveScanMark();
       // Not forced: the push graph saves once after the last family, rather than the whole manifest after each.
       await this.state.flush();
@@ -138,8 +143,9 @@ export class FamilyPush {
         });
       }
     } catch (error) {
-      // Requests still on the wire may yet add to the manifest: let them land before saving it.
-      await Promise.allSettled(this.#inFlight);
+      // Requests still on the wire may yet be acknowledged: let them land, then keep what they did.
+      await this.#requests.settle();
+      this.saveScanMark();
       await this.state.flush(true);
       if (!(error instanceof FamilySkipped)) throw error;
       this.report.status = 'skipped';
@@ -149,10 +155,10 @@ export class FamilyPush {
   }
 
   /**
-   * Reads an append-only store from where the last push left it wholly synced,
-   * and notes how far, this time, every record is synced or on its way: the
-   * next push starts there (sync-state.json `scanned`; the manifest stays the
-   * truth for every record read).
+   * Reads an append-only store from where the last push left it wholly synced.
+   * Each row joins the store's acknowledged prefix: the next push starts where
+   * that prefix ends (sync-state.json `scanned`; the manifest stays the truth
+   * for every record read).
    */
   private async scanStore(): Promise<void> {
     const family = this.#family.name;
@@ -162,58 +168,58 @@ export class FamilyPush {
       this.report.local += resumed.records;
       this.report.already_synced += resumed.records;
     }
-    const frontier = { end: resumed?.offset ?? 0, line: resumed?.line ?? 0, records: resumed?.records ?? 0, moved: false, held: false };
+    const prefix = (this.#prefix = new AckedPrefix(resumed && { end: resumed.offset, line: resumed.line, records: resumed.records }));
     for await (const { record, text, end, line } of scan.lines) {
-      let outcome: Outgoing | typeof SYNCED | undefined;
-      if (record) {
-        this.report.local += 1;
-        outcome = await this.consider(record, text);
-        if (outcome !== undefined && outcome !== SYNCED) await this.enqueue(outcome);
-        this.progress();
+      if (!record) {
+        prefix.ended(); // unreadable: it can never be synced
+        continue;
       }
-      // Anything not synced (held back, invalid, unreadable, a dry run) ends the prefix for good.
-      if (outcome === undefined) frontier.held = true;
-      if (frontier.held) continue;
-      Object.assign(frontier, { end, line, records: frontier.records + 1, moved: true });
+      this.report.local += 1;
+      const outcome = await this.consider(record, text);
+      if (outcome === SYNCED) prefix.synced({ end, line });
+      else if (outcome === undefined) prefix.ended();
+      else {
+        outcome.acknowledge = prefix.pending({ end, line });
+        await this.enqueue(outcome);
+      }
+      this.progress();
     }
-    this.#frontier = frontier.moved ? frontier : undefined;
   }
 
   /**
    * Reads a store that has no scan (a blob family's, say): its rows are considered a
    * few at a time, because a blob row waits on its file being hashed and its
    * bytes uploaded, and one upload can travel while the next file is hashed.
-   * They are queued for sending in the store's order all the same.
+   * They are queued for sending in the store's order all the same: each row's
+   * outcome is held as a value from the moment it starts and read in its turn,
+   * where a failure is thrown.
    */
   private async readStore(): Promise<void> {
-    const window: Array<Promise<Outgoing | typeof SYNCED | undefined>> = [];
+    const window: Array<Promise<Outcome<Outgoing | typeof SYNCED | undefined>>> = [];
     const settleFirst = async () => {
-      const outcome = await window.shift()!;
+      const outcome = unwrap(await window.shift()!);
       if (outcome !== undefined && outcome !== SYNCED) await this.enqueue(outcome);
       this.progress();
     };
     try {
       for await (const record of this.#store.records((warning) => this.session.warn(warning))) {
         this.report.local += 1;
-        const considered = this.consider(record);
-        // Observed in its turn (settleFirst) or below; until then its failure must not count as unhandled.
-        considered.catch(() => {});
-        window.push(considered);
+        window.push(outcomeOf(this.consider(record)));
         if (window.length >= CONSIDERED_AT_ONCE) await settleFirst();
       }
       while (window.length > 0) await settleFirst();
     } catch (error) {
       // Rows still being considered may be uploading: let them finish before the failure goes up.
-      await Promise.allSettled(window);
+      await Promise.all(window);
       throw error;
     }
   }
 
-  /** Only after a run that left nothing behind: a refused item must be read again next time. */
+  /** Moves the scan mark to the end of the acknowledged prefix: a row not acknowledged is read again next time. */
   private saveScanMark(): void {
-    const frontier = this.#frontier;
-    if (!frontier || this.session.dryRun || this.report.failed > 0 || !this.#store.markAt) return;
-    const mark = this.#store.markAt(frontier.end, frontier.line, frontier.records);
+    const reached = this.#prefix?.reached();
+    if (!reached || this.session.dryRun || !this.#store.markAt) return;
+    const mark = this.#store.markAt(reached.end, reached.line, reached.records);
     if (mark) this.state.setScanned(this.#family.name, mark);
   }
 
@@ -306,6 +312,8 @@ export class FamilyPush {
   }
 
   private async enqueue(outgoing: Outgoing): Promise<void> {
+    // A batch that failed for good stops the reading here, not only when the next batch goes out.
+    this.#requests.check();
     const limits = this.session.transport.limits;
     if (
       this.#batch.length >= limits.itemsPerRequest ||
@@ -320,24 +328,18 @@ export class FamilyPush {
    * Sends the batch while the next one is read and checked: up to
    * MAX_REQUESTS_IN_FLIGHT requests overlap, so the service is never idle
    * waiting for the client (every route is idempotent, so order does not matter).
+   * A request's failure is kept by the window the moment it happens and stops the
+   * run at the next batch or at the end.
    */
   private async sendBatch(): Promise<void> {
     const batch = this.#batch;
     this.#batch = [];
     this.#batchBytes = 0;
     if (batch.length === 0) return;
-    const sending: Promise<void> = this.send(batch, true).finally(() => this.#inFlight.delete(sending));
-    sending.catch(() => {}); // observed through race() and drain(), not left unhandled
-    this.#inFlight.add(sending);
+    this.#requests.start(() => this.send(batch, true));
     // Out now, not after the next stretch of lines is read and checked.
     await this.session.transport.yieldToRequests();
-    if (this.#inFlight.size >= MAX_REQUESTS_IN_FLIGHT) await Promise.race(this.#inFlight);
-  }
-
-  /** Waits for every request on the wire; the first failure is thrown once all have settled. */
-  private async drain(): Promise<void> {
-    const failure = (await Promise.allSettled(this.#inFlight)).find((result) => result.status === 'rejected');
-    if (failure) throw failure.reason;
+    await this.#requests.room();
   }
 
   /** Sends items; a refusal that names items (or a single item) leaves those unsynced and sends the rest. */
@@ -352,7 +354,10 @@ export class FamilyPush {
     } catch (error) {
       return this.refused(error, items, mayReupload);
     }
-    for (const outgoing of items) this.state.add(this.#family.manifestKey, outgoing.key);
+    for (const outgoing of items) {
+      this.state.add(this.#family.manifestKey, outgoing.key);
+      outgoing.acknowledge?.();
+    }
     this.report.sent += items.length;
     this.report.inserted += answer.inserted;
     this.report.duplicates += answer.duplicates;
