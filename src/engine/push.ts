@@ -14,7 +14,20 @@ export interface PushReport {
   url: string;
   dry_run: boolean;
   families: FamilyPushReport[];
-  totals: { pending: number; sent: number; inserted: number; duplicates: number; failed: number; held: number };
+  /**
+   * Every row read is in exactly one of: sent, already synced, held back, before
+   * --since, invalid, failed. A push that exits 0 has left none unaccounted for.
+   */
+  totals: {
+    pending: number;
+    sent: number;
+    inserted: number;
+    duplicates: number;
+    failed: number;
+    held: number;
+    invalid: number;
+    before_since: number;
+  };
 }
 
 export const PREFLIGHT_STEP = 'preflight';
@@ -54,7 +67,7 @@ export async function runPush(kernel: Kernel, session: SyncSession): Promise<Pus
     url: session.remote.target.url,
     dry_run: session.dryRun,
     families: [],
-    totals: { pending: 0, sent: 0, inserted: 0, duplicates: 0, failed: 0, held: 0 },
+    totals: { pending: 0, sent: 0, inserted: 0, duplicates: 0, failed: 0, held: 0, invalid: 0, before_since: 0 },
   };
   try {
     for (const family of kernel.families) {
@@ -80,6 +93,8 @@ export async function runPush(kernel: Kernel, session: SyncSession): Promise<Pus
     report.totals.inserted += family.inserted;
     report.totals.duplicates += family.duplicates;
     report.totals.failed += family.failed;
+    report.totals.invalid += family.invalid;
+    report.totals.before_since += family.before_since;
     report.totals.held += Object.values(family.held).reduce((sum, count) => sum + count, 0);
   }
   return report;

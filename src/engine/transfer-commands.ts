@@ -161,10 +161,15 @@ async function runLeg<T>(
 
 function pushConclusion(report: PushReport): string {
   const { totals } = report;
-  const held = totals.held > 0 ? ` ${totals.held} held back (see tracer status; --full sends unattributed traces).` : '';
+  // What was not sent is said here, so that a push exiting 0 accounts for every row it read.
+  const left = [
+    totals.held > 0 ? ` ${totals.held} held back (see tracer status; --full sends unattributed traces).` : '',
+    totals.invalid > 0 ? ` ${totals.invalid} invalid, not sent (see ${PUSH_LOG_FILE}).` : '',
+    totals.before_since > 0 ? ` ${totals.before_since} older than --since.` : '',
+  ].join('');
   if (report.dry_run)
-    return `Dry run: nothing was sent. A push would send ${totals.pending} item${totals.pending === 1 ? '' : 's'} to ${report.remote}.${held}`;
-  return `Pushed ${totals.sent} item${totals.sent === 1 ? '' : 's'} to ${report.remote} (${totals.inserted} new on the server).${held}`;
+    return `Dry run: nothing was sent. A push would send ${totals.pending} item${totals.pending === 1 ? '' : 's'} to ${report.remote}.${left}`;
+  return `Pushed ${totals.sent} item${totals.sent === 1 ? '' : 's'} to ${report.remote} (${totals.inserted} new on the server).${left}`;
 }
 
 function pullConclusion(report: PullReport): string {

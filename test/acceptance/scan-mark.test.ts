@@ -112,6 +112,17 @@ test('an unreadable line ends the mark and is reported on every push; a dry run 
   assert.is(mark(other), undefined);
 });
 
+test('a push that exits 0 accounts for every row it read: an invalid row is counted in its last line and logged', async () => {
+  const m = await fresh();
+  const a = addTrace(m);
+  addLedger(m, [a.id]);
+  appendFileSync(join(m.dir, 'traces.jsonl'), `${JSON.stringify({ id: 'f'.repeat(64), note: 'no ts' })}\n`);
+  const pushed = await m.run(['push', '--full']);
+  assert.is(pushed.code, 0, pushed.stderr);
+  assert.match(pushed.stdout, 'Pushed 2 items to origin (2 new on the server). 1 invalid, not sent (see push-errors.log).');
+  assert.match(readFileSync(join(m.dir, 'push-errors.log'), 'utf8'), '"code":"invalid_local_record"');
+});
+
 test('without a manifest the mark is not trusted: after the synced ids are gone, every trace is read and sent again', async () => {
   const m = await fresh();
   const a = addTrace(m);
