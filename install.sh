@@ -302,7 +302,9 @@ TRACER_HOME=\${TRACER_HOME:-\$tracer_home}
 export TRACER_HOME
 exec "\$tracer_node" "\$tracer_home/lib/current/bin/tracer.js"$args "\$@"
 EOF
-  chmod 755 "$tmp" && atomic_rename "$tmp" "$home/bin/$name" || die "cannot write $home/bin/$name; check permissions and run install.sh again"
+  # A launcher is a regular file, which mv replaces with one rename(2) (folders and symlinks need atomic_rename).
+  [ ! -d "$home/bin/$name" ] || die "$home/bin/$name is a folder; remove it and run install.sh again"
+  chmod 755 "$tmp" && mv -f "$tmp" "$home/bin/$name" || die "cannot write $home/bin/$name; check permissions and run install.sh again"
 }
 
 path_advice() {
@@ -347,10 +349,9 @@ install() {
   mkdir "$stage" || die "cannot create $stage; check permissions and run install.sh again"
   copy_program
   install_dependencies
-  printf '{ "home": %s, "launcher": %s, "node": %s }\n' \
-    "$("$node_bin" -p 'JSON.stringify(process.argv[1])' "$home")" \
-    "$("$node_bin" -p 'JSON.stringify(process.argv[1])' "$home/bin/tracer")" \
-    "$("$node_bin" -p 'JSON.stringify(process.argv[1])' "$node_bin")" >"$stage/installed.json" ||
+  # One node for the three strings: every node start costs the install (and the tests' eleven installs) time.
+  "$node_bin" -p 'const [home, launcher, node] = process.argv.slice(1).map((path) => JSON.stringify(path)); `{ "home": ${home}, "launcher": ${launcher}, "node": ${node} }`' \
+    "$home" "$home/bin/tracer" "$node_bin" >"$stage/installed.json" ||
     die "cannot write $stage/installed.json; check free space and run install.sh again"
   got=$("$node_bin" "$stage/bin/tracer.js" --version 2>/dev/null) && [ "$got" = "$version" ] ||
     die "the copied program does not start (tracer --version said '${got:-nothing}'); the previous install is untouched; run install.sh again"
