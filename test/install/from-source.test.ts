@@ -125,7 +125,7 @@ test('an unpacked npm pack tarball installs offline from its bundled dependencie
     env: { ...cleanEnv(), npm_config_update_notifier: 'false' },
   });
   ok(pack, 'npm pack');
-  const [{ filename, bundled }] = JSON.parse(pack.stdout) as Array<{ filename: string; bundled: string[] }>;
+  const [{ filename, bundled }] = JSON.parse(pack.stdout) as [{ filename: string; bundled: string[] }];
   assert.ok(bundled.includes('better-sqlite3') && bundled.includes('fastify'), `bundled: ${bundled.join(', ')}`);
   ok(spawnSync('tar', ['-xzf', join(packed, filename), '-C', packed], { encoding: 'utf8' }), 'tar -x');
 
