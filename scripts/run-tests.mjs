@@ -24,8 +24,11 @@ const [dir = 'test', pattern = '\\.test\\.ts$'] = process.argv.slice(2);
 const jobs = positive(process.env.TRACER_TEST_JOBS) ?? availableParallelism() + 2;
 const fileTimeoutMs = positive(process.env.TRACER_TEST_FILE_TIMEOUT_MS) ?? 15 * 60_000;
 // Durations of the last run: the longest files start first, so the run does not end waiting on one.
+// A fresh clone has none yet and falls back on test/durations.json (seconds, from a full run on the
+// 2-core machine; only the order matters, so it needs refreshing only when a file's rank changes a lot).
 const timesDir = join(root, '.tracer-test');
 const timesPath = join(timesDir, 'times.json');
+const seedPath = join(root, 'test', 'durations.json');
 
 const { suites } = await parse(dir, pattern, { cwd: root });
 if (suites.length === 0) {
@@ -33,19 +36,25 @@ if (suites.length === 0) {
   process.exit(1);
 }
 const previous = readTimes();
-const queue = [...suites].sort((a, b) => (previous[b.name] ?? Infinity) - (previous[a.name] ?? Infinity));
+const seed = dir === 'test' ? readJson(seedPath) : {};
+const expected = (name) => previous[name] ?? (seed[name] === undefined ? Infinity : seed[name] * 1000);
+const queue = [...suites].sort((a, b) => expected(b.name) - expected(a.name));
 
 const started = Date.now();
 const running = new Set();
 const results = [];
 let interrupted = false;
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    interrupted = true;
-    for (const child of running) killGroup(child);
-    process.exitCode = 130;
-  });
-}
+const stop = () => {
+  interrupted = true;
+  for (const child of running) killGroup(child);
+  process.exitCode = 130;
+};
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, stop);
+// Output piped into something that quit (| head): the files' process groups must not run on unwatched.
+process.stdout.on('error', () => {
+  stop();
+  process.exit();
+});
 
 await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
 
@@ -147,8 +156,12 @@ function killGroup(child) {
 }
 
 function readTimes() {
+  return readJson(timesPath);
+}
+
+function readJson(path) {
   try {
-    return JSON.parse(readFileSync(timesPath, 'utf8'));
+    return JSON.parse(readFileSync(path, 'utf8'));
   } catch {
     return {};
   }
