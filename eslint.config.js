@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.tracer-bench/', 'viewer/dist/'] },
+  { ignores: ['node_modules/', 'dist/', '.tracer-bench/', '.tracer-test/', 'viewer/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

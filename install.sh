@@ -6,13 +6,16 @@
 #   viewer -> lib/current/dist/viewer       the built viewer (assets and backend) of the current version
 # Usage: sh install.sh [--modify-path] [--node PATH] | sh install.sh --uninstall
 #
-# Production dependencies: when the source folder already has them in node_modules (a clone after
-# `npm install`), the installer copies just their closure (dependencies + optionalDependencies, resolved
-# the way node does) into the version folder, then checks that better-sqlite3's native addon loads with
-# this node. That works offline and takes about 3 s here (lib/ holds ~35 MB once the addon's build
-# leftovers are pruned), where `npm install --omit=dev` needs the registry or a warm cache and took 72 s
-# here compiling better-sqlite3. Only when node_modules is missing (an unpacked tarball) or the addon was
-# built for another node does it run npm. The end-to-end test (test/install/) installs nine times in ~45 s.
+# Production dependencies: the source folder has them in node_modules (a clone after `npm install`, or
+# an unpacked tarball, which bundles them: package.json bundleDependencies), and the installer copies
+# just their closure (dependencies + optionalDependencies, resolved the way node does) into the version
+# folder, then checks that better-sqlite3's native addon loads with this node. That works offline and
+# takes about 3 s here (lib/ holds ~35 MB once the addon's build leftovers are pruned). A fresh clone has
+# no node_modules and no dist/: the installer first runs `npm ci` in it (the lock file's exact versions;
+# its prepare script is the build), which needs the registry or a warm npm cache and compiles
+# better-sqlite3 when no prebuilt addon can be downloaded (72 s here). npm install --omit=dev is the
+# fallback for a folder without node_modules; npm rebuild, for an addon built for another node.
+# End to end tests: test/install/ (installer.test.ts; from-source.test.ts for a fresh clone and a tarball).
 # Data in $TRACER_HOME (projects/, config.json, projects.json, server/, ...) is never read or written here.
 set -u
 umask 022
@@ -147,14 +150,35 @@ version_at_least() {
 
 # Builds dist/ when it is missing, or older than src/ in a clone; a tarball ships it built.
 build_if_needed() {
-  if [ -f "$src/dist/cli/main.js" ] && [ -f "$src/dist/viewer/assets/app.js" ]; then
-    [ -d "$src/src" ] || return 0
-    [ -z "$(find "$src/src" "$src/package.json" -newer "$src/dist/cli/main.js" -type f 2>/dev/null | head -n 1)" ] && return 0
-  fi
+  dist_is_current && return 0
   [ -d "$src/src" ] || die "$src has no dist/ and no sources to build it from; use a complete clone or an npm pack tarball"
-  [ -x "$src/node_modules/.bin/tsc" ] || die "$src needs a build and has no dev dependencies; run npm install in $src first"
+  if [ ! -x "$src/node_modules/.bin/tsc" ]; then
+    install_build_dependencies
+    # npm ci runs the package's prepare script, which is the build.
+    dist_is_current && return 0
+  fi
   say "Building tracer (npm run build)..."
   (cd "$src" && PATH="$(dirname "$node_bin"):$PATH" npm run build >/dev/null) || die "npm run build failed in $src; run it there to see why"
+}
+
+dist_is_current() {
+  [ -f "$src/dist/cli/main.js" ] && [ -f "$src/dist/viewer/assets/app.js" ] || return 1
+  [ -d "$src/src" ] || return 0
+  [ -z "$(find "$src/src" "$src/package.json" -newer "$src/dist/cli/main.js" -type f 2>/dev/null | head -n 1)" ]
+}
+
+# A fresh clone has no node_modules: install what the build needs (and the production dependencies,
+# which are then copied from there) in the clone itself, exactly as its lock file says, as
+# `npm install` in a clone would.
+install_build_dependencies() {
+  command -v npm >/dev/null 2>&1 || die "$src needs a build and npm was not found; install npm (it comes with Node.js) and run install.sh again"
+  [ -w "$src" ] || die "$src needs a build and is not writable; run install.sh from a clone you can write to"
+  how='npm install'
+  [ -f "$src/package-lock.json" ] && how='npm ci'
+  say "Installing the build dependencies in $src ($how; compiling better-sqlite3 takes a minute or two)..."
+  # shellcheck disable=SC2086 # $how is two words on purpose
+  (cd "$src" && PATH="$(dirname "$node_bin"):$PATH" $how --no-audit --no-fund --loglevel=error >/dev/null) ||
+    die "$how failed in $src; run it there to see why (npm needs the registry or its cache), then run install.sh again"
 }
 
 # Prints the top-level folders of node_modules that the production dependency closure needs, or fails
@@ -278,7 +302,9 @@ TRACER_HOME=\${TRACER_HOME:-\$tracer_home}
 export TRACER_HOME
 exec "\$tracer_node" "\$tracer_home/lib/current/bin/tracer.js"$args "\$@"
 EOF
-  chmod 755 "$tmp" && atomic_rename "$tmp" "$home/bin/$name" || die "cannot write $home/bin/$name; check permissions and run install.sh again"
+  # A launcher is a regular file, which mv replaces with one rename(2) (folders and symlinks need atomic_rename).
+  [ ! -d "$home/bin/$name" ] || die "$home/bin/$name is a folder; remove it and run install.sh again"
+  chmod 755 "$tmp" && mv -f "$tmp" "$home/bin/$name" || die "cannot write $home/bin/$name; check permissions and run install.sh again"
 }
 
 path_advice() {
@@ -323,10 +349,9 @@ install() {
   mkdir "$stage" || die "cannot create $stage; check permissions and run install.sh again"
   copy_program
   install_dependencies
-  printf '{ "home": %s, "launcher": %s, "node": %s }\n' \
-    "$("$node_bin" -p 'JSON.stringify(process.argv[1])' "$home")" \
-    "$("$node_bin" -p 'JSON.stringify(process.argv[1])' "$home/bin/tracer")" \
-    "$("$node_bin" -p 'JSON.stringify(process.argv[1])' "$node_bin")" >"$stage/installed.json" ||
+  # One node for the three strings: every node start costs the install (and the tests' eleven installs) time.
+  "$node_bin" -p 'const [home, launcher, node] = process.argv.slice(1).map((path) => JSON.stringify(path)); `{ "home": ${home}, "launcher": ${launcher}, "node": ${node} }`' \
+    "$home" "$home/bin/tracer" "$node_bin" >"$stage/installed.json" ||
     die "cannot write $stage/installed.json; check free space and run install.sh again"
   got=$("$node_bin" "$stage/bin/tracer.js" --version 2>/dev/null) && [ "$got" = "$version" ] ||
     die "the copied program does not start (tracer --version said '${got:-nothing}'); the previous install is untouched; run install.sh again"

@@ -28,11 +28,15 @@ const target = (extra: Partial<RemoteTarget> = {}): RemoteTarget => ({
   tokenSource: 'config.json',
   ...extra,
 });
+// Time-outs long enough for a busy machine (the first request of a process also loads node-fetch and
+// nock's interceptors, and a timed-out attempt would take the reply meant for the next); the time-out
+// case sets its own short ones.
 const fast: ClientSettings = {
   retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2, maxRetryAfterMs: 5 },
-  timeoutMs: 150,
-  transferTimeoutMs: 150,
+  timeoutMs: 10_000,
+  transferTimeoutMs: 10_000,
 };
+const shortTimeouts: ClientSettings = { ...fast, timeoutMs: 150, transferTimeoutMs: 150 };
 const clients: HttpClient[] = [];
 const client = (extra: Partial<RemoteTarget> = {}, settings = fast) => {
   const made = remoteClient(target(extra), settings);
@@ -193,11 +197,11 @@ test('resets forever: bounded, then network_error with exit 5', async () => {
 
 test('a time-out is retried, then reported as timeout (exit 5)', async () => {
   nock(BASE).get('/api/v1/auth/whoami').times(3).delay(1_000).reply(200, {});
-  const error = await rejectionOf(client().getJson('/api/v1/auth/whoami'));
+  const error = await rejectionOf(client({}, shortTimeouts).getJson('/api/v1/auth/whoami'));
   assert.is(error.code, 'timeout');
   assert.is(error.exitCode, ExitCode.network);
   nock(BASE).get('/api/v1/auth/whoami').delay(1_000).reply(200, {}).get('/api/v1/auth/whoami').reply(200, { ok: true });
-  assert.equal(await client().getJson('/api/v1/auth/whoami'), { ok: true });
+  assert.equal(await client({}, shortTimeouts).getJson('/api/v1/auth/whoami'), { ok: true });
 });
 
 test('a malformed reply is refused without retry (exit 5)', async () => {

@@ -14,10 +14,12 @@ import { rejectionOf } from '../helpers/errors.js';
  */
 const BASE = 'http://faults.test';
 const TRACES: FamilyDefinition = { name: 'traces', idMember: 'id', required: ['id', 'ts'], storage: [] };
-const ENV = { TRACER_HTTP_ATTEMPTS: '3', TRACER_HTTP_BACKOFF_MS: '1', TRACER_HTTP_TIMEOUT_MS: '100' };
+// A time-out long enough for a busy machine (the first request of a process also loads node-fetch, and a
+// timed-out attempt would take the reply meant for the next); the time-out case sets its own short one.
+const ENV = { TRACER_HTTP_ATTEMPTS: '3', TRACER_HTTP_BACKOFF_MS: '1', TRACER_HTTP_TIMEOUT_MS: '10000' };
 const opened: Transport[] = [];
-const open = (request = {}) => {
-  const transport = createHttpTransport(remote(`${BASE}/acme/web`), request, ENV);
+const open = (request = {}, env: Record<string, string> = ENV) => {
+  const transport = createHttpTransport(remote(`${BASE}/acme/web`), request, env);
   opened.push(transport);
   return transport;
 };
@@ -83,7 +85,7 @@ test('the page query carries after, limit and since; 405 and 501 are missing rou
 
 test('a time-out is retried, then reported as timeout (exit 5)', async () => {
   nock(BASE).get('/api/v1/auth/whoami').times(3).delay(1_000).reply(200, {});
-  const error = await rejectionOf(open().identify());
+  const error = await rejectionOf(open({}, { ...ENV, TRACER_HTTP_TIMEOUT_MS: '100' }).identify());
   assert.is(error.code, 'timeout');
   assert.is(error.exitCode, ExitCode.network);
 });
