@@ -27,6 +27,8 @@ export interface ServiceOptions {
   /** Default a random secret; `null` starts the service with admin routes off. */
   adminSecret?: string | null;
   logLevel?: string;
+  /** Team view sign-in attempts per address and minute (the service's default is 10). */
+  signInsPerMinute?: number;
 }
 
 export interface ServiceHandle {
@@ -76,6 +78,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         idleTimeoutMs: options.idleTimeoutMs === undefined ? undefined : String(options.idleTimeoutMs),
         disableRoute: options.disableRoutes ?? [],
         logLevel: options.logLevel ?? 'silent',
+        signInsPerMinute: options.signInsPerMinute === undefined ? undefined : String(options.signInsPerMinute),
       },
       setup.adminSecret ? { TRACER_ADMIN_SECRET: setup.adminSecret } : {},
       home,
@@ -134,6 +137,7 @@ export async function spawnService(options: ServiceOptions = {}): Promise<Servic
     if (options.bodyMaxBytes !== undefined) args.push('--body-max-bytes', String(options.bodyMaxBytes));
     for (const route of options.disableRoutes ?? []) args.push('--disable-route', route);
     for (const plugin of options.plugins ?? []) args.push('--plugins', plugin);
+    if (options.signInsPerMinute !== undefined) args.push('--sign-ins-per-minute', String(options.signInsPerMinute));
     const env: NodeJS.ProcessEnv = { ...cleanEnv(), TRACER_HOME: home, NO_COLOR: '1' };
     if (setup.adminSecret) env.TRACER_ADMIN_SECRET = setup.adminSecret;
     child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
