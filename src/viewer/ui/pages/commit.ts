@@ -2,7 +2,22 @@
 // contributor, the sessions behind them with their summaries) and git's diff
 // with every added line an agent wrote marked `ai` in its own gutter.
 import type { CommitDetail, CommitFile, DiffFile } from '../../data-source.js';
-import { api, apiPath, badge, enc, fileRef, h, homePath, projectLink, replace, sessionPath, shareBar, shortSha, time } from '../dom.js';
+import {
+  api,
+  apiPath,
+  TEAM,
+  badge,
+  enc,
+  fileRef,
+  h,
+  homePath,
+  projectLink,
+  replace,
+  sessionPath,
+  shareBar,
+  shortSha,
+  time,
+} from '../dom.js';
 import { markdown } from '../markdown.js';
 
 export async function commitPage(root: HTMLElement, projectId: string, sha: string): Promise<void> {
@@ -124,7 +139,13 @@ function diff(commit: CommitDetail): HTMLElement {
       'section',
       null,
       title,
-      h('p', { class: 'muted' }, 'This commit is not in the local repository, so there is no diff to show.'),
+      h(
+        'p',
+        { class: 'muted' },
+        TEAM
+          ? 'The trace service keeps no repository, so there is no diff to show; tracer view in a clone shows it.'
+          : 'This commit is not in the local repository, so there is no diff to show.',
+      ),
     );
   return h(
     'section',
