@@ -52,6 +52,8 @@ export interface ServiceHandle {
   output(): { stdout: string; stderr: string };
   /** Child only: its exit code once stopped. */
   exitCode(): number | null;
+  /** Child only: its process id (benchmarks read its memory from /proc). */
+  pid(): number | undefined;
 }
 
 export const TEST_POSTGRES_URL = process.env.TRACER_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -107,6 +109,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     },
     output: () => ({ stdout: '', stderr: '' }),
     exitCode: () => null,
+    pid: () => undefined,
   };
   running.add(handle);
   return handle;
@@ -177,6 +180,7 @@ export async function spawnService(options: ServiceOptions = {}): Promise<Servic
     },
     output: () => ({ stdout, stderr }),
     exitCode: () => code,
+    pid: () => child.pid,
   };
   running.add(handle);
   return handle;
