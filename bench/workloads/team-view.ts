@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnService } from '../../test/helpers/service.js';
 import { launchBrowser } from '../../test/viewer/browser.js';
 import { cachedDataset } from '../dataset.js';
 import { clientHome, DATA_DIR, ORG, runFolder, seedProject, startBenchService } from '../environment.js';
@@ -16,6 +17,8 @@ import { writeViewerDataset, type ViewerDatasetSize } from './viewer-dataset.js'
  * how long after the push the view's tables are caught up, a search and the
  * last page of commits through the API, and the service's resident memory
  * (VmRSS) before the page loads and after all of them: it must stay flat.
+ * The same push to a service with the team view off (`--disable-route ui`)
+ * shows what keeping its tables costs a push.
  */
 export async function teamViewWorkload(
   options: { size: ViewerDatasetSize; runs: number; backends: Array<'sqlite' | 'postgres'> },
@@ -35,6 +38,7 @@ export async function teamViewWorkload(
     const pushStarted = performance.now();
     expectOk(await client.run(['push', '--full', '--quiet']), 'tracer push --full');
     const pushMs = performance.now() - pushStarted;
+    const withoutMs = await pushWithoutView(backend, join(folder, 'without'), datasetDir);
     const base = `${service.handle.url}/ui`;
     const cookie = await signIn(base, lead);
     // The first read waits for the view's tables to take in whatever the background refresh has not yet.
@@ -70,7 +74,7 @@ export async function teamViewWorkload(
     const growthMb = round((rssAfterKb - rssBeforeKb) / 1024, 1);
     const rssMb = round(rssAfterKb / 1024, 1);
     log(
-      `  ${backend}: push ${round(pushMs / 1000, 1)} s, caught up ${round(catchUpMs)} ms later, project page ${pageMs.map((ms) => round(ms)).join(' / ')} ms, search ${round(searchMs)} ms, last commits ${round(lastCommitsMs)} ms, RSS ${round(rssBeforeKb / 1024, 1)} → ${rssMb} MiB`,
+      `  ${backend}: push ${round(pushMs / 1000, 1)} s (${round(withoutMs / 1000, 1)} s with the team view off), caught up ${round(catchUpMs)} ms later, project page ${pageMs.map((ms) => round(ms)).join(' / ')} ms, search ${round(searchMs)} ms, last commits ${round(lastCommitsMs)} ms, RSS ${round(rssBeforeKb / 1024, 1)} → ${rssMb} MiB`,
     );
     const ms = median(pageMs);
     results.push({
@@ -80,11 +84,27 @@ export async function teamViewWorkload(
       peakRssMb: rssMb,
       bar: '≤ 1500 ms; service RSS grows < 50 MiB over the page loads',
       pass: ms <= 1500 && growthMb < 50,
-      notes: `push --full ${round(pushMs / 1000, 1)} s; view caught up ${round(catchUpMs)} ms after it; search ${round(searchMs)} ms; last commits page ${round(lastCommitsMs)} ms; RSS +${growthMb} MiB`,
-      samples: { pageMs, pushMs: [pushMs], catchUpMs: [catchUpMs], rssKb: [rssBeforeKb, rssAfterKb] },
+      notes: `push --full ${round(pushMs / 1000, 1)} s (team view off: ${round(withoutMs / 1000, 1)} s); view caught up ${round(catchUpMs)} ms after it; search ${round(searchMs)} ms; last commits page ${round(lastCommitsMs)} ms; RSS +${growthMb} MiB`,
+      samples: { pageMs, pushMs: [pushMs], pushWithoutViewMs: [withoutMs], catchUpMs: [catchUpMs], rssKb: [rssBeforeKb, rssAfterKb] },
     });
   }
   return results;
+}
+
+/** The same push to a fresh service with the team view switched off. */
+async function pushWithoutView(backend: 'sqlite' | 'postgres', folder: string, datasetDir: string): Promise<number> {
+  const handle = await spawnService({ backend, dataDir: join(folder, 'service'), logLevel: 'error', disableRoutes: ['ui'] });
+  try {
+    await handle.createProject(ORG, 'team');
+    const token = await handle.createToken({ org: ORG, project: 'team', name: 'bench-team' });
+    const client = await clientHome(join(folder, 'client'), { url: `${handle.url}/${ORG}/team`, token });
+    seedProject(client.projectDir, datasetDir);
+    const started = performance.now();
+    expectOk(await client.run(['push', '--full', '--quiet']), 'tracer push --full (team view off)');
+    return performance.now() - started;
+  } finally {
+    await handle.stop();
+  }
 }
 
 async function signIn(base: string, token: string): Promise<string> {

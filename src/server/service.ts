@@ -79,7 +79,7 @@ export async function startService(options: ServeOptions, families: readonly Fam
       else app.server.closeIdleConnections();
       await closed;
       await app.close();
-      await view.idle();
+      await view.stop();
       await storage.close();
     })());
   return { url, port, storage, app, startupLine, close: () => stop(false), destroy: () => stop(true) };
