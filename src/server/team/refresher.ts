@@ -1,22 +1,21 @@
 // Keeps the team view's tables caught up with pushes. An upload schedules a
 // run in the background once the project's uploads pause (the client never
 // waits for it, and a push's batches do not compete with it for the CPU or
-// the database: on SQLite that doubled a 200k-trace push); a page asks for a
-// run and waits. Runs of one project never overlap in this process: a
+// the database: folding in during a 200k-trace push made it 2.5 times as
+// long on SQLite); a page asks for a run and waits, so a stream of uploads
+// that never pauses delays only the background run, never what a page shows. Runs of one project never overlap in this process: a
 // request arriving during a run waits for it and then for one more, which
 // takes in whatever arrived meanwhile.
 import type { FastifyBaseLogger } from 'fastify';
 import type { TraceStorage } from '../storage/types.js';
 
-/** A background run starts once a project's uploads have paused this long... */
+/** A background run starts once a project's uploads have paused this long. */
 const QUIET_MS = 1_000;
-/** ...or this long after the first upload it waits for, whichever comes first. */
-const MAX_WAIT_MS = 30_000;
 
 export class ViewRefresher {
   readonly #running = new Map<number, Promise<void>>();
   readonly #queued = new Map<number, Promise<void>>();
-  readonly #waiting = new Map<number, { timer: NodeJS.Timeout; since: number }>();
+  readonly #waiting = new Map<number, NodeJS.Timeout>();
   #stopped = false;
 
   constructor(
@@ -43,18 +42,13 @@ export class ViewRefresher {
   /** After an upload: the same run, in the background once uploads pause; its failure is logged here and nowhere else. */
   schedule(projectId: number): void {
     if (this.#stopped) return;
-    const waiting = this.#waiting.get(projectId);
-    if (waiting) clearTimeout(waiting.timer);
-    const since = waiting?.since ?? Date.now();
-    const timer = setTimeout(
-      () => {
-        this.#waiting.delete(projectId);
-        this.refresh(projectId).catch((error: unknown) => this.log().error({ err: error, projectId }, 'team view refresh failed'));
-      },
-      Math.max(0, Math.min(QUIET_MS, since + MAX_WAIT_MS - Date.now())),
-    );
+    clearTimeout(this.#waiting.get(projectId));
+    const timer = setTimeout(() => {
+      this.#waiting.delete(projectId);
+      this.refresh(projectId).catch((error: unknown) => this.log().error({ err: error, projectId }, 'team view refresh failed'));
+    }, QUIET_MS);
     timer.unref();
-    this.#waiting.set(projectId, { timer, since });
+    this.#waiting.set(projectId, timer);
   }
 
   /**
@@ -63,7 +57,7 @@ export class ViewRefresher {
    */
   async stop(): Promise<void> {
     this.#stopped = true;
-    for (const { timer } of this.#waiting.values()) clearTimeout(timer);
+    for (const timer of this.#waiting.values()) clearTimeout(timer);
     this.#waiting.clear();
     while (this.#running.size || this.#queued.size) await Promise.allSettled([...this.#running.values(), ...this.#queued.values()]);
   }
