@@ -213,6 +213,25 @@ export async function postgresAvailable(): Promise<boolean> {
   }
 }
 
+/**
+ * Runs `register` (which defines and runs a suite) when PostgreSQL answers; otherwise
+ * says SKIPPED, loudly, or fails when TRACER_TEST_REQUIRE_POSTGRES=1 (.ci/run).
+ */
+export async function onPostgres(what: string, register: () => void): Promise<void> {
+  if (await postgresAvailable()) return register();
+  if (process.env.TRACER_TEST_REQUIRE_POSTGRES === '1') {
+    const { test } = await import('uvu');
+    test('PostgreSQL is required (TRACER_TEST_REQUIRE_POSTGRES=1)', () => {
+      throw new Error(`No PostgreSQL answers at ${TEST_POSTGRES_URL}; start one or set TRACER_TEST_POSTGRES_URL.`);
+    });
+    test.run();
+    return;
+  }
+  console.log(
+    `\n  SKIPPED: ${what}: no PostgreSQL answers at ${TEST_POSTGRES_URL} (set TRACER_TEST_POSTGRES_URL, or TRACER_TEST_REQUIRE_POSTGRES=1 to fail instead)\n`,
+  );
+}
+
 /** A fresh schema on the test server, dropped by stopAllServices(); the URL sets search_path to it. */
 export async function freshPostgresSchema(): Promise<string> {
   const pg = (await import('pg')).default;
