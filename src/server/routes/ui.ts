@@ -115,7 +115,7 @@ async function signIn(context: ServiceContext, request: FastifyRequest, reply: F
   }
   const id = await openWebSession(context.storage, token);
   reply.setCookie(SESSION_COOKIE, id, { ...cookieOptions(request), maxAge: SESSION_LIFETIME_MS / 1000 });
-  request.log.info({ token: token.name }, 'team view sign-in');
+  request.log.info({ token_name: token.name }, 'team view sign-in');
   return reply.redirect(`${UI_PREFIX}/`, 303);
 }
 
