@@ -11,6 +11,7 @@ import { hookWorkload } from './workloads/hook.js';
 import { largeFileWorkload } from './workloads/large.js';
 import { loadWorkload } from './workloads/load.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
+import { teamViewWorkload } from './workloads/team-view.js';
 import { viewerWorkload } from './workloads/viewer.js';
 import { postgresAvailable } from '../test/helpers/service.js';
 
@@ -77,6 +78,15 @@ try {
       ? { traces: 10_000, sessions: 200, transcriptBytes: 8 * 2 ** 20 }
       : { traces: 100_000, sessions: 2_000, transcriptBytes: 8 * 2 ** 20 };
     results.push(...(await viewerWorkload({ size, runs: runs(1, 3) }, log)));
+  }
+  if (wanted('10')) {
+    log('workload 10: the team view of tracer serve');
+    const backends: Array<'sqlite' | 'postgres'> = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+    if (backends.length === 1) log('  PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): SQLite only');
+    const size = quick
+      ? { traces: 20_000, sessions: 500, transcriptBytes: 2 ** 20 }
+      : { traces: 200_000, sessions: 5_000, transcriptBytes: 8 * 2 ** 20 };
+    results.push(...(await teamViewWorkload({ size, runs: runs(3, 5), backends }, log)));
   }
 } finally {
   await stopAllServices();

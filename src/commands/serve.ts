@@ -14,9 +14,11 @@ export class ServeCommand extends TracerCommand {
     details: `
       Serves the sync routes of every enabled family, blobs, whoami and administration under \`/api/v1/\`, and the same under the gateway mount \`/gw/<org>/<project>/api/v1/\`. \`GET /healthz\` answers without a token.
 
+      The team view is under \`/ui/\`: sign in at \`/ui/sign-in\` with an org or project token of this service to browse the sessions, commits and AI share every machine pushed, with the pages of \`tracer view\`.
+
       With no \`--database\` it keeps rows in an embedded SQLite database and blobs in a content-addressed folder, both under \`--data-dir\` (default \`$TRACER_HOME/server\`). With \`--database postgres://...\` rows and blobs live in PostgreSQL, so several services behind a load balancer share that database and nothing else.
 
-      Every flag can also come from the environment: TRACER_SERVE_HOST, TRACER_SERVE_PORT, TRACER_SERVE_DATA_DIR, TRACER_DATABASE_URL, BLOB_MAX_BYTES, TRACER_SERVE_BODY_MAX_BYTES, TRACER_SERVE_IDLE_TIMEOUT_MS, TRACER_SERVE_DISABLE_ROUTES (comma-separated), TRACER_SERVE_LOG_LEVEL, TRACER_SERVE_PLUGINS (comma-separated). TRACER_ADMIN_SECRET enables the admin routes; without it they are off.
+      Every flag can also come from the environment: TRACER_SERVE_HOST, TRACER_SERVE_PORT, TRACER_SERVE_DATA_DIR, TRACER_DATABASE_URL, BLOB_MAX_BYTES, TRACER_SERVE_BODY_MAX_BYTES, TRACER_SERVE_IDLE_TIMEOUT_MS, TRACER_SERVE_DISABLE_ROUTES (comma-separated), TRACER_SERVE_LOG_LEVEL, TRACER_SERVE_PLUGINS (comma-separated), TRACER_SERVE_SIGN_INS_PER_MINUTE. TRACER_ADMIN_SECRET enables the admin routes; without it they are off.
 
       The first line printed says where it listens, which backend and where the data lives; request logs (JSON, with request ids, never the Authorization header) follow. SIGTERM or SIGINT stops accepting connections, lets in-flight requests finish and closes the database.
     `,
@@ -24,6 +26,7 @@ export class ServeCommand extends TracerCommand {
       ['Run on the default port with embedded SQLite', 'TRACER_ADMIN_SECRET=s3cret $0 serve'],
       ['Listen on every interface, data on PostgreSQL', '$0 serve --host 0.0.0.0 --database postgres://tracer@db/tracer'],
       ['Act like an old server without summaries and blobs', '$0 serve --disable-route summaries --disable-route blobs'],
+      ['Serve without the team view', '$0 serve --disable-route ui'],
     ],
   });
 
@@ -43,10 +46,13 @@ export class ServeCommand extends TracerCommand {
     description: 'Close a connection idle this long, e.g. a stalled upload (default 120000; env TRACER_SERVE_IDLE_TIMEOUT_MS)',
   });
   disableRoute = Option.Array('--disable-route', {
-    description: 'Answer 404 on this route as if absent: a family (e.g. summaries), blobs or whoami; repeatable',
+    description: 'Answer 404 on this route as if absent: a family (e.g. summaries), blobs, whoami or ui (the team view); repeatable',
   });
   logLevel = Option.String('--log-level', {
     description: 'fatal, error, warn, info, debug, trace or silent (default info; env TRACER_SERVE_LOG_LEVEL)',
+  });
+  signInsPerMinute = Option.String('--sign-ins-per-minute', {
+    description: 'Team view sign-in attempts allowed per client address and minute (default 10; env TRACER_SERVE_SIGN_INS_PER_MINUTE)',
   });
   plugins = Option.Array('--plugins', {
     description: 'Extra plugin module enabling a custom family on the service; repeatable (env TRACER_SERVE_PLUGINS)',
@@ -70,6 +76,7 @@ export class ServeCommand extends TracerCommand {
         disableRoute: this.disableRoute,
         logLevel: this.logLevel,
         plugins: this.plugins,
+        signInsPerMinute: this.signInsPerMinute,
       },
       env,
       home,

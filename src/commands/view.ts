@@ -22,11 +22,14 @@ export class ViewCommand extends TracerCommand {
       Pages: \`/\` (projects in $TRACER_HOME), \`/p/<project>\` (sessions and commits), \`/p/<project>/sessions/<conversation>\` (the transcript, timeline and commits of a session), \`/p/<project>/commits/<sha>\` (the ledger and the diff with the agent's lines marked) and \`/p/<project>/blame/<path>\`.
 
       It reads the store and never writes it. Ctrl-C stops it.
+
+      With \`--remote <name>\` it starts no server: it prints the team view of that remote of the current project (\`<base_url>/ui/p/<org>/<project>\` on the \`tracer serve\` it names) and opens it in the browser. The team view asks for a sign-in with an org or project token there; the token is never put in the URL.
     `,
     examples: [
       ['Open the viewer', '$0 view'],
       ['Serve on a fixed port without opening a browser', '$0 view --port 8790 --no-open'],
       ['Open on the project of a repository', '$0 view --project ~/src/app'],
+      ["Open the team view of the project's remote origin", '$0 view --remote origin'],
     ],
   });
 
@@ -36,8 +39,12 @@ export class ViewCommand extends TracerCommand {
   });
   noOpen = Option.Boolean('--no-open', false, { description: 'Only print the URL; do not open the browser' });
   projectOption = Option.String('--project', { description: 'Start on this project: its id, or the path of its repository' });
+  remote = Option.String('--remote', {
+    description: "Open the team view of this remote of the current project (tracer serve's /ui/) instead of a local viewer",
+  });
 
   async run() {
+    if (this.remote !== undefined) return this.openRemote(this.remote);
     const { kernel } = this.context;
     const { home } = kernel.context;
     const host = this.host ?? '127.0.0.1';
@@ -82,6 +89,32 @@ export class ViewCommand extends TracerCommand {
     });
     this.context.stderr.write(`tracer view: ${signal}, stopping\n`);
     await viewer.close();
+    return ExitCode.ok;
+  }
+
+  /** `--remote`: the team view's page of this project on the service the remote names; no local server. */
+  private async openRemote(name: string): Promise<number> {
+    const flags = [
+      ['--port', this.port],
+      ['--host', this.host],
+      ['--project', this.projectOption],
+    ] as const;
+    const clash = flags.find(([, value]) => value !== undefined);
+    if (clash)
+      throw new TracerError(
+        'remote_view_conflict',
+        `--remote opens the team view on the service; ${clash[0]} is for the local viewer. Leave one of them out.`,
+        { exitCode: ExitCode.usage },
+      );
+    const [{ readRemotes, requireRemote }, { parseRemoteUrl }] = await Promise.all([
+      import('../store/remotes.js'),
+      import('../core/remote-url.js'),
+    ]);
+    const remote = requireRemote(await readRemotes(this.project().dir), name);
+    const parsed = parseRemoteUrl(remote.url);
+    const url = `${parsed.base_url}/ui/p/${parsed.org_slug}/${parsed.project_slug}`;
+    this.print(url);
+    if (!this.noOpen) (await import('../viewer/open-browser.js')).openBrowser(url);
     return ExitCode.ok;
   }
 

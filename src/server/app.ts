@@ -7,6 +7,7 @@ import { adminRoutes } from './routes/admin.js';
 import { blobRoutes } from './routes/blobs.js';
 import { healthRoutes } from './routes/health.js';
 import { syncRoutes } from './routes/sync.js';
+import { UI_PREFIX, uiRoutes } from './routes/ui.js';
 import { whoamiRoutes } from './routes/whoami.js';
 
 /** A client's own X-Request-Id is reused when it is harmless; otherwise the service makes one. */
@@ -110,5 +111,6 @@ export function buildApp(context: ServiceContext): FastifyInstance {
   };
   app.register(api);
   app.register(api, { prefix: GATEWAY_PREFIX });
+  if (context.routeEnabled('ui')) app.register(uiRoutes(context), { prefix: UI_PREFIX });
   return app;
 }

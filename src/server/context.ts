@@ -4,6 +4,7 @@ import { authenticate } from './auth.js';
 import type { ServeOptions } from './options.js';
 import { authorizedProject } from './target.js';
 import type { ProjectRef, TokenRecord, TraceStorage } from './storage/types.js';
+import type { ViewRefresher } from './team/refresher.js';
 
 /** What every route module receives. */
 export interface ServiceContext {
@@ -13,6 +14,8 @@ export interface ServiceContext {
   options: ServeOptions;
   /** False for a route switched off with --disable-route: it is then never registered. */
   routeEnabled(name: string): boolean;
+  /** Keeps the team view's tables caught up with uploads (routes/ui.ts reads them). */
+  view: ViewRefresher;
 }
 
 declare module 'fastify' {

@@ -21,6 +21,8 @@ export interface ServeOptions {
   adminSecret?: string;
   /** Extra plugin modules (paths or package names) enabling custom families on the service. */
   plugins: string[];
+  /** Team view sign-in attempts accepted per client address and minute; more get 429. */
+  signInsPerMinute: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -34,10 +36,12 @@ export const DEFAULTS = {
   // Long enough for a slow link and a busy database; a stalled client is cut after it.
   idleTimeoutMs: 120_000,
   logLevel: 'info' as LogLevel,
+  // Enough for a typo or two; far too few to guess a 256-bit token.
+  signInsPerMinute: 10,
 };
 
 /** Route switches that are not families. */
-export const OPTIONAL_ROUTES = ['blobs', 'whoami'] as const;
+export const OPTIONAL_ROUTES = ['blobs', 'whoami', 'ui'] as const;
 
 /** The environment variable behind each flag (documented in docs/server.md). */
 export const ENV = {
@@ -52,6 +56,7 @@ export const ENV = {
   logLevel: 'TRACER_SERVE_LOG_LEVEL',
   adminSecret: 'TRACER_ADMIN_SECRET',
   plugins: 'TRACER_SERVE_PLUGINS',
+  signInsPerMinute: 'TRACER_SERVE_SIGN_INS_PER_MINUTE',
 } as const;
 
 export interface ServeFlags {
@@ -65,6 +70,7 @@ export interface ServeFlags {
   disableRoute?: string[];
   logLevel?: string;
   plugins?: string[];
+  signInsPerMinute?: string;
 }
 
 export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, home: string): ServeOptions {
@@ -106,6 +112,13 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, h
     logLevel: logLevel as LogLevel,
     adminSecret: env[ENV.adminSecret] || undefined,
     plugins: list(flags.plugins, ENV.plugins),
+    signInsPerMinute: integer(
+      pick(flags.signInsPerMinute, ENV.signInsPerMinute),
+      DEFAULTS.signInsPerMinute,
+      '--sign-ins-per-minute',
+      ENV.signInsPerMinute,
+      { min: 1 },
+    ),
   };
 }
 

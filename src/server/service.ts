@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import type { ServiceContext } from './context.js';
 import { checkDisabledRoutes, type ServeOptions } from './options.js';
 import type { TraceStorage } from './storage/types.js';
+import { ViewRefresher } from './team/refresher.js';
 
 export interface RunningService {
   /** `http://<host>:<port>` where it listens (the real port when 0 was asked). */
@@ -38,7 +39,9 @@ export async function startService(options: ServeOptions, families: readonly Fam
     families.map((family) => family.name),
   );
   const storage = await openStorage(options);
-  const context: ServiceContext = { storage, families, options, routeEnabled: (name) => !options.disabledRoutes.includes(name) };
+  // The refresher logs through the app's logger, made just below (it logs only once requests run).
+  const view = new ViewRefresher(storage, () => app.log);
+  const context: ServiceContext = { storage, families, options, routeEnabled: (name) => !options.disabledRoutes.includes(name), view };
   const app = buildApp(context);
   let closing = false;
   // Once stopping, every answer says Connection: close, so kept-alive connections end after their request.
@@ -76,6 +79,7 @@ export async function startService(options: ServeOptions, families: readonly Fam
       else app.server.closeIdleConnections();
       await closed;
       await app.close();
+      await view.stop();
       await storage.close();
     })());
   return { url, port, storage, app, startupLine, close: () => stop(false), destroy: () => stop(true) };

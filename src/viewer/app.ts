@@ -36,8 +36,14 @@ export async function buildApp(options: { server: Server; gate: Gate; source: Vi
     return guard(options.gate, request, reply);
   });
   registerAssets(app);
-  registerApi(app, options.source);
-  registerPages(app, options.source);
+  const mount: ViewerMount = {
+    project: ':project',
+    projectId: (params) => params.project!,
+    source: () => options.source,
+    shell: () => shellPage(),
+  };
+  registerApi(app, mount);
+  registerPages(app, mount);
   app.setNotFoundHandler((request, reply) => {
     if (request.url.startsWith('/api/')) return reply.code(404).send({ code: 'not_found', message: 'No such API route.' });
     return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
@@ -75,7 +81,7 @@ async function guard(gate: Gate, request: FastifyRequest, reply: FastifyReply): 
     );
 }
 
-function registerAssets(app: FastifyInstance): void {
+export function registerAssets(app: FastifyInstance): void {
   const cache = new Map<string, Buffer>();
   app.get<{ Params: { file: string } }>('/assets/:file', async (request, reply) => {
     const type = Object.hasOwn(ASSETS, request.params.file) ? ASSETS[request.params.file] : undefined;
@@ -90,48 +96,68 @@ function registerAssets(app: FastifyInstance): void {
   });
 }
 
-type ProjectParams = { project: string };
+/**
+ * Where the API and the pages find a project and a data source: the local
+ * viewer names a project by one segment and has one source; the trace
+ * service's team view names `<org>/<project>` and a source per signed-in token.
+ */
+export interface ViewerMount {
+  /** Route pattern of a project id: `:project`, or `:org/:project`. */
+  project: string;
+  projectId(params: Record<string, string>): string;
+  source(request: FastifyRequest): ViewerDataSource;
+  /** The page shell every deep link answers with. */
+  shell(request: FastifyRequest): string;
+}
 
-function registerApi(app: FastifyInstance, source: ViewerDataSource): void {
-  app.get('/api/projects', () => source.projects());
-  app.get<{ Params: ProjectParams }>('/api/p/:project/stats', (request) => source.projectStats(request.params.project));
-  app.get<{ Params: ProjectParams }>('/api/p/:project/facets', (request) => source.facets(request.params.project));
-  app.get<{ Params: ProjectParams; Querystring: Record<string, string> }>('/api/p/:project/sessions', (request) =>
-    source.sessions(request.params.project, listQuery(request.query)),
+type Params = Record<string, string>;
+
+export function registerApi(app: FastifyInstance, mount: ViewerMount): void {
+  const base = `/api/p/${mount.project}`;
+  const id = (request: FastifyRequest) => mount.projectId(request.params as Params);
+  app.get('/api/projects', (request) => mount.source(request).projects());
+  app.get(`${base}/stats`, (request) => mount.source(request).projectStats(id(request)));
+  app.get(`${base}/facets`, (request) => mount.source(request).facets(id(request)));
+  app.get(`${base}/share`, async (request, reply) => {
+    const source = mount.source(request);
+    if (!source.share) return reply.code(404).send({ code: 'not_found', message: 'This viewer has no share breakdown.' });
+    return source.share(id(request));
+  });
+  app.get<{ Querystring: Record<string, string> }>(`${base}/sessions`, (request) =>
+    mount.source(request).sessions(id(request), listQuery(request.query)),
   );
-  app.get<{ Params: ProjectParams; Querystring: Record<string, string> }>('/api/p/:project/commits', (request) =>
-    source.commits(request.params.project, listQuery(request.query)),
+  app.get<{ Querystring: Record<string, string> }>(`${base}/commits`, (request) =>
+    mount.source(request).commits(id(request), listQuery(request.query)),
   );
-  app.get<{ Params: ProjectParams & { session: string } }>('/api/p/:project/sessions/:session', (request) =>
-    source.session(request.params.project, request.params.session),
+  app.get<{ Params: { session: string } }>(`${base}/sessions/:session`, (request) =>
+    mount.source(request).session(id(request), request.params.session),
   );
-  app.get<{ Params: ProjectParams & { session: string }; Querystring: { cursor?: string; limit?: string } }>(
-    '/api/p/:project/sessions/:session/transcript',
+  app.get<{ Params: { session: string }; Querystring: { cursor?: string; limit?: string } }>(
+    `${base}/sessions/:session/transcript`,
     (request) => {
       const limit = Math.min(500, Math.max(1, Number(request.query.limit) || 100));
-      return source.transcript(request.params.project, request.params.session, request.query.cursor, limit);
+      return mount.source(request).transcript(id(request), request.params.session, request.query.cursor, limit);
     },
   );
-  app.get<{ Params: ProjectParams & { sha: string } }>('/api/p/:project/commits/:sha', (request) =>
-    source.commit(request.params.project, request.params.sha),
-  );
-  app.get<{ Params: ProjectParams & { '*': string }; Querystring: { rev?: string } }>('/api/p/:project/blame/*', (request) =>
-    source.blame(request.params.project, request.params['*'], request.query.rev || undefined),
+  app.get<{ Params: { sha: string } }>(`${base}/commits/:sha`, (request) => mount.source(request).commit(id(request), request.params.sha));
+  app.get<{ Params: { '*': string }; Querystring: { rev?: string } }>(`${base}/blame/*`, (request) =>
+    mount.source(request).blame(id(request), request.params['*'], request.query.rev || undefined),
   );
 }
 
-function registerPages(app: FastifyInstance, source: ViewerDataSource): void {
-  app.get('/', (_request, reply) => reply.type('text/html; charset=utf-8').send(shellPage()));
-  const projectPage = async (request: FastifyRequest<{ Params: ProjectParams }>, reply: FastifyReply) => {
+export function registerPages(app: FastifyInstance, mount: ViewerMount): void {
+  app.get('/', (request, reply) => reply.type('text/html; charset=utf-8').send(mount.shell(request)));
+  const projectPage = async (request: FastifyRequest, reply: FastifyReply) => {
     // An unknown project is a real 404; unknown sessions and commits are told by the API, which the page asks anyway.
-    const known = (await source.projects()).some((project) => project.id === request.params.project);
+    const wanted = mount.projectId(request.params as Params);
+    const known = (await mount.source(request).projects()).some((project) => project.id === wanted);
     return reply
       .code(known ? 200 : 404)
       .type('text/html; charset=utf-8')
-      .send(shellPage());
+      .send(mount.shell(request));
   };
-  for (const path of ['/p/:project', '/p/:project/sessions/:session', '/p/:project/commits/:sha', '/p/:project/blame/*'])
-    app.get(path, projectPage);
+  const base = `/p/${mount.project}`;
+  for (const path of [base, `${base}/sessions/:session`, `${base}/commits/:sha`, `${base}/blame/*`]) app.get(path, projectPage);
 }
 
 function listQuery(query: Record<string, string>): ListQuery {
@@ -160,7 +186,7 @@ const NOT_FOUND_CODES = new Set([
 ]);
 const BAD_REQUEST_CODES = new Set(['unknown_revision', 'binary_file', 'bad_cursor']);
 
-function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (isTracerError(error)) {
     const status = NOT_FOUND_CODES.has(error.code)
       ? 404
@@ -174,6 +200,6 @@ function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply)
   const status = (error as { statusCode?: number }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500)
     return reply.code(status).send({ code: 'bad_request', message: 'The request is malformed.' });
-  request.log.error(error);
+  request.log.error({ err: error }, 'viewer request failed');
   return reply.code(500).send({ code: 'viewer_failed', message: `The viewer could not read this: ${(error as Error).message ?? error}` });
 }

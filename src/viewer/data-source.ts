@@ -1,7 +1,7 @@
 // Everything the viewer's pages show comes through this interface, as plain
 // JSON: the local implementation reads $TRACER_HOME (local/store-source.ts),
-// and the trace service can later implement it over its database to serve the
-// same pages to a team. Missing things throw TracerError (`unknown_project`,
+// the trace service's reads its database (src/server/team/data-source.ts) to
+// serve the same pages to a team under /ui/. Missing things throw TracerError (`unknown_project`,
 // `unknown_session`, `unknown_commit`, `path_outside_repository`, ...), which
 // the server turns into 404 or 400.
 import type { BlameResult } from './blame-source.js';
@@ -17,6 +17,23 @@ export interface ViewerDataSource {
   transcript(projectId: string, conversationId: string, cursor: string | undefined, limit: number): Promise<TranscriptPage>;
   commit(projectId: string, sha: string): Promise<CommitDetail>;
   blame(projectId: string, path: string, rev: string | undefined): Promise<BlameResult>;
+  /** Attributed lines over time, by agent, model and person (the team view; absent locally). */
+  share?(projectId: string): Promise<ShareBreakdown>;
+}
+
+/** Attributed lines of one group (a day, an agent, a model, a person). */
+export interface ShareRow extends LineCounts {
+  key: string;
+}
+
+export interface ShareBreakdown {
+  /** By commit day (YYYY-MM-DD), oldest first. */
+  by_day: ShareRow[];
+  /** Lines agents wrote (ai and mixed), by agent and by model; most lines first. */
+  by_agent: ShareRow[];
+  by_model: ShareRow[];
+  /** By person: the ledger's author, else the name of the token that pushed it. */
+  by_person: ShareRow[];
 }
 
 export interface ProjectSummary {
@@ -70,6 +87,8 @@ export interface SessionRow {
   files_total: number;
   summary: string | null;
   has_transcript: boolean;
+  /** Who pushed the session (the team view: the token's name); absent locally. */
+  person?: string | null;
 }
 
 export interface LineCounts {

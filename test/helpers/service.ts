@@ -27,6 +27,8 @@ export interface ServiceOptions {
   /** Default a random secret; `null` starts the service with admin routes off. */
   adminSecret?: string | null;
   logLevel?: string;
+  /** Team view sign-in attempts per address and minute (the service's default is 10). */
+  signInsPerMinute?: number;
 }
 
 export interface ServiceHandle {
@@ -50,6 +52,8 @@ export interface ServiceHandle {
   output(): { stdout: string; stderr: string };
   /** Child only: its exit code once stopped. */
   exitCode(): number | null;
+  /** Child only: its process id (benchmarks read its memory from /proc). */
+  pid(): number | undefined;
 }
 
 export const TEST_POSTGRES_URL = process.env.TRACER_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -76,6 +80,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         idleTimeoutMs: options.idleTimeoutMs === undefined ? undefined : String(options.idleTimeoutMs),
         disableRoute: options.disableRoutes ?? [],
         logLevel: options.logLevel ?? 'silent',
+        signInsPerMinute: options.signInsPerMinute === undefined ? undefined : String(options.signInsPerMinute),
       },
       setup.adminSecret ? { TRACER_ADMIN_SECRET: setup.adminSecret } : {},
       home,
@@ -104,6 +109,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     },
     output: () => ({ stdout: '', stderr: '' }),
     exitCode: () => null,
+    pid: () => undefined,
   };
   running.add(handle);
   return handle;
@@ -134,6 +140,7 @@ export async function spawnService(options: ServiceOptions = {}): Promise<Servic
     if (options.bodyMaxBytes !== undefined) args.push('--body-max-bytes', String(options.bodyMaxBytes));
     for (const route of options.disableRoutes ?? []) args.push('--disable-route', route);
     for (const plugin of options.plugins ?? []) args.push('--plugins', plugin);
+    if (options.signInsPerMinute !== undefined) args.push('--sign-ins-per-minute', String(options.signInsPerMinute));
     const env: NodeJS.ProcessEnv = { ...cleanEnv(), TRACER_HOME: home, NO_COLOR: '1' };
     if (setup.adminSecret) env.TRACER_ADMIN_SECRET = setup.adminSecret;
     child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -173,6 +180,7 @@ export async function spawnService(options: ServiceOptions = {}): Promise<Servic
     },
     output: () => ({ stdout, stderr }),
     exitCode: () => code,
+    pid: () => child.pid,
   };
   running.add(handle);
   return handle;
@@ -203,6 +211,25 @@ export async function postgresAvailable(): Promise<boolean> {
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/**
+ * Runs `register` (which defines and runs a suite) when PostgreSQL answers; otherwise
+ * says SKIPPED, loudly, or fails when TRACER_TEST_REQUIRE_POSTGRES=1 (.ci/run).
+ */
+export async function onPostgres(what: string, register: () => void): Promise<void> {
+  if (await postgresAvailable()) return register();
+  if (process.env.TRACER_TEST_REQUIRE_POSTGRES === '1') {
+    const { test } = await import('uvu');
+    test('PostgreSQL is required (TRACER_TEST_REQUIRE_POSTGRES=1)', () => {
+      throw new Error(`No PostgreSQL answers at ${TEST_POSTGRES_URL}; start one or set TRACER_TEST_POSTGRES_URL.`);
+    });
+    test.run();
+    return;
+  }
+  console.log(
+    `\n  SKIPPED: ${what}: no PostgreSQL answers at ${TEST_POSTGRES_URL} (set TRACER_TEST_POSTGRES_URL, or TRACER_TEST_REQUIRE_POSTGRES=1 to fail instead)\n`,
+  );
 }
 
 /** A fresh schema on the test server, dropped by stopAllServices(); the URL sets search_path to it. */

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resolveServeOptions } from '../../src/server/options.js';
 
-test('defaults: 127.0.0.1:8787, SQLite under $TRACER_HOME/server, 10 MiB blobs, 32 MiB bodies, admin off', () => {
+test('defaults: 127.0.0.1:8787, SQLite under $TRACER_HOME/server, 10 MiB blobs, 32 MiB bodies, admin off, 10 sign-ins a minute', () => {
   const options = resolveServeOptions({}, {}, '/home/u/.tracer');
   assert.equal(options, {
     host: '127.0.0.1',
@@ -16,6 +16,7 @@ test('defaults: 127.0.0.1:8787, SQLite under $TRACER_HOME/server, 10 MiB blobs, 
     logLevel: 'info',
     adminSecret: undefined,
     plugins: [],
+    signInsPerMinute: 10,
   });
 });
 
@@ -34,6 +35,7 @@ test('every flag also comes from the environment, BLOB_MAX_BYTES under the specâ
       TRACER_SERVE_LOG_LEVEL: 'warn',
       TRACER_ADMIN_SECRET: 's3cret',
       TRACER_SERVE_PLUGINS: './family.js',
+      TRACER_SERVE_SIGN_INS_PER_MINUTE: '3',
     },
     '/h',
   );
@@ -49,6 +51,7 @@ test('every flag also comes from the environment, BLOB_MAX_BYTES under the specâ
     logLevel: 'warn',
     adminSecret: 's3cret',
     plugins: ['./family.js'],
+    signInsPerMinute: 3,
   });
 });
 

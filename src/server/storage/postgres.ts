@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { BlobMeter, fixedChunks } from '../blob-stream.js';
+import { deriveStatements, VIEW_BATCH, type ItemRow } from '../team/derive.js';
+import { MIGRATIONS_TABLE, migrations, POSTGRES_DIALECT } from './migrations.js';
 import type { NewToken, ProjectRef, PullPage, PullQuery, StoredItem, TokenRecord, TraceStorage } from './types.js';
 
 const SCHEMA = `
@@ -48,6 +50,7 @@ CREATE TABLE IF NOT EXISTS blob_owners (
 /** Advisory-lock namespaces (first key of the two-int form), so they never collide with an application's own. */
 const LOCK_MIGRATE = 0x7472_6301;
 const LOCK_INGEST = 0x7472_6302;
+const LOCK_VIEW = 0x7472_6303;
 /** Blob bytes are stored in pieces of this size, so a read never holds a whole blob in memory. */
 const CHUNK_BYTES = 256 * 1024;
 
@@ -75,6 +78,13 @@ export class PostgresStorage implements TraceStorage {
         // Several processes may start at once against an empty database.
         await client.query('SELECT pg_advisory_xact_lock($1, 0)', [LOCK_MIGRATE]);
         await client.query(SCHEMA);
+        await client.query(MIGRATIONS_TABLE);
+        const applied = new Set((await client.query('SELECT version FROM schema_migrations')).rows.map((row) => Number(row.version)));
+        for (const migration of migrations(POSTGRES_DIALECT)) {
+          if (applied.has(migration.version)) continue;
+          for (const statement of migration.statements) await client.query(statement);
+          await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
+        }
       });
     } catch (error) {
       await pool.end();
@@ -114,7 +124,7 @@ export class PostgresStorage implements TraceStorage {
     return result.rows[0];
   }
 
-  async insertItems(projectId: number, family: string, items: readonly StoredItem[]): Promise<number> {
+  async insertItems(projectId: number, family: string, items: readonly StoredItem[], pushedBy?: string): Promise<number> {
     if (items.length === 0) return 0;
     return this.#transaction(async (client) => {
       // Sequence values can commit out of order under concurrent transactions, and a
@@ -122,11 +132,18 @@ export class PostgresStorage implements TraceStorage {
       // inserts makes ingest order equal commit order.
       await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_INGEST, projectId]);
       const result = await client.query(
-        `INSERT INTO items (project_id, family, item_key, ts_ms, body)
-         SELECT $1, $2, k, t, b FROM unnest($3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS u(k, t, b, o)
+        `INSERT INTO items (project_id, family, item_key, ts_ms, body, pushed_by)
+         SELECT $1, $2, k, t, b, $6 FROM unnest($3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS u(k, t, b, o)
          ORDER BY o
          ON CONFLICT DO NOTHING`,
-        [projectId, family, items.map((item) => item.key), items.map((item) => item.tsMillis), items.map((item) => item.body)],
+        [
+          projectId,
+          family,
+          items.map((item) => item.key),
+          items.map((item) => item.tsMillis),
+          items.map((item) => item.body),
+          pushedBy ?? null,
+        ],
       );
       return result.rowCount ?? 0;
     });
@@ -157,16 +174,17 @@ export class PostgresStorage implements TraceStorage {
     return row ? Number(row.size) : undefined;
   }
 
-  async readBlob(projectId: number, sha: string) {
+  async readBlob(projectId: number, sha: string, start = 0) {
     const size = await this.blobSize(projectId, sha);
     if (size === undefined) return undefined;
     const pool = this.#pool;
     const chunks = Math.ceil(size / CHUNK_BYTES);
     async function* pieces() {
-      for (let idx = 0; idx < chunks; idx++) {
+      for (let idx = Math.floor(start / CHUNK_BYTES); idx < chunks; idx++) {
         const result = await pool.query('SELECT data FROM blob_chunks WHERE sha = $1 AND idx = $2', [sha, idx]);
         if (!result.rows[0]) throw new Error(`blob ${sha} is missing piece ${idx}`);
-        yield result.rows[0].data as Buffer;
+        const data = result.rows[0].data as Buffer;
+        yield idx * CHUNK_BYTES < start ? data.subarray(start - idx * CHUNK_BYTES) : data;
       }
     }
     return { size, stream: Readable.from(pieces()) };
@@ -194,6 +212,42 @@ export class PostgresStorage implements TraceStorage {
     });
   }
 
+  async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    const result = await this.#pool.query({ text: numbered(sql), values: params as unknown[], types: NUMBERS });
+    return result.rows as T[];
+  }
+
+  async execute(sql: string, params: readonly unknown[] = []): Promise<number> {
+    const result = await this.#pool.query({ text: numbered(sql), values: params as unknown[], types: NUMBERS });
+    return result.rowCount ?? 0;
+  }
+
+  async refreshView(projectId: number): Promise<void> {
+    for (;;) {
+      const more = await this.#transaction(async (client) => {
+        // One process folds a project in at a time; another waiting here then finds nothing left.
+        await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_VIEW, projectId]);
+        const done = await client.query({
+          text: 'SELECT seq FROM view_progress WHERE project_id = $1',
+          values: [projectId],
+          types: NUMBERS,
+        });
+        const rows = (
+          await client.query({
+            text: 'SELECT seq, family, body, pushed_by FROM items WHERE project_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+            values: [projectId, done.rows[0]?.seq ?? 0, VIEW_BATCH],
+            types: NUMBERS,
+          })
+        ).rows as ItemRow[];
+        if (rows.length === 0) return false;
+        for (const statement of deriveStatements(projectId, rows))
+          await client.query({ text: numbered(statement.sql), values: statement.params });
+        return rows.length === VIEW_BATCH;
+      });
+      if (!more) return;
+    }
+  }
+
   async close(): Promise<void> {
     await this.#pool.end();
   }
@@ -215,6 +269,20 @@ export class PostgresStorage implements TraceStorage {
       client.release(broken);
     }
   }
+}
+
+/** int8 (counts, ids, sequence numbers) and numeric (sums) as numbers: the view's figures stay far below 2^53. */
+const NUMBERS = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === 20 || oid === 1700
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** The portable `?` placeholders as PostgreSQL's `$1, $2, ...` (the view's SQL has no `?` inside a literal). */
+function numbered(sql: string): string {
+  let index = 0;
+  return sql.replace(/\?/g, () => `$${++index}`);
 }
 
 /** host:port/database, without the user's password, for the start-up line. */

@@ -2,6 +2,8 @@ import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { BlobMeter } from '../blob-stream.js';
+import { deriveStatements, VIEW_BATCH, type ItemRow } from '../team/derive.js';
+import { MIGRATIONS_TABLE, migrations, SQLITE_DIALECT } from './migrations.js';
 import type { NewToken, ProjectRef, PullPage, PullQuery, StoredItem, TokenRecord, TraceStorage } from './types.js';
 import { writeStreamAtomic } from '../../files/atomic-write.js';
 import { ensureDir, remove } from '../../files/index.js';
@@ -39,6 +41,20 @@ CREATE TABLE IF NOT EXISTS blob_owners (
 );
 `;
 
+function migrate(db: Database.Database): void {
+  db.exec(MIGRATIONS_TABLE);
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((row) => row.version),
+  );
+  for (const migration of migrations(SQLITE_DIALECT)) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      for (const statement of migration.statements) db.exec(statement);
+      db.prepare('INSERT INTO schema_migrations (version) VALUES (?)').run(migration.version);
+    })();
+  }
+}
+
 /**
  * Embedded backend: one SQLite file (WAL) for rows, a content-addressed folder
  * `blobs/<sha[:2]>/<sha>` for bytes. SQLite serializes writers, so the AUTOINCREMENT
@@ -66,6 +82,7 @@ export class SqliteStorage implements TraceStorage {
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     db.exec(SCHEMA);
+    migrate(db);
     return new SqliteStorage(dataDir, db);
   }
 
@@ -90,13 +107,13 @@ export class SqliteStorage implements TraceStorage {
     return this.#db.prepare('SELECT hash, org_slug, project_slug, name FROM tokens WHERE hash = ?').get(hash) as TokenRecord | undefined;
   }
 
-  async insertItems(projectId: number, family: string, items: readonly StoredItem[]): Promise<number> {
+  async insertItems(projectId: number, family: string, items: readonly StoredItem[], pushedBy?: string): Promise<number> {
     const insert = this.#db.prepare(
-      'INSERT INTO items (project_id, family, item_key, ts_ms, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      'INSERT INTO items (project_id, family, item_key, ts_ms, body, pushed_by) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
     );
     const insertAll = this.#db.transaction((rows: readonly StoredItem[]) => {
       let inserted = 0;
-      for (const row of rows) inserted += insert.run(projectId, family, row.key, row.tsMillis, row.body).changes;
+      for (const row of rows) inserted += insert.run(projectId, family, row.key, row.tsMillis, row.body, pushedBy ?? null).changes;
       return inserted;
     });
     return insertAll(items);
@@ -122,10 +139,10 @@ export class SqliteStorage implements TraceStorage {
     return row?.size;
   }
 
-  async readBlob(projectId: number, sha: string) {
+  async readBlob(projectId: number, sha: string, start = 0) {
     const size = await this.blobSize(projectId, sha);
     if (size === undefined) return undefined;
-    return { size, stream: createReadStream(this.#blobPath(sha)) };
+    return { size, stream: createReadStream(this.#blobPath(sha), { start }) };
   }
 
   async writeBlob(projectId: number, sha: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, maxBytes: number) {
@@ -142,8 +159,42 @@ export class SqliteStorage implements TraceStorage {
     return { created, size: meter.size };
   }
 
+  async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    return this.#statement(sql).all(...params) as T[];
+  }
+
+  async execute(sql: string, params: readonly unknown[] = []): Promise<number> {
+    return this.#statement(sql).run(...params).changes;
+  }
+
+  async refreshView(projectId: number): Promise<void> {
+    // Each batch is one synchronous transaction; between batches other requests get their turn.
+    const step = this.#db.transaction(() => {
+      const done = this.#db.prepare('SELECT seq FROM view_progress WHERE project_id = ?').get(projectId) as { seq: number } | undefined;
+      const rows = this.#db
+        .prepare('SELECT seq, family, body, pushed_by FROM items WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+        .all(projectId, done?.seq ?? 0, VIEW_BATCH) as ItemRow[];
+      if (rows.length === 0) return false;
+      for (const statement of deriveStatements(projectId, rows)) this.#statement(statement.sql).run(...statement.params);
+      return rows.length === VIEW_BATCH;
+    });
+    while (step()) await new Promise((resolve) => setImmediate(resolve));
+  }
+
   async close(): Promise<void> {
     this.#db.close();
+  }
+
+  /** Prepared statements by text: the view's few shapes are prepared once. */
+  readonly #statements = new Map<string, Database.Statement>();
+  #statement(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      if (this.#statements.size > 200) this.#statements.clear();
+      this.#statements.set(sql, statement);
+    }
+    return statement;
   }
 
   #blobPath(sha: string): string {

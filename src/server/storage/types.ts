@@ -19,16 +19,17 @@ export interface TraceStorage {
   /**
    * Insert-or-ignore by (project, family, key), in the given order, in one
    * transaction; ingest order must equal commit order so that pull cursors never
-   * skip a late-committing row. Returns how many rows were new.
+   * skip a late-committing row. `pushedBy` is the pushing token's name (the team
+   * view's "person"). Returns how many rows were new.
    */
-  insertItems(projectId: number, family: string, items: readonly StoredItem[]): Promise<number>;
+  insertItems(projectId: number, family: string, items: readonly StoredItem[], pushedBy?: string): Promise<number>;
   /** Rows after the cursor, in ingest order; at most `limit`. */
   pullItems(projectId: number, family: string, query: PullQuery): Promise<PullPage>;
 
   /** The blob's size when this project holds it. */
   blobSize(projectId: number, sha: string): Promise<number | undefined>;
-  /** The blob's bytes when this project holds it. */
-  readBlob(projectId: number, sha: string): Promise<{ size: number; stream: Readable } | undefined>;
+  /** The blob's bytes from byte `start` (default 0) when this project holds it; `size` is the whole blob's. */
+  readBlob(projectId: number, sha: string, start?: number): Promise<{ size: number; stream: Readable } | undefined>;
   /**
    * Streams bytes in while hashing; keeps them only when their SHA-256 is `sha`
    * (else ProblemError sha_mismatch) and they stay within `maxBytes` (else
@@ -41,6 +42,19 @@ export interface TraceStorage {
     source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
     maxBytes: number,
   ): Promise<{ created: boolean; size: number }>;
+
+  /**
+   * Reads for the team view and its sign-in sessions, in SQL both backends
+   * run: `?` placeholders, integers and sums returned as numbers.
+   */
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** A write in the same portable SQL; returns the rows changed. */
+  execute(sql: string, params?: readonly unknown[]): Promise<number>;
+  /**
+   * Folds the project's rows pushed since the last call into the team view's
+   * tables (team/derive.ts), a batch per transaction; one process at a time per project.
+   */
+  refreshView(projectId: number): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -23,23 +23,14 @@ export async function commitDetail(state: ProjectState, requested: string): Prom
   }
   const [line] = await readSpans(state.ledgers.ledgers.path, [aggregate.span]);
   const record = isObject(line) ? agentTraceRecord(line) : {};
-  const files = (Array.isArray(record.files) ? record.files.filter(isObject) : []).map((file) => ledgerFile(file, state));
-  const sessions = new Map<string, { conversation_id: string; agent: string | null; summary: string | null }>();
-  for (const file of files)
-    for (const conversation of file.conversations)
-      if (conversation.conversation_id !== null)
-        sessions.set(conversation.conversation_id, {
-          conversation_id: conversation.conversation_id,
-          agent: conversation.agent,
-          summary: conversation.summary,
-        });
+  const files = ledgerFiles(record, (id) => state.ledgers.summaryOf(id));
   const detail: CommitDetail = {
     ...emptyDetail(aggregate.sha),
     ts: aggregate.ts,
     lines: aggregate.lines,
     has_ledger: true,
     files,
-    sessions: [...sessions.values()],
+    sessions: ledgerSessions(files),
   };
   return withGit(state, aggregate.sha, detail);
 }
@@ -62,7 +53,26 @@ async function withGit(state: ProjectState, sha: string, detail: CommitDetail): 
   };
 }
 
-function ledgerFile(file: Record<string, unknown>, state: ProjectState): CommitFile {
+/** The files and ranges by contributor of a ledger's record, with each conversation's summary (the team view reads them the same way). */
+export function ledgerFiles(record: Record<string, unknown>, summaryOf: (conversationId: string) => string | null): CommitFile[] {
+  return (Array.isArray(record.files) ? record.files.filter(isObject) : []).map((file) => ledgerFile(file, summaryOf));
+}
+
+/** The sessions a ledger's files name, once each. */
+export function ledgerSessions(files: readonly CommitFile[]): CommitDetail['sessions'] {
+  const sessions = new Map<string, CommitDetail['sessions'][number]>();
+  for (const file of files)
+    for (const conversation of file.conversations)
+      if (conversation.conversation_id !== null)
+        sessions.set(conversation.conversation_id, {
+          conversation_id: conversation.conversation_id,
+          agent: conversation.agent,
+          summary: conversation.summary,
+        });
+  return [...sessions.values()];
+}
+
+function ledgerFile(file: Record<string, unknown>, summaryOf: (conversationId: string) => string | null): CommitFile {
   const conversations = (Array.isArray(file.conversations) ? file.conversations.filter(isObject) : []).map(
     (conversation): CommitConversation => {
       const url = str(conversation.url) ?? null;
@@ -74,7 +84,7 @@ function ledgerFile(file: Record<string, unknown>, state: ProjectState): CommitF
         agent: parsed?.agent ?? null,
         conversation_id: parsed?.conversationId ?? null,
         model_id: str(contributor.model_id) ?? null,
-        summary: parsed ? state.ledgers.summaryOf(parsed.conversationId) : null,
+        summary: parsed ? summaryOf(parsed.conversationId) : null,
         ranges: (Array.isArray(conversation.ranges) ? conversation.ranges.filter(isObject) : []).flatMap((range) =>
           Number.isInteger(range.start_line) && Number.isInteger(range.end_line)
             ? [{ start_line: range.start_line as number, end_line: range.end_line as number }]
@@ -106,7 +116,7 @@ function markAgentLines(diff: DiffFile[], files: CommitFile[]): void {
   }
 }
 
-function emptyDetail(sha: string): CommitDetail {
+export function emptyDetail(sha: string): CommitDetail {
   return {
     sha,
     ts: null,

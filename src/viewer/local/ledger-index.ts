@@ -69,42 +69,10 @@ export class LedgerIndex {
   }
 
   private addLedger(value: unknown, start: number, end: number): void {
-    if (!isObject(value)) return;
-    const sha = ledgerCommit(value);
-    if (sha === undefined) return;
-    const record = agentTraceRecord(value);
-    const files = Array.isArray(record.files) ? record.files.filter(isObject) : [];
-    const agents = new Set<string>();
-    const models = new Set<string>();
-    const conversations = new Set<string>();
-    const counted: LineCounts = { ai: 0, human: 0, mixed: 0 };
-    for (const file of files) {
-      for (const conversation of Array.isArray(file.conversations) ? file.conversations.filter(isObject) : []) {
-        const parsed = parseConversationUrl(str(conversation.url));
-        if (parsed) {
-          agents.add(parsed.agent);
-          conversations.add(parsed.conversationId);
-        }
-        const model = isObject(conversation.contributor) ? str(conversation.contributor.model_id) : undefined;
-        if (model !== undefined) models.add(model);
-        for (const range of Array.isArray(conversation.ranges) ? conversation.ranges.filter(isObject) : []) {
-          const kind = contributorKind(range.contributor) ?? contributorKind(conversation.contributor);
-          if (kind && Number.isInteger(range.start_line) && Number.isInteger(range.end_line))
-            counted[kind] += Math.max(0, (range.end_line as number) - (range.start_line as number) + 1);
-        }
-      }
-    }
-    this.commits.set(sha, {
-      sha,
-      ts: ledgerTs(value) ?? null,
-      span: [start, end],
-      lines: writerTotals(record) ?? counted,
-      files: files.length,
-      paths: files.slice(0, 50).flatMap((file) => str(file.path) ?? []),
-      agents: [...agents],
-      models: [...models],
-      conversationIds: [...conversations],
-    });
+    const aggregate = ledgerAggregate(value);
+    if (aggregate === undefined) return;
+    const { parts: _parts, ...commit } = aggregate;
+    this.commits.set(aggregate.sha, { ...commit, span: [start, end] });
   }
 
   private addLink(value: unknown): void {
@@ -129,6 +97,61 @@ export class LedgerIndex {
     const current = this.summaries.get(id);
     if (!current || ts >= current.ts) this.summaries.set(id, { ts, summary: value.summary });
   }
+}
+
+/** Lines of one commit by who wrote them: the agent and model of the conversation ('' when none) and the range's kind. */
+export interface LedgerPart {
+  agent: string;
+  model: string;
+  kind: keyof LineCounts;
+  lines: number;
+}
+
+/** What the viewers keep of one ledger line (local index and the service's tables alike); undefined when it is no ledger. */
+export function ledgerAggregate(value: unknown): (Omit<CommitAggregate, 'span'> & { parts: LedgerPart[] }) | undefined {
+  if (!isObject(value)) return undefined;
+  const sha = ledgerCommit(value);
+  if (sha === undefined) return undefined;
+  const record = agentTraceRecord(value);
+  const files = Array.isArray(record.files) ? record.files.filter(isObject) : [];
+  const agents = new Set<string>();
+  const models = new Set<string>();
+  const conversations = new Set<string>();
+  const counted: LineCounts = { ai: 0, human: 0, mixed: 0 };
+  const parts = new Map<string, LedgerPart>();
+  for (const file of files) {
+    for (const conversation of Array.isArray(file.conversations) ? file.conversations.filter(isObject) : []) {
+      const parsed = parseConversationUrl(str(conversation.url));
+      if (parsed) {
+        agents.add(parsed.agent);
+        conversations.add(parsed.conversationId);
+      }
+      const model = isObject(conversation.contributor) ? str(conversation.contributor.model_id) : undefined;
+      if (model !== undefined) models.add(model);
+      for (const range of Array.isArray(conversation.ranges) ? conversation.ranges.filter(isObject) : []) {
+        const kind = contributorKind(range.contributor) ?? contributorKind(conversation.contributor);
+        if (!kind || !Number.isInteger(range.start_line) || !Number.isInteger(range.end_line)) continue;
+        const lines = Math.max(0, (range.end_line as number) - (range.start_line as number) + 1);
+        counted[kind] += lines;
+        const agent = kind === 'human' ? '' : (parsed?.agent ?? '');
+        const key = JSON.stringify([agent, kind === 'human' ? '' : (model ?? ''), kind]);
+        const part = parts.get(key) ?? { agent, model: kind === 'human' ? '' : (model ?? ''), kind, lines: 0 };
+        part.lines += lines;
+        parts.set(key, part);
+      }
+    }
+  }
+  return {
+    sha,
+    ts: ledgerTs(value) ?? null,
+    lines: writerTotals(record) ?? counted,
+    files: files.length,
+    paths: files.slice(0, 50).flatMap((file) => str(file.path) ?? []),
+    agents: [...agents],
+    models: [...models],
+    conversationIds: [...conversations],
+    parts: [...parts.values()],
+  };
 }
 
 /** The ledger writer's own totals (blank lines not counted) when it gave them. */

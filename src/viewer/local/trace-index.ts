@@ -42,8 +42,7 @@ export class TraceIndex {
         this.lastTs = null;
       },
       line: (bytes, from, to, start, end) => {
-        const text = bytes.toString('utf8', from, to);
-        const fields = scanTrace(text) ?? fieldsOf(parseText(text));
+        const fields = traceFields(bytes.toString('utf8', from, to));
         if (fields === null) return false;
         if (fields !== undefined) this.add(fields, start, end);
         return true;
@@ -110,6 +109,11 @@ export class TraceIndex {
  */
 function own(value: string): string {
   return (' ' + value).slice(1);
+}
+
+/** The members a viewer indexes of one trace row's text; null when it is not JSON, undefined when it is no session's trace. */
+export function traceFields(text: string): TraceFields | null | undefined {
+  return scanTrace(text) ?? fieldsOf(parseText(text));
 }
 
 /** The same members from a parsed row; null when the line is not JSON, undefined when it is no session's trace. */

@@ -53,8 +53,31 @@ export async function api<T>(path: string): Promise<T> {
 
 export const enc = encodeURIComponent;
 
+/**
+ * Where the bundle is mounted, from the shell's meta tags: '' for `tracer view`,
+ * '/ui' for the team view of `tracer serve`, where a project id is
+ * `<org>/<project>` and each part is a path segment of its own.
+ */
+export const BASE = document.querySelector('meta[name="tracer-base"]')?.getAttribute('content') ?? '';
+export const TEAM = document.querySelector('meta[name="tracer-mode"]')?.getAttribute('content') === 'team';
+/** Path segments of a project id in a URL. */
+export const PROJECT_PARTS = TEAM ? 2 : 1;
+
+export function homePath(): string {
+  return `${BASE}/`;
+}
+
+function projectSegments(projectId: string): string {
+  return TEAM ? projectId.split('/').map(enc).join('/') : enc(projectId);
+}
+
 export function projectPath(projectId: string): string {
-  return `/p/${enc(projectId)}`;
+  return `${BASE}/p/${projectSegments(projectId)}`;
+}
+
+/** The JSON API of a project, or of the viewer with no project. */
+export function apiPath(projectId?: string): string {
+  return projectId === undefined ? `${BASE}/api` : `${BASE}/api/p/${projectSegments(projectId)}`;
 }
 
 export function sessionPath(projectId: string, conversationId: string): string {
@@ -67,6 +90,11 @@ export function commitPath(projectId: string, sha: string): string {
 
 export function blamePath(projectId: string, path: string): string {
   return `${projectPath(projectId)}/blame/${path.split('/').map(enc).join('/')}`;
+}
+
+/** A file of the project: a link to its blame, or plain text in the team view (the service keeps no repository). */
+export function fileRef(projectId: string, path: string): HTMLElement {
+  return TEAM ? h('span', null, path) : h('a', { href: blamePath(projectId, path) }, path);
 }
 
 export function when(ts: string | null | undefined): string {
@@ -123,7 +151,7 @@ export function errorView(error: unknown): HTMLElement {
       { class: 'notice' },
       h('h1', null, 'Not found'),
       h('p', null, error.message),
-      h('p', null, h('a', { href: '/' }, 'All projects')),
+      h('p', null, h('a', { href: homePath() }, 'All projects')),
     );
   const message = error instanceof Error ? error.message : String(error);
   return h(
@@ -131,7 +159,7 @@ export function errorView(error: unknown): HTMLElement {
     { class: 'notice' },
     h('h1', null, 'Cannot show this'),
     h('p', null, message),
-    h('p', null, h('a', { href: '/' }, 'All projects')),
+    h('p', null, h('a', { href: homePath() }, 'All projects')),
   );
 }
 
@@ -140,7 +168,7 @@ let projectNames: Promise<Map<string, string>> | undefined;
 /** A link to the project, named by its id until its repository's name arrives. */
 export function projectLink(projectId: string): HTMLAnchorElement {
   const link = h('a', { href: projectPath(projectId) }, projectId);
-  projectNames ??= api<Array<{ id: string; name: string }>>('/api/projects').then(
+  projectNames ??= api<Array<{ id: string; name: string }>>(`${apiPath()}/projects`).then(
     (projects) => new Map(projects.map((project) => [project.id, project.name])),
     () => new Map(),
   );

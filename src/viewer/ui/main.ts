@@ -1,7 +1,7 @@
 // The viewer's pages, one per deep link. Navigation is plain links (each page
 // is a document of its own), so bookmarks, the back button and new tabs work
 // as they do everywhere.
-import { ApiError, errorView, replace } from './dom.js';
+import { ApiError, BASE, errorView, PROJECT_PARTS, replace } from './dom.js';
 import { blamePage } from './pages/blame.js';
 import { commitPage } from './pages/commit.js';
 import { projectPage } from './pages/project.js';
@@ -9,14 +9,17 @@ import { projectsPage } from './pages/projects.js';
 import { sessionPage } from './pages/session.js';
 
 async function route(root: HTMLElement): Promise<void> {
-  const parts = location.pathname.split('/').filter(Boolean).map(decodeURIComponent);
-  if (parts.length === 0) return projectsPage(root);
-  if (parts[0] === 'p' && parts.length >= 2) {
-    const project = parts[1]!;
-    if (parts.length === 2) return projectPage(root, project);
-    if (parts[2] === 'sessions' && parts.length === 4) return sessionPage(root, project, parts[3]!);
-    if (parts[2] === 'commits' && parts.length === 4) return commitPage(root, project, parts[3]!);
-    if (parts[2] === 'blame' && parts.length >= 4) return blamePage(root, project, parts.slice(3).join('/'));
+  const path = location.pathname.startsWith(`${BASE}/`) ? location.pathname.slice(BASE.length) : location.pathname;
+  const all = path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (all.length === 0) return projectsPage(root);
+  if (all[0] === 'p' && all.length > PROJECT_PARTS) {
+    const project = all.slice(1, 1 + PROJECT_PARTS).join('/');
+    // What follows the project id: sessions/<id>, commits/<sha>, blame/<path>.
+    const parts = all.slice(PROJECT_PARTS + 1);
+    if (parts.length === 0) return projectPage(root, project);
+    if (parts[0] === 'sessions' && parts.length === 2) return sessionPage(root, project, parts[1]!);
+    if (parts[0] === 'commits' && parts.length === 2) return commitPage(root, project, parts[1]!);
+    if (parts[0] === 'blame' && parts.length >= 2) return blamePage(root, project, parts.slice(1).join('/'));
   }
   document.title = 'Not found · tracer';
   replace(root, errorView(new ApiError(404, 'not_found', 'This page does not exist.')));

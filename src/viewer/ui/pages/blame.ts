@@ -2,7 +2,7 @@
 // line (ai with agent, model and a link to the session; human; mixed;
 // unknown; uncommitted). The gutter names a run of lines once, at its first.
 import type { BlameLine, BlameResult } from '../../blame-source.js';
-import { ApiError, api, commitPath, enc, h, projectLink, replace, sessionPath, shortSha } from '../dom.js';
+import { ApiError, api, apiPath, commitPath, enc, h, homePath, projectLink, replace, sessionPath, shortSha } from '../dom.js';
 import { parseConversationUrl } from '../conversation-url.js';
 
 export async function blamePage(root: HTMLElement, projectId: string, path: string): Promise<void> {
@@ -11,14 +11,14 @@ export async function blamePage(root: HTMLElement, projectId: string, path: stri
   const crumbs = h(
     'nav',
     { class: 'crumbs', 'aria-label': 'Breadcrumb' },
-    h('a', { href: '/' }, 'Projects'),
+    h('a', { href: homePath() }, 'Projects'),
     ' / ',
     projectLink(projectId),
     ' / blame',
   );
   let blame: BlameResult;
   try {
-    blame = await api<BlameResult>(`/api/p/${enc(projectId)}/blame/${path.split('/').map(enc).join('/')}${rev ? `?rev=${enc(rev)}` : ''}`);
+    blame = await api<BlameResult>(`${apiPath(projectId)}/blame/${path.split('/').map(enc).join('/')}${rev ? `?rev=${enc(rev)}` : ''}`);
   } catch (error) {
     if (!(error instanceof ApiError) || error.status === 404) throw error;
     replace(root, crumbs, h('h1', { class: 'mono' }, path), h('p', { class: 'notice' }, error.message));

@@ -2,19 +2,34 @@
 // contributor, the sessions behind them with their summaries) and git's diff
 // with every added line an agent wrote marked `ai` in its own gutter.
 import type { CommitDetail, CommitFile, DiffFile } from '../../data-source.js';
-import { api, badge, blamePath, enc, h, projectLink, replace, sessionPath, shareBar, shortSha, time } from '../dom.js';
+import {
+  api,
+  apiPath,
+  TEAM,
+  badge,
+  enc,
+  fileRef,
+  h,
+  homePath,
+  projectLink,
+  replace,
+  sessionPath,
+  shareBar,
+  shortSha,
+  time,
+} from '../dom.js';
 import { markdown } from '../markdown.js';
 
 export async function commitPage(root: HTMLElement, projectId: string, sha: string): Promise<void> {
   document.title = `Commit ${sha.slice(0, 10)} · tracer`;
-  const commit = await api<CommitDetail>(`/api/p/${enc(projectId)}/commits/${enc(sha)}`);
+  const commit = await api<CommitDetail>(`${apiPath(projectId)}/commits/${enc(sha)}`);
   document.title = `${commit.subject ?? shortSha(commit.sha)} · tracer`;
   replace(
     root,
     h(
       'nav',
       { class: 'crumbs', 'aria-label': 'Breadcrumb' },
-      h('a', { href: '/' }, 'Projects'),
+      h('a', { href: homePath() }, 'Projects'),
       ' / ',
       projectLink(projectId),
       ' / commit',
@@ -68,7 +83,7 @@ function files(projectId: string, list: CommitFile[]): HTMLElement | null {
     h(
       'tr',
       null,
-      h('td', { class: 'mono' }, h('a', { href: blamePath(projectId, file.path) }, file.path)),
+      h('td', { class: 'mono' }, fileRef(projectId, file.path)),
       h('td', null, file.type ? badge(file.type, file.type) : '—'),
       h(
         'td',
@@ -124,7 +139,13 @@ function diff(commit: CommitDetail): HTMLElement {
       'section',
       null,
       title,
-      h('p', { class: 'muted' }, 'This commit is not in the local repository, so there is no diff to show.'),
+      h(
+        'p',
+        { class: 'muted' },
+        TEAM
+          ? 'The trace service keeps no repository, so there is no diff to show; tracer view in a clone shows it.'
+          : 'This commit is not in the local repository, so there is no diff to show.',
+      ),
     );
   return h(
     'section',

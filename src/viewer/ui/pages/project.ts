@@ -1,15 +1,31 @@
 // `/p/<project>`: sessions and commits, newest first, with filters (agent,
 // model, dates, search) kept in the query string so a filtered view is a link
 // too. The sessions list is asked for first: it is what the page is for.
+import { shareSection } from './share.js';
 import type { CommitRow, Facets, Page, ProjectStats, ProjectSummary, SessionRow } from '../../data-source.js';
-import { api, badge, clip, commitPath, enc, h, percent, replace, sessionPath, shareBar, shortSha, time } from '../dom.js';
+import {
+  api,
+  apiPath,
+  badge,
+  clip,
+  commitPath,
+  h,
+  homePath,
+  percent,
+  replace,
+  sessionPath,
+  shareBar,
+  shortSha,
+  TEAM,
+  time,
+} from '../dom.js';
 
 const FILTERS = ['agent', 'model', 'from', 'to', 'q'] as const;
 const PAGE = 30;
 
 export async function projectPage(root: HTMLElement, projectId: string): Promise<void> {
   document.title = `${projectId} · tracer`;
-  const base = `/api/p/${enc(projectId)}`;
+  const base = `${apiPath(projectId)}`;
   const params = new URLSearchParams(location.search);
   const heading = h('h1', null, projectId);
   const statsLine = h('p', { class: 'muted', id: 'stats' }, 'Reading the project…');
@@ -22,9 +38,10 @@ export async function projectPage(root: HTMLElement, projectId: string): Promise
   const form = filterForm(params);
   replace(
     root,
-    h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: '/' }, 'Projects'), ' / ', projectId),
+    h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: homePath() }, 'Projects'), ' / ', projectId),
     heading,
     statsLine,
+    TEAM ? shareSection(base) : null,
     form,
     h(
       'div',
@@ -93,7 +110,7 @@ export async function projectPage(root: HTMLElement, projectId: string): Promise
 
   await loadSessions(0);
   void loadCommits(0);
-  void api<ProjectSummary[]>('/api/projects').then((projects) => {
+  void api<ProjectSummary[]>(`${apiPath()}/projects`).then((projects) => {
     const project = projects.find((candidate) => candidate.id === projectId);
     if (project) {
       replace(heading, project.name);
@@ -159,6 +176,7 @@ function sessionItem(projectId: string, session: SessionRow): HTMLElement {
       ...session.models.map((model) => badge(model, 'model')),
       h('a', { href: sessionPath(projectId, session.conversation_id), class: 'id' }, clip(session.conversation_id, 24)),
       h('span', { class: 'muted' }, time(session.first_ts), ' → ', time(session.last_ts)),
+      session.person ? h('span', { class: 'person muted' }, `by ${session.person}`) : null,
     ),
     session.summary ? h('p', { class: 'summary' }, clip(session.summary, 280)) : null,
     h(
@@ -181,7 +199,7 @@ function commitItem(projectId: string, commit: CommitRow): HTMLElement {
       'div',
       { class: 'row-head' },
       h('a', { href: commitPath(projectId, commit.sha), class: 'id mono' }, shortSha(commit.sha)),
-      h('span', { class: 'subject' }, commit.subject ?? '(not in this repository)'),
+      h('span', { class: 'subject' }, commit.subject ?? (TEAM ? '' : '(not in this repository)')),
     ),
     h(
       'div',

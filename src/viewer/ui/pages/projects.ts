@@ -1,10 +1,10 @@
 import type { ProjectStats, ProjectSummary } from '../../data-source.js';
-import { api, h, percent, projectPath, replace, time } from '../dom.js';
+import { api, apiPath, h, percent, projectPath, replace, time } from '../dom.js';
 
 /** `/`: every project of $TRACER_HOME; the figures of each arrive on their own, so a big project never holds up the list. */
 export async function projectsPage(root: HTMLElement): Promise<void> {
   document.title = 'Projects · tracer';
-  const projects = await api<ProjectSummary[]>('/api/projects');
+  const projects = await api<ProjectSummary[]>(`${apiPath()}/projects`);
   const body = h('tbody');
   const table = h(
     'table',
@@ -46,7 +46,7 @@ export async function projectsPage(root: HTMLElement): Promise<void> {
       ),
     );
     rows.push(() =>
-      api<ProjectStats>(`/api/p/${encodeURIComponent(project.id)}/stats`).then(
+      api<ProjectStats>(`${apiPath(project.id)}/stats`).then(
         (stats) => {
           replace(cells.sessions, String(stats.sessions));
           replace(cells.commits, String(stats.commits));

@@ -3,13 +3,13 @@
 // and the trace timeline beside it. The transcript starts loading at once,
 // without waiting for the session's index.
 import type { SessionDetail } from '../../data-source.js';
-import { api, badge, blamePath, commitPath, enc, h, projectLink, replace, shortSha, time } from '../dom.js';
+import { api, apiPath, badge, commitPath, enc, fileRef, h, homePath, projectLink, replace, shortSha, time } from '../dom.js';
 import { markdown } from '../markdown.js';
 import { transcriptView } from './transcript.js';
 
 export async function sessionPage(root: HTMLElement, projectId: string, conversationId: string): Promise<void> {
   document.title = `Session ${conversationId.slice(0, 8)} · tracer`;
-  const base = `/api/p/${enc(projectId)}/sessions/${enc(conversationId)}`;
+  const base = `${apiPath(projectId)}/sessions/${enc(conversationId)}`;
   const aside = h('aside', { class: 'side', 'aria-label': 'Session' }, h('p', { class: 'muted' }, 'Reading the session…'));
   const head = h('div', { class: 'session-head' });
   const transcriptSlot = h('div', null);
@@ -18,7 +18,7 @@ export async function sessionPage(root: HTMLElement, projectId: string, conversa
     h(
       'nav',
       { class: 'crumbs', 'aria-label': 'Breadcrumb' },
-      h('a', { href: '/' }, 'Projects'),
+      h('a', { href: homePath() }, 'Projects'),
       ' / ',
       projectLink(projectId),
       ' / session',
@@ -77,11 +77,7 @@ export async function sessionPage(root: HTMLElement, projectId: string, conversa
     h('h2', null, `Files written (${session.files_total})`),
     session.files.length === 0
       ? h('p', { class: 'muted' }, 'None.')
-      : h(
-          'ul',
-          { class: 'plain mono small' },
-          ...session.files.map((file) => h('li', null, h('a', { href: blamePath(projectId, file) }, file))),
-        ),
+      : h('ul', { class: 'plain mono small' }, ...session.files.map((file) => h('li', null, fileRef(projectId, file)))),
     h('h2', null, 'Timeline'),
     timeline(session),
   );

@@ -1,0 +1,60 @@
+// Schema changes after the first release, numbered and applied once each, in
+// order, inside the same transaction that records them (schema_migrations). The
+// base tables (projects, tokens, items, blobs) are version 1 and stay in each
+// backend's CREATE IF NOT EXISTS schema. The SQL is written once for both
+// backends; only the integer and timestamp-text types differ.
+
+export interface Dialect {
+  /** 64-bit integer column type. */
+  int: string;
+  /** Text compared byte-wise, so ISO timestamps sort as time whatever the database's collation. */
+  ts: string;
+}
+
+export const SQLITE_DIALECT: Dialect = { int: 'INTEGER', ts: 'TEXT' };
+export const POSTGRES_DIALECT: Dialect = { int: 'BIGINT', ts: 'TEXT COLLATE "C"' };
+
+export const MIGRATIONS_TABLE = 'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)';
+
+/** Version → statements. */
+export function migrations(d: Dialect): Array<{ version: number; statements: string[] }> {
+  return [
+    {
+      // The team view (issue 22): who pushed each row, and the tables its pages are answered from.
+      version: 2,
+      statements: [
+        'ALTER TABLE items ADD COLUMN pushed_by TEXT',
+        // The view's catch-up reads one project's rows after a watermark, whatever their family.
+        'CREATE INDEX IF NOT EXISTS items_project_seq ON items (project_id, seq)',
+        `CREATE TABLE view_progress (project_id ${d.int} PRIMARY KEY, seq ${d.int} NOT NULL, traces ${d.int} NOT NULL DEFAULT 0, last_ts ${d.ts})`,
+        `CREATE TABLE view_sessions (project_id ${d.int} NOT NULL, conversation_id TEXT NOT NULL, agent TEXT NOT NULL,
+          first_ts ${d.ts} NOT NULL, last_ts ${d.ts} NOT NULL, events ${d.int} NOT NULL, person TEXT,
+          PRIMARY KEY (project_id, conversation_id))`,
+        'CREATE INDEX view_sessions_newest ON view_sessions (project_id, last_ts, conversation_id)',
+        `CREATE TABLE view_session_models (project_id ${d.int} NOT NULL, conversation_id TEXT NOT NULL, model TEXT NOT NULL,
+          PRIMARY KEY (project_id, conversation_id, model))`,
+        'CREATE INDEX view_session_models_model ON view_session_models (project_id, model)',
+        `CREATE TABLE view_session_files (project_id ${d.int} NOT NULL, conversation_id TEXT NOT NULL, path TEXT NOT NULL, seq ${d.int} NOT NULL,
+          PRIMARY KEY (project_id, conversation_id, path))`,
+        `CREATE TABLE view_session_traces (project_id ${d.int} NOT NULL, conversation_id TEXT NOT NULL, seq ${d.int} NOT NULL,
+          PRIMARY KEY (project_id, conversation_id, seq))`,
+        `CREATE TABLE view_facets (project_id ${d.int} NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (project_id, kind, value))`,
+        `CREATE TABLE view_commits (project_id ${d.int} NOT NULL, sha TEXT NOT NULL, ts ${d.ts} NOT NULL, seq ${d.int} NOT NULL,
+          ai ${d.int} NOT NULL, human ${d.int} NOT NULL, mixed ${d.int} NOT NULL, files ${d.int} NOT NULL, paths TEXT NOT NULL, person TEXT,
+          PRIMARY KEY (project_id, sha))`,
+        'CREATE INDEX view_commits_newest ON view_commits (project_id, ts, sha)',
+        `CREATE TABLE view_commit_parts (project_id ${d.int} NOT NULL, sha TEXT NOT NULL, agent TEXT NOT NULL, model TEXT NOT NULL,
+          kind TEXT NOT NULL, lines ${d.int} NOT NULL, PRIMARY KEY (project_id, sha, agent, model, kind))`,
+        `CREATE TABLE view_commit_sessions (project_id ${d.int} NOT NULL, sha TEXT NOT NULL, conversation_id TEXT NOT NULL,
+          PRIMARY KEY (project_id, conversation_id, sha))`,
+        `CREATE TABLE view_replaced (project_id ${d.int} NOT NULL, sha TEXT NOT NULL, PRIMARY KEY (project_id, sha))`,
+        `CREATE TABLE view_summaries (project_id ${d.int} NOT NULL, conversation_id TEXT NOT NULL, ts ${d.ts} NOT NULL, summary TEXT NOT NULL,
+          PRIMARY KEY (project_id, conversation_id))`,
+        `CREATE TABLE view_transcripts (project_id ${d.int} NOT NULL, conversation_id TEXT NOT NULL, ts ${d.ts} NOT NULL, sha TEXT NOT NULL,
+          size ${d.int} NOT NULL, PRIMARY KEY (project_id, conversation_id))`,
+        // Signed-in browsers: the SHA-256 of the cookie's random id, never the token itself.
+        `CREATE TABLE web_sessions (id_hash TEXT PRIMARY KEY, token_hash TEXT NOT NULL, expires_ms ${d.int} NOT NULL)`,
+      ],
+    },
+  ];
+}

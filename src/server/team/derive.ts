@@ -1,0 +1,261 @@
+// The team view's tables, derived from the rows clients pushed: one batch of
+// `items` (in ingest order) becomes bulk upserts into the view_* tables. Pure:
+// no database here, so SQLite and PostgreSQL run the very same statements, and
+// the readers of traces and ledgers are the local viewer's own.
+import { ledgerAggregate } from '../../viewer/local/ledger-index.js';
+import { parseConversationUrl } from '../../viewer/local/ledger-read.js';
+import { isObject, str } from '../../viewer/local/refreshing-file.js';
+import { traceFields } from '../../viewer/local/trace-index.js';
+
+export interface ItemRow {
+  seq: number;
+  family: string;
+  body: string;
+  pushed_by: string | null;
+}
+
+/** One multi-row INSERT with the same conflict clause for every row. */
+export interface BulkInsert {
+  table: string;
+  columns: readonly string[];
+  rows: unknown[][];
+  /** Everything after VALUES (...): `ON CONFLICT ...`. */
+  conflict: string;
+}
+
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/** Rows folded in per transaction: small enough that other requests wait at most tens of milliseconds. */
+export const VIEW_BATCH = 2000;
+
+/** Rows per INSERT: well under SQLite's 32,766 parameters and PostgreSQL's 65,535 with any table here. */
+const ROWS_PER_STATEMENT = 500;
+
+const laterTs = (table: string, column: string) =>
+  `${column} = CASE WHEN excluded.${column} > ${table}.${column} THEN excluded.${column} ELSE ${table}.${column} END`;
+const earlierTs = (table: string, column: string) =>
+  `${column} = CASE WHEN excluded.${column} < ${table}.${column} THEN excluded.${column} ELSE ${table}.${column} END`;
+
+interface SessionDelta {
+  agent: string;
+  first_ts: string;
+  last_ts: string;
+  events: number;
+  person: string | null;
+}
+
+/** The statements that fold `rows` (all of one project, in seq order) into the view tables, ending with the new watermark. */
+export function deriveStatements(projectId: number, rows: readonly ItemRow[]): Statement[] {
+  const sessions = new Map<string, SessionDelta>();
+  const models = new UniqueRows();
+  const files = new UniqueRows(3);
+  const traceRefs: unknown[][] = [];
+  const facets = new UniqueRows();
+  const commits = new Map<string, unknown[]>();
+  const parts = new Map<string, unknown[][]>();
+  const commitSessions = new UniqueRows();
+  const replaced = new UniqueRows();
+  const summaries = new Map<string, unknown[]>();
+  const transcripts = new Map<string, unknown[]>();
+  let traces = 0;
+  let lastTs: string | null = null;
+  let seq = 0;
+
+  for (const row of rows) {
+    seq = row.seq;
+    if (row.family === 'traces') {
+      const fields = traceFields(row.body);
+      if (!fields) continue;
+      traces += 1;
+      if (lastTs === null || fields.ts > lastTs) lastTs = fields.ts;
+      const agent = fields.agent ?? 'unknown';
+      const session = sessions.get(fields.conversationId);
+      if (!session) {
+        sessions.set(fields.conversationId, { agent, first_ts: fields.ts, last_ts: fields.ts, events: 1, person: row.pushed_by });
+      } else {
+        session.events += 1;
+        if (fields.ts < session.first_ts) session.first_ts = fields.ts;
+        if (fields.ts > session.last_ts) session.last_ts = fields.ts;
+      }
+      facets.push([projectId, 'agent', agent]);
+      if (fields.model !== undefined) {
+        models.push([projectId, fields.conversationId, fields.model]);
+        facets.push([projectId, 'model', fields.model]);
+      }
+      for (const path of fields.paths) files.push([projectId, fields.conversationId, path, row.seq]);
+      traceRefs.push([projectId, fields.conversationId, row.seq]);
+      continue;
+    }
+    const value = parse(row.body);
+    if (!isObject(value)) continue;
+    if (row.family === 'ledgers') {
+      const ledger = ledgerAggregate(value);
+      if (!ledger) continue;
+      // Ingest order: a later ledger of the same commit replaces the earlier one, as a later line does locally.
+      const author = authorOf(value);
+      commits.set(ledger.sha, [
+        projectId,
+        ledger.sha,
+        ledger.ts ?? '',
+        row.seq,
+        ledger.lines.ai,
+        ledger.lines.human,
+        ledger.lines.mixed,
+        ledger.files,
+        ledger.paths.join('\n'),
+        author ?? row.pushed_by,
+      ]);
+      parts.set(
+        ledger.sha,
+        ledger.parts.map((part) => [projectId, ledger.sha, part.agent, part.model, part.kind, part.lines]),
+      );
+      for (const id of ledger.conversationIds) commitSessions.push([projectId, ledger.sha, id]);
+    } else if (row.family === 'commit-links') {
+      const sha = str(value.commit);
+      const from = str(value.rewritten_from);
+      if (from !== undefined) replaced.push([projectId, from]);
+      if (sha !== undefined && Array.isArray(value.session_ids))
+        for (const id of value.session_ids) if (typeof id === 'string') commitSessions.push([projectId, sha, id]);
+    } else if (row.family === 'summaries') {
+      if (typeof value.summary !== 'string') continue;
+      const id = str(value.conversation_id) ?? parseConversationUrl(str(value.conversation_url))?.conversationId;
+      const ts = str(value.ts) ?? '';
+      const known = summaries.get(id ?? '');
+      if (id !== undefined && (!known || ts >= (known[2] as string))) summaries.set(id, [projectId, id, ts, value.summary]);
+    } else if (row.family === 'conversations') {
+      const id = str(value.conversation_id);
+      const sha = str(value.content_sha256);
+      const ts = str(value.ts) ?? '';
+      if (id === undefined || sha === undefined || typeof value.size !== 'number') continue;
+      const known = transcripts.get(id);
+      if (!known || ts >= (known[2] as string)) transcripts.set(id, [projectId, id, ts, sha, value.size]);
+    }
+  }
+
+  const bulk: BulkInsert[] = [
+    {
+      table: 'view_sessions',
+      columns: ['project_id', 'conversation_id', 'agent', 'first_ts', 'last_ts', 'events', 'person'],
+      rows: [...sessions].map(([id, s]) => [projectId, id, s.agent, s.first_ts, s.last_ts, s.events, s.person]),
+      conflict: `ON CONFLICT (project_id, conversation_id) DO UPDATE SET ${earlierTs('view_sessions', 'first_ts')}, ${laterTs(
+        'view_sessions',
+        'last_ts',
+      )}, events = view_sessions.events + excluded.events`,
+    },
+    {
+      table: 'view_session_models',
+      columns: ['project_id', 'conversation_id', 'model'],
+      rows: models.rows,
+      conflict: 'ON CONFLICT DO NOTHING',
+    },
+    {
+      table: 'view_session_files',
+      columns: ['project_id', 'conversation_id', 'path', 'seq'],
+      rows: files.rows,
+      conflict: 'ON CONFLICT DO NOTHING',
+    },
+    {
+      table: 'view_session_traces',
+      columns: ['project_id', 'conversation_id', 'seq'],
+      rows: traceRefs,
+      conflict: 'ON CONFLICT DO NOTHING',
+    },
+    { table: 'view_facets', columns: ['project_id', 'kind', 'value'], rows: facets.rows, conflict: 'ON CONFLICT DO NOTHING' },
+    {
+      table: 'view_commits',
+      columns: ['project_id', 'sha', 'ts', 'seq', 'ai', 'human', 'mixed', 'files', 'paths', 'person'],
+      rows: [...commits.values()],
+      conflict:
+        'ON CONFLICT (project_id, sha) DO UPDATE SET ts = excluded.ts, seq = excluded.seq, ai = excluded.ai, human = excluded.human, mixed = excluded.mixed, files = excluded.files, paths = excluded.paths, person = excluded.person',
+    },
+    {
+      table: 'view_commit_parts',
+      columns: ['project_id', 'sha', 'agent', 'model', 'kind', 'lines'],
+      rows: [...parts.values()].flat(),
+      conflict: 'ON CONFLICT DO NOTHING',
+    },
+    {
+      table: 'view_commit_sessions',
+      columns: ['project_id', 'sha', 'conversation_id'],
+      rows: commitSessions.rows,
+      conflict: 'ON CONFLICT DO NOTHING',
+    },
+    { table: 'view_replaced', columns: ['project_id', 'sha'], rows: replaced.rows, conflict: 'ON CONFLICT DO NOTHING' },
+    {
+      table: 'view_summaries',
+      columns: ['project_id', 'conversation_id', 'ts', 'summary'],
+      rows: [...summaries.values()],
+      conflict:
+        'ON CONFLICT (project_id, conversation_id) DO UPDATE SET ts = excluded.ts, summary = excluded.summary WHERE excluded.ts >= view_summaries.ts',
+    },
+    {
+      table: 'view_transcripts',
+      columns: ['project_id', 'conversation_id', 'ts', 'sha', 'size'],
+      rows: [...transcripts.values()],
+      conflict:
+        'ON CONFLICT (project_id, conversation_id) DO UPDATE SET ts = excluded.ts, sha = excluded.sha, size = excluded.size WHERE excluded.ts >= view_transcripts.ts',
+    },
+  ];
+
+  const statements: Statement[] = [];
+  // A newer ledger's parts replace the older ones wholesale (its ranges may have shrunk).
+  for (const sha of parts.keys())
+    statements.push({ sql: 'DELETE FROM view_commit_parts WHERE project_id = ? AND sha = ?', params: [projectId, sha] });
+  for (const insert of bulk) statements.push(...bulkStatements(insert));
+  statements.push({
+    sql: `INSERT INTO view_progress (project_id, seq, traces, last_ts) VALUES (?, ?, ?, ?)
+      ON CONFLICT (project_id) DO UPDATE SET seq = excluded.seq, traces = view_progress.traces + excluded.traces,
+      last_ts = CASE WHEN view_progress.last_ts IS NULL OR excluded.last_ts > view_progress.last_ts THEN excluded.last_ts ELSE view_progress.last_ts END`,
+    params: [projectId, seq, traces, lastTs],
+  });
+  return statements;
+}
+
+export function bulkStatements(insert: BulkInsert): Statement[] {
+  const statements: Statement[] = [];
+  const tuple = `(${insert.columns.map(() => '?').join(', ')})`;
+  for (let start = 0; start < insert.rows.length; start += ROWS_PER_STATEMENT) {
+    const chunk = insert.rows.slice(start, start + ROWS_PER_STATEMENT);
+    statements.push({
+      sql: `INSERT INTO ${insert.table} (${insert.columns.join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')} ${insert.conflict}`,
+      params: chunk.flat(),
+    });
+  }
+  return statements;
+}
+
+/** Rows kept once per key (the first `keyColumns` values): a batch names the same file or model many times. */
+class UniqueRows {
+  readonly rows: unknown[][] = [];
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly keyColumns?: number) {}
+
+  push(row: unknown[]): void {
+    const key = JSON.stringify(this.keyColumns === undefined ? row : row.slice(0, this.keyColumns));
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.rows.push(row);
+  }
+}
+
+/** The person a ledger names itself, when it does (tracer's own ledgers name none: they are the same bytes on every machine). */
+function authorOf(line: Record<string, unknown>): string | undefined {
+  const record = isObject(line.record) ? line.record : line;
+  const metadata = isObject(record.metadata) && isObject(record.metadata['dev.tracer']) ? record.metadata['dev.tracer'] : {};
+  const author = metadata.author ?? line.author;
+  if (typeof author === 'string') return author;
+  if (isObject(author)) return str(author.name) ?? str(author.email);
+  return undefined;
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,72 @@
+// Keeps the team view's tables caught up with pushes. An upload schedules a
+// run in the background once the project's uploads pause (the client never
+// waits for it, and a push's batches do not compete with it for the CPU or
+// the database: folding in during a 200k-trace push made it 2.5 times as
+// long on SQLite); a page asks for a run and waits, so a stream of uploads
+// that never pauses delays only the background run, never what a page shows. Runs of one project never overlap in this process: a
+// request arriving during a run waits for it and then for one more, which
+// takes in whatever arrived meanwhile.
+import type { FastifyBaseLogger } from 'fastify';
+import type { TraceStorage } from '../storage/types.js';
+
+/** A background run starts once a project's uploads have paused this long. */
+const QUIET_MS = 1_000;
+
+export class ViewRefresher {
+  readonly #running = new Map<number, Promise<void>>();
+  readonly #queued = new Map<number, Promise<void>>();
+  readonly #waiting = new Map<number, NodeJS.Timeout>();
+  #stopped = false;
+
+  constructor(
+    private readonly storage: TraceStorage,
+    private readonly log: () => FastifyBaseLogger,
+  ) {}
+
+  /** Resolves once every row stored before this call is in the view tables. */
+  refresh(projectId: number): Promise<void> {
+    const queued = this.#queued.get(projectId);
+    if (queued) return queued;
+    const running = this.#running.get(projectId);
+    if (!running) return this.#start(projectId);
+    const next = running
+      .catch(() => undefined)
+      .then(() => {
+        this.#queued.delete(projectId);
+        return this.#start(projectId);
+      });
+    this.#queued.set(projectId, next);
+    return next;
+  }
+
+  /** After an upload: the same run, in the background once uploads pause; its failure is logged here and nowhere else. */
+  schedule(projectId: number): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#waiting.get(projectId));
+    const timer = setTimeout(() => {
+      this.#waiting.delete(projectId);
+      this.refresh(projectId).catch((error: unknown) => this.log().error({ err: error, projectId }, 'team view refresh failed'));
+    }, QUIET_MS);
+    timer.unref();
+    this.#waiting.set(projectId, timer);
+  }
+
+  /**
+   * Before the storage closes: no new background run, and the ones in progress
+   * finish. Rows not folded in yet are taken in by the next page that asks.
+   */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const timer of this.#waiting.values()) clearTimeout(timer);
+    this.#waiting.clear();
+    while (this.#running.size || this.#queued.size) await Promise.allSettled([...this.#running.values(), ...this.#queued.values()]);
+  }
+
+  #start(projectId: number): Promise<void> {
+    const run = this.storage.refreshView(projectId).finally(() => {
+      if (this.#running.get(projectId) === run) this.#running.delete(projectId);
+    });
+    this.#running.set(projectId, run);
+    return run;
+  }
+}

@@ -1,0 +1,3 @@
+import { teamViewSuite } from './team-view-suite.js';
+
+teamViewSuite('sqlite').run();
