@@ -16,6 +16,7 @@ import { PluginsCommand } from './plugins.js';
 import { ProjectCreateCommand } from './project/create.js';
 import { PullCommand } from './pull.js';
 import { PushCommand } from './push.js';
+import { ReconcileCommand } from './reconcile.js';
 import { RemoteAddCommand } from './remote/add.js';
 import { RemoteListCommand } from './remote/list.js';
 import { RemoteRemoveCommand } from './remote/remove.js';
@@ -71,6 +72,7 @@ export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   BlameCommand,
   ShowCommand,
   StatsCommand,
+  ReconcileCommand,
   RuleAddCommand,
   RuleListCommand,
   RuleRemoveCommand,

@@ -45,7 +45,7 @@ export async function readCommit(rev: string, git: GitOptions): Promise<CommitIn
  * diff.renameLimit), so a renamed or moved file adds only the lines that
  * changed, not the whole file again under its new name.
  */
-const DIFF_ARGS = [
+export const DIFF_ARGS = [
   '-c',
   'core.quotePath=true',
   'diff-tree',

@@ -1,0 +1,310 @@
+// Reconcile: a commit on the current branch that has no ledger (a squash, a
+// rebase or a cherry-pick made by the hosting service's merge button) gets one
+// from the ledgers of the commits it came from, written like any other ledger
+// (ledgers.jsonl, the git note, a commit link). Everything it reads is git's
+// and the ledgers', never the clock or the machine, so two machines reconciling
+// the same commit write the same bytes and the service keeps one row.
+//
+// Evidence, strongest first (sources.ts): the same patch; the pull request the
+// message names; a branch whose combined change is the commit's. Lines are then
+// mapped exactly (lines.ts). A commit with no source stays as it is.
+import { join } from 'node:path';
+import { readChanges, readCommit, type AddedLines, type CommitInfo } from '../../capture/ledger/commit-diff.js';
+import { runGit, type GitOptions } from '../../capture/ledger/git-exec.js';
+import { buildRecordLedger, COMMIT_LINKS_FILE, LEDGERS_FILE, type Ledger } from '../../capture/ledger/ledger-record.js';
+import { appendOnce } from '../../capture/ledger/link-commit.js';
+import { writeLedgerNote } from '../../capture/ledger/notes.js';
+import { isAttributableLine } from '../../capture/trace-record.js';
+import { withContentId } from '../../core/content-id.js';
+import { LedgerLines } from '../ledger-lines.js';
+import { readLedgerLine, type LedgerView } from '../ledger-view.js';
+import { readReconcileCache, writeReconcileCache, type ReconcileCache } from './cache.js';
+import { mapByPatch, mapThroughBlame, type MappedLines } from './lines.js';
+import {
+  patchIds,
+  presentCommits,
+  pullRequestHead,
+  pullRequestOf,
+  rangePatchId,
+  requestCommits,
+  unmergedTips,
+  type FetchPolicy,
+} from './sources.js';
+
+export type ReconcileMethod = 'patch-id' | 'pull-request' | 'branch';
+
+export interface ReconciledCommit {
+  commit: string;
+  method: ReconcileMethod;
+  /** Branch commits whose ledgers the lines came from. */
+  sources: string[];
+  /** Branch commits some lines came from that have no ledger (yet): those lines are `unknown`. */
+  without_ledger: string[];
+  lines: { ai: number; human: number; mixed: number; unknown: number };
+  ledger_sha: string;
+  /** False on a dry run, or when the same ledger was already recorded. */
+  written: boolean;
+}
+
+export interface ReconcileReport {
+  dry_run: boolean;
+  /** Commits of the range (merges aside) that had no ledger, or a reconciled one missing some source's ledger. */
+  examined: number;
+  reconciled: ReconciledCommit[];
+  /** Examined commits for which no source was found: they stay as they are. */
+  without_source: string[];
+}
+
+export interface ReconcileRequest {
+  projectDir: string;
+  git: GitOptions;
+  /** `git rev-list` arguments: a range such as `ORIG_HEAD..HEAD`, or commits. */
+  revisions: readonly string[];
+  /** Newest commits of the range looked at, at most. */
+  limit?: number;
+  dryRun?: boolean;
+  /**
+   * `quick` (blame, show, stats): the same patch and pull-request heads already
+   * here. `full` (hooks, pull, the command): also fetches a missing head and
+   * looks for a branch with the same combined change.
+   */
+  depth: 'quick' | 'full';
+  /** Ask the remote again for heads it did not have, and look again at commits that had no source. */
+  retry?: boolean;
+  fetchTimeoutMs?: number;
+}
+
+export const DEFAULT_LIMIT = 200;
+const DEFAULT_FETCH_TIMEOUT_MS = 5000;
+/** Branch tips compared with a commit's combined change, newest first: enough for the branches of a few weeks. */
+const MAX_TIPS = 20;
+
+export async function reconcile(request: ReconcileRequest): Promise<ReconcileReport> {
+  const { git, projectDir } = request;
+  const report: ReconcileReport = { dry_run: request.dryRun === true, examined: 0, reconciled: [], without_source: [] };
+  const targets = await listTargets(request);
+  if (targets.length === 0) return report;
+  const index = await LedgerLines.read(projectDir);
+  const views = new Map<string, LedgerView | undefined>();
+  const ledgerOf = (commit: string): LedgerView | undefined => {
+    if (!views.has(commit)) views.set(commit, index.ledgersOf([commit]).get(commit));
+    return views.get(commit);
+  };
+  const pending = targets.filter((commit) => {
+    if (!index.has(commit)) return true;
+    const view = ledgerOf(commit);
+    // A reconciled ledger is redone once a source that had no ledger has one.
+    return view?.reconciled !== undefined && view.reconciled.without_ledger.some((source) => index.has(source));
+  });
+  report.examined = pending.length;
+  if (pending.length === 0) return report;
+
+  const cache = await readReconcileCache(projectDir);
+  const ledgerCount = index.commits().length;
+  const pendingSet = new Set(pending);
+  const ledgered = index.commits().filter((commit) => !pendingSet.has(commit));
+  await fillPatchIds(cache, [...pending, ...ledgered], git);
+  const byPatch = new Map<string, string[]>();
+  for (const commit of ledgered) {
+    const patch = cache.patch_ids[commit];
+    if (patch) byPatch.set(patch, [...(byPatch.get(patch) ?? []), commit]);
+  }
+  const candidates = pending.flatMap((commit) => byPatch.get(cache.patch_ids[commit] ?? '') ?? []);
+  const headers = await readHeaders([...new Set([...pending, ...candidates])], git);
+  const context: SourceContext = { request, cache, ledgerOf, byPatch, ledgered, headers };
+
+  for (const commit of pending) {
+    const skipFull = request.depth === 'full' && !request.retry && cache.no_source[commit] === ledgerCount;
+    const info = await readCommit(commit, git);
+    const added = attributableFiles((await readChanges(info, git)).added);
+    const found = added.size === 0 ? undefined : await findSources(info, added, context, skipFull);
+    if (!found || found.mapped.from.size === 0) {
+      if (request.depth === 'full') cache.no_source[commit] = ledgerCount;
+      report.without_source.push(commit);
+      continue;
+    }
+    delete cache.no_source[commit];
+    const { mapped, method } = found;
+    const from = [...mapped.from].sort();
+    const withoutLedger = [...mapped.withoutLedger].sort();
+    const ledger = buildRecordLedger(info, mapped.files, {
+      reconciled: { from, ...(withoutLedger.length > 0 ? { without_ledger: withoutLedger } : {}) },
+    });
+    const written = request.dryRun ? false : await record(projectDir, ledger, method === 'patch-id' ? from[0] : undefined, git);
+    // A commit reconciled here can be the source of a later one (a cherry-pick of a squash).
+    views.set(commit, readLedgerLine(ledger));
+    report.reconciled.push({
+      commit,
+      method,
+      sources: from,
+      without_ledger: withoutLedger,
+      lines: { mixed: 0, unknown: 0, ...ledger.record.metadata['dev.tracer'].lines },
+      ledger_sha: ledger.sha,
+      written,
+    });
+  }
+  if (!request.dryRun) await writeReconcileCache(projectDir, cache).catch(() => undefined);
+  return report;
+}
+
+async function listTargets(request: ReconcileRequest): Promise<string[]> {
+  const args = ['rev-list', '--no-merges', `--max-count=${request.limit ?? DEFAULT_LIMIT}`, ...request.revisions, '--'];
+  return (await runGit(args, request.git)).split('\n').filter(Boolean).reverse();
+}
+
+/** Files with at least one line someone wrote: a file of blank lines is nobody's work. */
+function attributableFiles(added: AddedLines): AddedLines {
+  return new Map([...added].filter(([, lines]) => lines.some((line) => isAttributableLine(line.text))));
+}
+
+async function fillPatchIds(cache: ReconcileCache, commits: readonly string[], git: GitOptions): Promise<void> {
+  const unknown = [...new Set(commits.filter((commit) => cache.patch_ids[commit] === undefined))];
+  // A ledger pulled for a commit this clone never fetched has no patch to read yet.
+  const present = [...(await presentCommits(unknown, git))];
+  const computed = await patchIds(present, git);
+  for (const commit of present) cache.patch_ids[commit] = computed.get(commit) ?? '';
+}
+
+interface CommitHeader {
+  /** Name, email and time of the author: what a rebase and a cherry-pick keep, and retyping the same change does not. */
+  author: string;
+  message: string;
+}
+
+/** Authors and messages of many commits in one git log. */
+async function readHeaders(commits: readonly string[], git: GitOptions): Promise<Map<string, CommitHeader>> {
+  const headers = new Map<string, CommitHeader>();
+  if (commits.length === 0) return headers;
+  const out = await runGit(
+    ['log', '--no-walk=unsorted', '--no-show-signature', '--format=%H%n%an <%ae> %at%n%B%x00', ...commits, '--'],
+    git,
+  );
+  for (const entry of out.split('\u0000')) {
+    const [commit = '', author = '', ...message] = entry.replace(/^\n/, '').split('\n');
+    if (commit !== '') headers.set(commit, { author, message: message.join('\n') });
+  }
+  return headers;
+}
+
+interface SourceContext {
+  request: ReconcileRequest;
+  cache: ReconcileCache;
+  ledgerOf: (commit: string) => LedgerView | undefined;
+  byPatch: Map<string, string[]>;
+  ledgered: string[];
+  headers: Map<string, CommitHeader>;
+}
+
+interface Found {
+  method: ReconcileMethod;
+  mapped: MappedLines;
+}
+
+async function findSources(info: CommitInfo, added: AddedLines, context: SourceContext, skipFull: boolean): Promise<Found | undefined> {
+  const { git } = context.request;
+  const same = samePatch(info.commit, context);
+  if (same !== undefined) {
+    const theirs = (await readChanges(await readCommit(same, git), git)).added;
+    const mapped =
+      mapByPatch(added, theirs, same, context.ledgerOf(same)!) ??
+      (await mapThroughBlame(info.commit, added, same, new Set([same]), context.ledgerOf, git));
+    return { method: 'patch-id', mapped };
+  }
+  const landedOn = info.parents[0];
+  if (landedOn === undefined) return undefined;
+  const pullRequest = pullRequestOf(context.headers.get(info.commit)?.message ?? '');
+  if (pullRequest) {
+    const policy: FetchPolicy = {
+      fetch: context.request.depth === 'full' && !skipFull,
+      timeoutMs: context.request.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
+      skip: context.request.retry ? undefined : new Set(Object.keys(context.cache.missing_heads)),
+      onFetchFailed: (ref) => (context.cache.missing_heads[ref] = true),
+    };
+    const head = await pullRequestHead(pullRequest, git, policy);
+    if (head !== undefined) {
+      const commits = await requestCommits(head, landedOn, git);
+      if (commits.some((commit) => context.ledgerOf(commit) !== undefined)) {
+        return { method: 'pull-request', mapped: await mapThroughBlame(info.commit, added, head, new Set(commits), context.ledgerOf, git) };
+      }
+    }
+  }
+  if (context.request.depth !== 'full' || skipFull) return undefined;
+  const branch = await sameCombinedChange(info, landedOn, context);
+  if (branch === undefined) return undefined;
+  return { method: 'branch', mapped: await mapThroughBlame(info.commit, added, branch.head, branch.commits, context.ledgerOf, git) };
+}
+
+/**
+ * The ledgered commit with the same patch and the same author (name, email and
+ * time: a rebase and a cherry-pick keep them, a person typing the same lines
+ * again does not). Several (the original and its rebased copies): the one not
+ * itself reconciled, then the lowest id, so every clone that holds the same
+ * commits picks the same one.
+ */
+function samePatch(commit: string, context: SourceContext): string | undefined {
+  const patch = context.cache.patch_ids[commit];
+  const author = context.headers.get(commit)?.author;
+  if (!patch || !author) return undefined;
+  const candidates = (context.byPatch.get(patch) ?? []).filter(
+    (other) => other !== commit && context.headers.get(other)?.author === author && context.ledgerOf(other) !== undefined,
+  );
+  candidates.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return candidates[0];
+  function rank(candidate: string): number {
+    return context.ledgerOf(candidate)!.reconciled === undefined ? 0 : 1;
+  }
+}
+
+/** A branch of ledgered commits, not merged where the commit landed, whose combined change is the commit's: the only one. */
+async function sameCombinedChange(
+  info: CommitInfo,
+  landedOn: string,
+  context: SourceContext,
+): Promise<{ head: string; commits: Set<string> } | undefined> {
+  const { git } = context.request;
+  const present = [...(await presentCommits(context.ledgered, git))];
+  const tips = (await unmergedTips(present, landedOn, git))
+    .map((tip) => ({ tip, ts: context.ledgerOf(tip)?.ts ?? '' }))
+    .filter(({ ts }) => ts !== '' && ts <= info.ts)
+    .sort((a, b) => (a.ts === b.ts ? (a.tip < b.tip ? -1 : 1) : a.ts > b.ts ? -1 : 1))
+    .slice(0, MAX_TIPS);
+  if (tips.length === 0) return undefined;
+  const own = await rangePatchId(landedOn, info.commit, git);
+  if (own === undefined) return undefined;
+  const matches: string[] = [];
+  for (const { tip } of tips) {
+    const base = (await runGit(['merge-base', landedOn, tip], git)).trim();
+    if (base !== '' && (await rangePatchId(base, tip, git)) === own) matches.push(tip);
+  }
+  if (matches.length !== 1) return undefined;
+  const head = matches[0]!;
+  return { head, commits: new Set(await requestCommits(head, landedOn, git)) };
+}
+
+/** Appends the ledger and its commit link (once each) and writes the note; true when the ledger was new. */
+async function record(projectDir: string, ledger: Ledger, rewrittenFrom: string | undefined, git: GitOptions): Promise<boolean> {
+  const appended = await appendOnce(join(projectDir, LEDGERS_FILE), ledger, 'sha');
+  const sessions = new Set<string>();
+  for (const file of ledger.record.files) {
+    for (const conversation of file.conversations) {
+      const url = conversation.url;
+      if (url !== undefined && /^[a-z][a-z0-9+.-]*:\/\/[^/]+\/[^/]+$/i.test(url))
+        sessions.add(decodeURIComponent(url.slice(url.lastIndexOf('/') + 1)));
+    }
+  }
+  const link = withContentId(
+    {
+      id: '',
+      ts: ledger.ts,
+      commit: ledger.commit,
+      session_ids: [...sessions].sort(),
+      trace_ids: ledger.trace_ids,
+      ledger_sha: ledger.sha,
+      ...(rewrittenFrom === undefined ? {} : { rewritten_from: rewrittenFrom }),
+    },
+    'id',
+  );
+  await appendOnce(join(projectDir, COMMIT_LINKS_FILE), link, 'id');
+  await writeLedgerNote(ledger, git);
+  return appended;
+}
