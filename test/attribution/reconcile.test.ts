@@ -2,15 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, runTracer } from '../helpers/cli.js';
 import { commitAll, gitIn, ledgerOf, linesByType, note, rows, writeFile } from '../capture/ledger-helpers.js';
-import {
-  AGENT_ONE,
-  AGENT_TWO,
-  pullRequestRepo,
-  rebaseOnService,
-  reconcileIn,
-  squashOnService,
-  teammate,
-} from './reconcile-fixture.js';
+import { AGENT_ONE, AGENT_TWO, pullRequestRepo, rebaseOnService, reconcileIn, squashOnService, teammate } from './reconcile-fixture.js';
 
 test.after(cleanup);
 
