@@ -148,6 +148,8 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
 }
 
 async function listTargets(request: ReconcileRequest): Promise<string[]> {
+  // A repository without a commit yet has nothing to reconcile.
+  if ((await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], request.git).catch(() => '')).trim() === '') return [];
   const args = ['rev-list', '--no-merges', `--max-count=${request.limit ?? DEFAULT_LIMIT}`, ...request.revisions, '--'];
   return (await runGit(args, request.git)).split('\n').filter(Boolean).reverse();
 }
