@@ -74,7 +74,14 @@ export async function blameFile(query: BlameQuery): Promise<{ report: BlameRepor
       exitCode: ExitCode.usage,
     });
   }
-  const found = ledgers.ledgersOf(new Set(outcome.lines.map((line) => line.commit)));
+  const commits = new Set(outcome.lines.map((line) => line.commit));
+  let found = ledgers.ledgersOf(commits);
+  const missing = [...commits].filter((commit) => !UNCOMMITTED.test(commit) && !found.has(commit));
+  if (missing.length > 0) {
+    const { reconcileOnRead } = await import('./reconcile/on-read.js');
+    if (await reconcileOnRead(query.projectDir, query.git, missing, ledgers))
+      found = (await LedgerLines.read(query.projectDir)).ledgersOf(commits);
+  }
   return {
     report: {
       path,

@@ -112,15 +112,22 @@ test('rebase and merge: each replayed commit gets its own source’s attribution
   assert.is(link.rewritten_from, pr.agentOne);
 });
 
-test('cherry-pick onto another branch keeps the agent lines', async () => {
+test('cherry-pick onto another branch: blame, show and stats reconcile it on demand', async () => {
   const pr = await pullRequestRepo();
   gitIn(pr.a.repo, ['checkout', '-q', '-b', 'release', 'main']);
   gitIn(pr.a.repo, ['cherry-pick', pr.agentTwo]);
   const picked = gitIn(pr.a.repo, ['rev-parse', 'HEAD']);
-  const result = await reconcileIn(pr.a, ['HEAD^!']);
-  assert.is(result.code, 0, result.stderr);
+  assert.equal(await blame(pr.a, 'src/total.ts'), [CODEX, CODEX, CODEX], 'blame reconciled what it read');
   assert.equal(linesByType(ledgerOf(pr.a, picked).record.files[0]), { ai: [1, 2, 3] });
-  assert.equal(await blame(pr.a, 'src/total.ts'), [CODEX, CODEX, CODEX]);
+  assert.is(note(pr.a.repo, picked), `${JSON.stringify(ledgerOf(pr.a, picked).record)}\n`);
+
+  gitIn(pr.a.repo, ['cherry-pick', pr.agentOne]);
+  const second = gitIn(pr.a.repo, ['rev-parse', 'HEAD']);
+  const show = await runTracer(['show', '--json'], { cwd: pr.a.repo, home: pr.a.home });
+  assert.is(show.code, 0, show.stderr);
+  assert.equal(JSON.parse(show.stdout).lines, { ai: 4, human: 0, mixed: 0, unknown: 0 }, 'show reconciled it');
+  assert.equal(JSON.parse(show.stdout).link.rewritten_from, pr.agentOne);
+  assert.ok(ledgerOf(pr.a, second));
 });
 
 test('never misattribute: a person’s direct commit, and a (#N) whose head nobody has, stay as they are', async () => {

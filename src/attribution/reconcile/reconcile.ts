@@ -58,8 +58,12 @@ export interface ReconcileReport {
 export interface ReconcileRequest {
   projectDir: string;
   git: GitOptions;
-  /** `git rev-list` arguments: a range such as `ORIG_HEAD..HEAD`, or commits. */
+  /** `git rev-list` arguments: a range such as `ORIG_HEAD..HEAD`, or commits (with `walk: false`). */
   revisions: readonly string[];
+  /** False: the revisions are the commits themselves, not their history. */
+  walk?: boolean;
+  /** ledgers.jsonl already read by the caller. */
+  index?: LedgerLines;
   /** Newest commits of the range looked at, at most. */
   limit?: number;
   dryRun?: boolean;
@@ -84,7 +88,7 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
   const report: ReconcileReport = { dry_run: request.dryRun === true, examined: 0, reconciled: [], without_source: [] };
   const targets = await listTargets(request);
   if (targets.length === 0) return report;
-  const index = await LedgerLines.read(projectDir);
+  const index = request.index ?? (await LedgerLines.read(projectDir));
   const views = new Map<string, LedgerView | undefined>();
   const ledgerOf = (commit: string): LedgerView | undefined => {
     if (!views.has(commit)) views.set(commit, index.ledgersOf([commit]).get(commit));
@@ -100,6 +104,7 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
   if (pending.length === 0) return report;
 
   const cache = await readReconcileCache(projectDir);
+  const cacheBefore = JSON.stringify(cache);
   const ledgerCount = index.commits().length;
   const pendingSet = new Set(pending);
   const ledgered = index.commits().filter((commit) => !pendingSet.has(commit));
@@ -115,9 +120,8 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
 
   for (const commit of pending) {
     const skipFull = request.depth === 'full' && !request.retry && cache.no_source[commit] === ledgerCount;
-    const info = await readCommit(commit, git);
-    const added = attributableFiles((await readChanges(info, git)).added);
-    const found = added.size === 0 ? undefined : await findSources(info, added, context, skipFull);
+    const target = new Target(commit, git);
+    const found = await findSources(target, context, skipFull);
     if (!found || found.mapped.from.size === 0) {
       if (request.depth === 'full') cache.no_source[commit] = ledgerCount;
       report.without_source.push(commit);
@@ -127,7 +131,7 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
     const { mapped, method } = found;
     const from = [...mapped.from].sort();
     const withoutLedger = [...mapped.withoutLedger].sort();
-    const ledger = buildRecordLedger(info, mapped.files, {
+    const ledger = buildRecordLedger(await target.info(), mapped.files, {
       reconciled: { from, ...(withoutLedger.length > 0 ? { without_ledger: withoutLedger } : {}) },
     });
     const written = request.dryRun ? false : await record(projectDir, ledger, method === 'patch-id' ? from[0] : undefined, git);
@@ -143,14 +147,17 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
       written,
     });
   }
-  if (!request.dryRun) await writeReconcileCache(projectDir, cache).catch(() => undefined);
+  // blame, show and stats write nothing unless they reconciled a commit (then they wrote its ledger anyway).
+  const learnt = JSON.stringify(cache) !== cacheBefore && (request.depth === 'full' || report.reconciled.length > 0);
+  if (!request.dryRun && learnt) await writeReconcileCache(projectDir, cache).catch(() => undefined);
   return report;
 }
 
 async function listTargets(request: ReconcileRequest): Promise<string[]> {
   // A repository without a commit yet has nothing to reconcile.
   if ((await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], request.git).catch(() => '')).trim() === '') return [];
-  const args = ['rev-list', '--no-merges', `--max-count=${request.limit ?? DEFAULT_LIMIT}`, ...request.revisions, '--'];
+  const walk = request.walk === false ? ['--no-walk=unsorted'] : [];
+  const args = ['rev-list', '--no-merges', ...walk, `--max-count=${request.limit ?? DEFAULT_LIMIT}`, ...request.revisions, '--'];
   return (await runGit(args, request.git)).split('\n').filter(Boolean).reverse();
 }
 
@@ -202,22 +209,46 @@ interface Found {
   mapped: MappedLines;
 }
 
-async function findSources(info: CommitInfo, added: AddedLines, context: SourceContext, skipFull: boolean): Promise<Found | undefined> {
+/** The commit being reconciled, read from git only once a source is in sight: most commits without a ledger have none. */
+class Target {
+  private infoRead?: Promise<CommitInfo>;
+  private addedRead?: Promise<AddedLines>;
+  constructor(
+    readonly commit: string,
+    private readonly git: GitOptions,
+  ) {}
+
+  info(): Promise<CommitInfo> {
+    return (this.infoRead ??= readCommit(this.commit, this.git));
+  }
+
+  /** The files where the commit added a line someone wrote: a file of blank lines is nobody's work. */
+  added(): Promise<AddedLines> {
+    return (this.addedRead ??= this.info().then(async (info) => attributableFiles((await readChanges(info, this.git)).added)));
+  }
+}
+
+async function findSources(target: Target, context: SourceContext, skipFull: boolean): Promise<Found | undefined> {
   const { git } = context.request;
-  const same = samePatch(info.commit, context);
+  const commit = target.commit;
+  const same = samePatch(commit, context);
   if (same !== undefined) {
+    const added = await target.added();
     const theirs = (await readChanges(await readCommit(same, git), git)).added;
     const mapped =
       mapByPatch(added, theirs, same, context.ledgerOf(same)!) ??
-      (await mapThroughBlame(info.commit, added, same, new Set([same]), context.ledgerOf, git));
+      (await mapThroughBlame(commit, added, same, new Set([same]), context.ledgerOf, git));
     return { method: 'patch-id', mapped };
   }
+  const pullRequest = pullRequestOf(context.headers.get(commit)?.message ?? '');
+  const full = context.request.depth === 'full' && !skipFull;
+  if (!pullRequest && !full) return undefined;
+  const info = await target.info();
   const landedOn = info.parents[0];
   if (landedOn === undefined) return undefined;
-  const pullRequest = pullRequestOf(context.headers.get(info.commit)?.message ?? '');
   if (pullRequest) {
     const policy: FetchPolicy = {
-      fetch: context.request.depth === 'full' && !skipFull,
+      fetch: full,
       timeoutMs: context.request.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
       skip: context.request.retry ? undefined : new Set(Object.keys(context.cache.missing_heads)),
       onFetchFailed: (ref) => (context.cache.missing_heads[ref] = true),
@@ -226,14 +257,18 @@ async function findSources(info: CommitInfo, added: AddedLines, context: SourceC
     if (head !== undefined) {
       const commits = await requestCommits(head, landedOn, git);
       if (commits.some((commit) => context.ledgerOf(commit) !== undefined)) {
-        return { method: 'pull-request', mapped: await mapThroughBlame(info.commit, added, head, new Set(commits), context.ledgerOf, git) };
+        const mapped = await mapThroughBlame(commit, await target.added(), head, new Set(commits), context.ledgerOf, git);
+        return { method: 'pull-request', mapped };
       }
     }
   }
-  if (context.request.depth !== 'full' || skipFull) return undefined;
+  if (!full) return undefined;
   const branch = await sameCombinedChange(info, landedOn, context);
   if (branch === undefined) return undefined;
-  return { method: 'branch', mapped: await mapThroughBlame(info.commit, added, branch.head, branch.commits, context.ledgerOf, git) };
+  return {
+    method: 'branch',
+    mapped: await mapThroughBlame(commit, await target.added(), branch.head, branch.commits, context.ledgerOf, git),
+  };
 }
 
 /**
