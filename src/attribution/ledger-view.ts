@@ -25,6 +25,8 @@ export interface ConversationView {
 export interface RangeView {
   start: number;
   end: number;
+  /** Agent Trace `content_hash`, when the range has one. */
+  hash: string | null;
   conversation: ConversationView;
 }
 
@@ -39,6 +41,8 @@ export interface LedgerView {
   conversations: ConversationView[];
   /** Set by reconcile: the branch commits the lines came from, and those of them that had no ledger yet. */
   reconciled?: { from: string[]; without_ledger: string[] };
+  /** Set by reconcile's recovery by content hash: path → line ranges re-attached that way. */
+  recovered?: Map<string, Array<[number, number]>>;
 }
 
 export const LEDGERS_FILE = 'ledgers.jsonl';
@@ -68,7 +72,12 @@ export function readLedgerLine(line: unknown): LedgerView | undefined {
         if (!Number.isInteger(start) || !Number.isInteger(end) || (start as number) < 1 || (end as number) < (start as number)) continue;
         // Agent Trace lets a range name its own contributor; it wins over the conversation's.
         const own = isObject(range.contributor) ? conversationOf(range.contributor, raw.url, whole.traces) : undefined;
-        ranges.push({ start: start as number, end: end as number, conversation: own ?? conversation });
+        ranges.push({
+          start: start as number,
+          end: end as number,
+          hash: text(range.content_hash) ?? null,
+          conversation: own ?? conversation,
+        });
       }
     }
     ranges.sort((a, b) => a.start - b.start || a.end - b.end);
@@ -84,6 +93,16 @@ export function readLedgerLine(line: unknown): LedgerView | undefined {
   const tracer = isObject(record.metadata) && isObject(record.metadata['dev.tracer']) ? record.metadata['dev.tracer'] : {};
   if (isObject(tracer.reconciled)) {
     view.reconciled = { from: strings(tracer.reconciled.from), without_ledger: strings(tracer.reconciled.without_ledger) };
+  }
+  if (isObject(tracer.recovered)) {
+    view.recovered = new Map();
+    for (const [path, pairs] of Object.entries(tracer.recovered)) {
+      if (!Array.isArray(pairs)) continue;
+      const valid = pairs.filter(
+        (pair): pair is [number, number] => Array.isArray(pair) && Number.isInteger(pair[0]) && Number.isInteger(pair[1]),
+      );
+      view.recovered.set(path, valid);
+    }
   }
   return view;
 }
@@ -112,6 +131,11 @@ export function lineContributor(ledger: LedgerView, path: string, line: number):
     else if (found.type !== range.conversation.type) return { ...found, type: 'mixed' };
   }
   return found ?? HUMAN;
+}
+
+/** Whether reconcile re-attached this line by content hash rather than by following it through the diffs. */
+export function lineRecovered(ledger: LedgerView, path: string, line: number): boolean {
+  return (ledger.recovered?.get(path) ?? []).some(([start, end]) => start <= line && line <= end);
 }
 
 export const HUMAN: ConversationView = Object.freeze({ type: 'human', model_id: null, url: null, agent: null, traces: [] });

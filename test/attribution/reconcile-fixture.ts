@@ -90,7 +90,9 @@ export function rebaseOnService(origin: string, branch: string): string[] {
 /** A teammate who never had the branch: a fresh clone, and the ledgers `tracer pull` would bring. */
 export function teammate(origin: string, from: Machine): Machine {
   const repo = join(tempDir('tracer-b-'), 'repo');
-  gitIn(tempDir(), ['clone', '-q', origin, repo]);
+  // file:// so that only what the service would send is copied (a local clone hard-links every object).
+  gitIn(tempDir(), ['clone', '-q', `file://${origin}`, repo]);
+  gitIn(repo, ['remote', 'set-url', 'origin', origin]);
   const b = machine(repo);
   mkdirSync(b.dir, { recursive: true });
   cpSync(join(from.dir, 'ledgers.jsonl'), join(b.dir, 'ledgers.jsonl'));

@@ -26,7 +26,7 @@ export interface MappedLines {
 
 export type LedgerLookup = (commit: string) => LedgerView | undefined;
 
-const UNKNOWN_AUTHOR: LineAuthor = { key: '\u0002unknown', conversation: { contributor: { type: 'unknown' } }, traceIds: [] };
+export const UNKNOWN_AUTHOR: LineAuthor = { key: '\u0002unknown', conversation: { contributor: { type: 'unknown' } }, traceIds: [] };
 
 /** The record author of a line its source ledger attributes to `who`; undefined for a person. */
 export function authorOf(who: ConversationView): LineAuthor | undefined {

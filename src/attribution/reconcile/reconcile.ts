@@ -20,6 +20,7 @@ import { LedgerLines } from '../ledger-lines.js';
 import { readLedgerLine, type LedgerView } from '../ledger-view.js';
 import { readReconcileCache, writeReconcileCache, type ReconcileCache } from './cache.js';
 import { mapByPatch, mapThroughBlame, type MappedLines } from './lines.js';
+import { recoverByContent } from './recover.js';
 import {
   patchIds,
   presentCommits,
@@ -31,7 +32,7 @@ import {
   type FetchPolicy,
 } from './sources.js';
 
-export type ReconcileMethod = 'patch-id' | 'pull-request' | 'branch';
+export type ReconcileMethod = 'patch-id' | 'pull-request' | 'branch' | 'content-hash';
 
 export interface ReconciledCommit {
   commit: string;
@@ -82,6 +83,8 @@ export const DEFAULT_LIMIT = 200;
 const DEFAULT_FETCH_TIMEOUT_MS = 5000;
 /** Branch tips compared with a commit's combined change, newest first: enough for the branches of a few weeks. */
 const MAX_TIPS = 20;
+/** How far back a gone branch's ledgers are compared by content: a long-lived pull request's life. */
+const RECOVERY_DAYS = 90;
 
 export async function reconcile(request: ReconcileRequest): Promise<ReconcileReport> {
   const { git, projectDir } = request;
@@ -116,7 +119,16 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
   }
   const candidates = pending.flatMap((commit) => byPatch.get(cache.patch_ids[commit] ?? '') ?? []);
   const headers = await readHeaders([...new Set([...pending, ...candidates])], git);
-  const context: SourceContext = { request, cache, ledgerOf, byPatch, ledgered, headers };
+  let present: Promise<Set<string>> | undefined;
+  const context: SourceContext = {
+    request,
+    cache,
+    ledgerOf,
+    byPatch,
+    ledgered,
+    headers,
+    present: () => (present ??= presentCommits(ledgered, git)),
+  };
 
   for (const commit of pending) {
     const skipFull = request.depth === 'full' && !request.retry && cache.no_source[commit] === ledgerCount;
@@ -133,6 +145,7 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
     const withoutLedger = [...mapped.withoutLedger].sort();
     const ledger = buildRecordLedger(await target.info(), mapped.files, {
       reconciled: { from, ...(withoutLedger.length > 0 ? { without_ledger: withoutLedger } : {}) },
+      ...(found.recovered ? { recovered: found.recovered } : {}),
     });
     const written = request.dryRun ? false : await record(projectDir, ledger, method === 'patch-id' ? from[0] : undefined, git);
     // A commit reconciled here can be the source of a later one (a cherry-pick of a squash).
@@ -202,11 +215,14 @@ interface SourceContext {
   byPatch: Map<string, string[]>;
   ledgered: string[];
   headers: Map<string, CommitHeader>;
+  /** The ledgered commits this clone has (asked once). */
+  present: () => Promise<Set<string>>;
 }
 
 interface Found {
   method: ReconcileMethod;
   mapped: MappedLines;
+  recovered?: Record<string, Array<[number, number]>>;
 }
 
 /** The commit being reconciled, read from git only once a source is in sight: most commits without a ledger have none. */
@@ -264,11 +280,55 @@ async function findSources(target: Target, context: SourceContext, skipFull: boo
   }
   if (!full) return undefined;
   const branch = await sameCombinedChange(info, landedOn, context);
-  if (branch === undefined) return undefined;
+  if (branch !== undefined) {
+    return {
+      method: 'branch',
+      mapped: await mapThroughBlame(commit, await target.added(), branch.head, branch.commits, context.ledgerOf, git),
+    };
+  }
+  // Only a merged request may gain lines by content: a person's own commit never does.
+  if (!pullRequest) return undefined;
+  return recoverLines(target, info, context);
+}
+
+/** Ledgers whose commits this clone does not have, recorded up to RECOVERY_DAYS before the commit: the request's, if any. */
+async function recoverLines(target: Target, info: CommitInfo, context: SourceContext): Promise<Found | undefined> {
+  const { git } = context.request;
+  const present = await context.present();
+  const since = new Date(Date.parse(info.ts) - RECOVERY_DAYS * 86_400_000).toISOString();
+  const sources = context.ledgered
+    .filter((commit) => !present.has(commit))
+    .map((commit) => context.ledgerOf(commit))
+    .filter((view): view is LedgerView => view !== undefined && view.ts !== null && view.ts <= info.ts && view.ts >= since);
+  if (sources.length === 0) return undefined;
+  const added = await target.added();
+  const texts = new Map<string, string[]>();
+  for (const path of added.keys()) {
+    const text = await runGit(['cat-file', 'blob', `${info.commit}:${path}`], git);
+    texts.set(path, text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n'));
+  }
+  const recovered = recoverByContent(added, texts, await renames(info.parents[0]!, info.commit, git), sources);
+  if (!recovered) return undefined;
   return {
-    method: 'branch',
-    mapped: await mapThroughBlame(commit, await target.added(), branch.head, branch.commits, context.ledgerOf, git),
+    method: 'content-hash',
+    mapped: { files: recovered.files, from: recovered.from, withoutLedger: new Set() },
+    recovered: recovered.ranges,
   };
+}
+
+/** new path → old path of the files a commit renamed (git's default similarity, as the ledger writer reads diffs). */
+async function renames(from: string, to: string, git: GitOptions): Promise<Map<string, string>> {
+  const out = await runGit(['diff-tree', '-r', '-z', '--find-renames=50%', '--name-status', '--no-commit-id', from, to], git);
+  const fields = out.split('\u0000');
+  const found = new Map<string, string>();
+  for (let index = 0; index < fields.length;) {
+    const status = fields[index++] ?? '';
+    if (status.startsWith('R')) {
+      const old = fields[index++]!;
+      found.set(fields[index++]!, old);
+    } else if (status !== '') index += status.startsWith('C') ? 2 : 1;
+  }
+  return found;
 }
 
 /**
@@ -299,7 +359,7 @@ async function sameCombinedChange(
   context: SourceContext,
 ): Promise<{ head: string; commits: Set<string> } | undefined> {
   const { git } = context.request;
-  const present = [...(await presentCommits(context.ledgered, git))];
+  const present = [...(await context.present())];
   const tips = (await unmergedTips(present, landedOn, git))
     .map((tip) => ({ tip, ts: context.ledgerOf(tip)?.ts ?? '' }))
     .filter(({ ts }) => ts !== '' && ts <= info.ts)
