@@ -10,6 +10,7 @@ import { conversationWorkload } from './workloads/conversations.js';
 import { hookWorkload } from './workloads/hook.js';
 import { largeFileWorkload } from './workloads/large.js';
 import { loadWorkload } from './workloads/load.js';
+import { reconcileWorkload } from './workloads/reconcile.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
 import { viewerWorkload } from './workloads/viewer.js';
 import { postgresAvailable } from '../test/helpers/service.js';
@@ -77,6 +78,10 @@ try {
       ? { traces: 10_000, sessions: 200, transcriptBytes: 8 * 2 ** 20 }
       : { traces: 100_000, sessions: 2_000, transcriptBytes: 8 * 2 ** 20 };
     results.push(...(await viewerWorkload({ size, runs: runs(1, 3) }, log)));
+  }
+  if (wanted('10')) {
+    log('workload 10: reconcile and the post-merge hook');
+    results.push(...(await reconcileWorkload({ commits: 50, pullCommits: 10, runs: runs(3, 7) }, log)));
   }
 } finally {
   await stopAllServices();

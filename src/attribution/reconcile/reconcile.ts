@@ -9,13 +9,21 @@
 // message names; a branch whose combined change is the commit's. Lines are then
 // mapped exactly (lines.ts). A commit with no source stays as it is.
 import { join } from 'node:path';
-import { readChanges, readCommit, type AddedLines, type CommitInfo } from '../../capture/ledger/commit-diff.js';
+import {
+  readChanges,
+  readCommit,
+  readCommitsBatch,
+  type AddedLines,
+  type CommitChanges,
+  type CommitInfo,
+} from '../../capture/ledger/commit-diff.js';
 import { runGit, type GitOptions } from '../../capture/ledger/git-exec.js';
 import { buildRecordLedger, COMMIT_LINKS_FILE, LEDGERS_FILE, type Ledger } from '../../capture/ledger/ledger-record.js';
 import { appendOnce } from '../../capture/ledger/link-commit.js';
 import { writeLedgerNote } from '../../capture/ledger/notes.js';
 import { isAttributableLine } from '../../capture/trace-record.js';
 import { withContentId } from '../../core/content-id.js';
+import { appendRecord } from '../../store/jsonl.js';
 import { LedgerLines } from '../ledger-lines.js';
 import { readLedgerLine, type LedgerView } from '../ledger-view.js';
 import { readReconcileCache, writeReconcileCache, type ReconcileCache } from './cache.js';
@@ -130,9 +138,16 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
     present: () => (present ??= presentCommits(ledgered, git)),
   };
 
+  // The commits that have a source in sight, and those sources, read in two git calls rather than four each.
+  const inSight = pending.filter(
+    (commit) => request.depth === 'full' || samePatch(commit, context) !== undefined || pullRequestOf(headers.get(commit)?.message ?? ''),
+  );
+  const sources = inSight.map((commit) => samePatch(commit, context)).filter((source): source is string => source !== undefined);
+  const read = await readCommitsBatch([...new Set([...inSight, ...sources])], git);
+  context.read = read;
   for (const commit of pending) {
     const skipFull = request.depth === 'full' && !request.retry && cache.no_source[commit] === ledgerCount;
-    const target = new Target(commit, git);
+    const target = new Target(commit, git, read.get(commit));
     const found = await findSources(target, context, skipFull);
     if (!found || found.mapped.from.size === 0) {
       if (request.depth === 'full') cache.no_source[commit] = ledgerCount;
@@ -147,7 +162,8 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
       reconciled: { from, ...(withoutLedger.length > 0 ? { without_ledger: withoutLedger } : {}) },
       ...(found.recovered ? { recovered: found.recovered } : {}),
     });
-    const written = request.dryRun ? false : await record(projectDir, ledger, method === 'patch-id' ? from[0] : undefined, git);
+    const fresh = !index.has(commit);
+    const written = request.dryRun ? false : await record(projectDir, ledger, method === 'patch-id' ? from[0] : undefined, git, fresh);
     // A commit reconciled here can be the source of a later one (a cherry-pick of a squash).
     views.set(commit, readLedgerLine(ledger));
     report.reconciled.push({
@@ -217,6 +233,8 @@ interface SourceContext {
   headers: Map<string, CommitHeader>;
   /** The ledgered commits this clone has (asked once). */
   present: () => Promise<Set<string>>;
+  /** Commits read ahead, in one batch. */
+  read?: Map<string, { info: CommitInfo; changes?: CommitChanges }>;
 }
 
 interface Found {
@@ -232,7 +250,11 @@ class Target {
   constructor(
     readonly commit: string,
     private readonly git: GitOptions,
-  ) {}
+    read?: { info: CommitInfo; changes?: CommitChanges },
+  ) {
+    if (read) this.infoRead = Promise.resolve(read.info);
+    if (read?.changes) this.addedRead = Promise.resolve(attributableFiles(read.changes.added));
+  }
 
   info(): Promise<CommitInfo> {
     return (this.infoRead ??= readCommit(this.commit, this.git));
@@ -250,7 +272,8 @@ async function findSources(target: Target, context: SourceContext, skipFull: boo
   const same = samePatch(commit, context);
   if (same !== undefined) {
     const added = await target.added();
-    const theirs = (await readChanges(await readCommit(same, git), git)).added;
+    const ahead = context.read?.get(same)?.changes;
+    const theirs = (ahead ?? (await readChanges(await readCommit(same, git), git))).added;
     const mapped =
       mapByPatch(added, theirs, same, context.ledgerOf(same)!) ??
       (await mapThroughBlame(commit, added, same, new Set([same]), context.ledgerOf, git));
@@ -378,9 +401,24 @@ async function sameCombinedChange(
   return { head, commits: new Set(await requestCommits(head, landedOn, git)) };
 }
 
-/** Appends the ledger and its commit link (once each) and writes the note; true when the ledger was new. */
-async function record(projectDir: string, ledger: Ledger, rewrittenFrom: string | undefined, git: GitOptions): Promise<boolean> {
-  const appended = await appendOnce(join(projectDir, LEDGERS_FILE), ledger, 'sha');
+/**
+ * Appends the ledger and its commit link and writes the note; true when the
+ * ledger was new. `fresh`: the commit had no ledger at all, so neither row can
+ * be there yet and the files are not searched for them.
+ */
+async function record(
+  projectDir: string,
+  ledger: Ledger,
+  rewrittenFrom: string | undefined,
+  git: GitOptions,
+  fresh: boolean,
+): Promise<boolean> {
+  const append = async (file: string, row: Record<string, unknown>, idMember: string) => {
+    if (!fresh) return appendOnce(join(projectDir, file), row, idMember);
+    appendRecord(join(projectDir, file), row);
+    return true;
+  };
+  const appended = await append(LEDGERS_FILE, ledger, 'sha');
   const sessions = new Set<string>();
   for (const file of ledger.record.files) {
     for (const conversation of file.conversations) {
@@ -401,7 +439,7 @@ async function record(projectDir: string, ledger: Ledger, rewrittenFrom: string 
     },
     'id',
   );
-  await appendOnce(join(projectDir, COMMIT_LINKS_FILE), link, 'id');
+  await append(COMMIT_LINKS_FILE, link, 'id');
   await writeLedgerNote(ledger, git);
   return appended;
 }
