@@ -440,6 +440,6 @@ async function record(
     'id',
   );
   await append(COMMIT_LINKS_FILE, link, 'id');
-  await writeLedgerNote(ledger, git);
+  await writeLedgerNote(ledger, git, { fresh });
   return appended;
 }

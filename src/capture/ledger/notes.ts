@@ -11,10 +11,11 @@ export const NOTES_REF = 'tracer';
 /** A notes commit needs a committer; where none is configured, tracer signs its own notes. */
 const FALLBACK_IDENTITY = ['-c', 'user.name=tracer', '-c', 'user.email=tracer@localhost'];
 
-export async function writeLedgerNote(ledger: Ledger, git: GitOptions): Promise<void> {
+/** `fresh`: the commit had no ledger, so no note of tracer's to compare with (one git call fewer). */
+export async function writeLedgerNote(ledger: Ledger, git: GitOptions, options: { fresh?: boolean } = {}): Promise<void> {
   const args = ['notes', `--ref=${NOTES_REF}`, 'add', '-f', '-F', '-', ledger.commit];
   const input = noteText(ledger);
-  if ((await readLedgerNote(ledger.commit, git)) === input) return;
+  if (!options.fresh && (await readLedgerNote(ledger.commit, git)) === input) return;
   try {
     await runGit(args, { ...git, input });
   } catch (error) {
