@@ -107,6 +107,9 @@ test('rebase and merge: each replayed commit gets its own source’s attribution
     ],
   );
   assert.equal(linesByType(ledgerOf(pr.a, landed[1]!).record.files[0]), { human: [3] });
+  for (const commit of landed) {
+    assert.is(note(pr.a.repo, commit), `${JSON.stringify(ledgerOf(pr.a, commit).record)}\n`, 'notes written together, byte for byte');
+  }
   assert.equal(await blame(pr.a, 'src/parse.ts'), PARSE_BLAME);
   const link = rows(pr.a, 'commit-links.jsonl').find((row) => row.commit === landed[0]);
   assert.is(link.rewritten_from, pr.agentOne);

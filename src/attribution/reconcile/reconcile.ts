@@ -20,7 +20,7 @@ import {
 import { runGit, type GitOptions } from '../../capture/ledger/git-exec.js';
 import { buildRecordLedger, COMMIT_LINKS_FILE, LEDGERS_FILE, type Ledger } from '../../capture/ledger/ledger-record.js';
 import { appendOnce } from '../../capture/ledger/link-commit.js';
-import { writeLedgerNote } from '../../capture/ledger/notes.js';
+import { writeLedgerNote, writeLedgerNotes } from '../../capture/ledger/notes.js';
 import { isAttributableLine } from '../../capture/trace-record.js';
 import { withContentId } from '../../core/content-id.js';
 import { appendRecord } from '../../store/jsonl.js';
@@ -145,6 +145,7 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
   const sources = inSight.map((commit) => samePatch(commit, context)).filter((source): source is string => source !== undefined);
   const read = await readCommitsBatch([...new Set([...inSight, ...sources])], git);
   context.read = read;
+  const notes: Ledger[] = [];
   for (const commit of pending) {
     const skipFull = request.depth === 'full' && !request.retry && cache.no_source[commit] === ledgerCount;
     const target = new Target(commit, git, read.get(commit));
@@ -163,7 +164,9 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
       ...(found.recovered ? { recovered: found.recovered } : {}),
     });
     const fresh = !index.has(commit);
-    const written = request.dryRun ? false : await record(projectDir, ledger, method === 'patch-id' ? from[0] : undefined, git, fresh);
+    const written = request.dryRun
+      ? false
+      : await record(projectDir, ledger, method === 'patch-id' ? from[0] : undefined, git, fresh, notes);
     // A commit reconciled here can be the source of a later one (a cherry-pick of a squash).
     views.set(commit, readLedgerLine(ledger));
     report.reconciled.push({
@@ -176,6 +179,7 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
       written,
     });
   }
+  await writeLedgerNotes(notes, git);
   // blame, show and stats write nothing unless they reconciled a commit (then they wrote its ledger anyway).
   const learnt = JSON.stringify(cache) !== cacheBefore && (request.depth === 'full' || report.reconciled.length > 0);
   if (!request.dryRun && learnt) await writeReconcileCache(projectDir, cache).catch(() => undefined);
@@ -412,6 +416,7 @@ async function record(
   rewrittenFrom: string | undefined,
   git: GitOptions,
   fresh: boolean,
+  notes: Ledger[],
 ): Promise<boolean> {
   const append = async (file: string, row: Record<string, unknown>, idMember: string) => {
     if (!fresh) return appendOnce(join(projectDir, file), row, idMember);
@@ -440,6 +445,8 @@ async function record(
     'id',
   );
   await append(COMMIT_LINKS_FILE, link, 'id');
-  await writeLedgerNote(ledger, git, { fresh });
+  // New notes are written together once every ledger is recorded (writeLedgerNotes).
+  if (fresh) notes.push(ledger);
+  else await writeLedgerNote(ledger, git);
   return appended;
 }
