@@ -120,6 +120,11 @@ export async function reconcileWorkload(
   const rebasedRange = `HEAD~${options.commits}..HEAD`;
   const saved = snapshot(client);
 
+  // tracer --version in the same run: what starting node costs on this machine at this load.
+  const versions: number[] = [];
+  for (let run = 0; run < options.runs; run += 1)
+    versions.push(expectOk(await measure(client.spec(['--version'])), 'tracer --version').wallMs);
+  const versionMs = round(median(versions));
   const results: Result[] = [];
   for (const [label, range] of [
     ['squash', `${squash}^!`],
@@ -144,7 +149,7 @@ export async function reconcileWorkload(
       ratio: round(ms / 2000),
       bar: '≤ 2 s',
       pass: ms <= 2000,
-      notes: 'cold cache; whole process: node start, git, ledger and note writes',
+      notes: `cold cache; whole process: node start, git, ledger and note writes; tracer --version ${versionMs} ms`,
       samples: { tracer: samples },
     });
   }
@@ -189,7 +194,7 @@ export async function reconcileWorkload(
     ratio: round(added / 500),
     bar: '≤ 0.5 s added to git pull',
     pass: added <= 500,
-    notes: `the hook reconciled ${hookReconciled} of the ${options.pullCommits} pulled commits`,
+    notes: `the hook reconciled ${hookReconciled} of the ${options.pullCommits} pulled commits; tracer --version ${versionMs} ms`,
     samples: { withHook, without },
   });
   return results;

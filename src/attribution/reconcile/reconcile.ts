@@ -119,15 +119,22 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
   const ledgerCount = index.commits().length;
   const pendingSet = new Set(pending);
   const ledgered = index.commits().filter((commit) => !pendingSet.has(commit));
-  await fillPatchIds(cache, [...pending, ...ledgered], git);
+  let present: Promise<Set<string>> | undefined;
+  const presentLedgered = () => (present ??= presentCommits(ledgered, git));
+  // A rebase and a cherry-pick keep the author (name, email, time): only the ledgered
+  // commits sharing a pending commit's author can be its source, so only those are diffed.
+  const here = [...(await presentLedgered())];
+  const headers = await readHeaders([...new Set([...pending, ...here])], git);
+  const peerAuthors = new Set(here.map((commit) => headers.get(commit)?.author));
+  const withPeer = pending.filter((commit) => peerAuthors.has(headers.get(commit)?.author));
+  const authors = new Set(withPeer.map((commit) => headers.get(commit)?.author));
+  const peers = here.filter((commit) => authors.has(headers.get(commit)?.author));
+  await fillPatchIds(cache, [...withPeer, ...peers], git);
   const byPatch = new Map<string, string[]>();
-  for (const commit of ledgered) {
+  for (const commit of peers) {
     const patch = cache.patch_ids[commit];
     if (patch) byPatch.set(patch, [...(byPatch.get(patch) ?? []), commit]);
   }
-  const candidates = pending.flatMap((commit) => byPatch.get(cache.patch_ids[commit] ?? '') ?? []);
-  const headers = await readHeaders([...new Set([...pending, ...candidates])], git);
-  let present: Promise<Set<string>> | undefined;
   const context: SourceContext = {
     request,
     cache,
@@ -135,7 +142,7 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
     byPatch,
     ledgered,
     headers,
-    present: () => (present ??= presentCommits(ledgered, git)),
+    present: presentLedgered,
   };
 
   // The commits that have a source in sight, and those sources, read in two git calls rather than four each.
@@ -217,10 +224,10 @@ interface CommitHeader {
 async function readHeaders(commits: readonly string[], git: GitOptions): Promise<Map<string, CommitHeader>> {
   const headers = new Map<string, CommitHeader>();
   if (commits.length === 0) return headers;
-  const out = await runGit(
-    ['log', '--no-walk=unsorted', '--no-show-signature', '--format=%H%n%an <%ae> %at%n%B%x00', ...commits, '--'],
-    git,
-  );
+  const out = await runGit(['log', '--no-walk=unsorted', '--no-show-signature', '--format=%H%n%an <%ae> %at%n%B%x00', '--stdin'], {
+    ...git,
+    input: `${commits.join('\n')}\n`,
+  });
   for (const entry of out.split('\u0000')) {
     const [commit = '', author = '', ...message] = entry.replace(/^\n/, '').split('\n');
     if (commit !== '') headers.set(commit, { author, message: message.join('\n') });
