@@ -55,6 +55,17 @@ tracer stats "$TRACER_BASE..$TRACER_HEAD" --markdown > tracer-stats.md
 
 export function githubWorkflow(options: CiOptions): string {
   const secret = `\${{ secrets.${options.secret} }}`;
+  // Both jobs start alike: the whole history (reconcile and stats read it), Node, tracer.
+  const steps = `    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+      - name: Install tracer
+        run: ${options.install}
+`;
   return `# Written by \`tracer ci github\`; run it again to update. See docs/attribution.md.
 # Needs the repository secret ${options.secret}: a tracer token for ${options.url}.
 name: tracer
@@ -69,16 +80,7 @@ jobs:
   reconcile:
     if: github.event_name == 'push'
     runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-        with:
-          fetch-depth: 0
-      - uses: actions/setup-node@v4
-        with:
-          node-version: 20
-      - name: Install tracer
-        run: ${options.install}
-      - name: Reconcile the merged commits and push their ledgers
+${steps}      - name: Reconcile the merged commits and push their ledgers
         env:
           TRACER_URL: ${JSON.stringify(options.url)}
           TRACER_TOKEN: ${secret}
@@ -89,16 +91,7 @@ ${indent(MERGE_SCRIPT, 10)}
   stats:
     if: github.event_name == 'pull_request'
     runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-        with:
-          fetch-depth: 0
-      - uses: actions/setup-node@v4
-        with:
-          node-version: 20
-      - name: Install tracer
-        run: ${options.install}
-      - name: Attribution of this pull request
+${steps}      - name: Attribution of this pull request
         env:
           TRACER_URL: ${JSON.stringify(options.url)}
           TRACER_TOKEN: ${secret}

@@ -23,7 +23,7 @@ export class CiGithubCommand extends TracerCommand {
 
   url = Option.String('--url', { description: 'The tracer remote URL, https://<service>/<org>/<project> (default: the project remote)' });
   secret = Option.String('--secret', 'TRACER_TOKEN', {
-    description: 'Name of the repository secret holding the tracer token (default TRACER_TOKEN)',
+    description: 'Name of the repository secret (GitHub) or CI/CD variable (GitLab) holding the tracer token (default TRACER_TOKEN)',
     validator: t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z_][A-Za-z0-9_]*$/)]),
   });
   install = Option.String('--install', {
@@ -33,10 +33,12 @@ export class CiGithubCommand extends TracerCommand {
   printOnly = Option.Boolean('--print', false, { description: 'Print the workflow on stdout instead of writing it' });
   force = Option.Boolean('--force', false, { description: 'Replace a workflow file of the same name that tracer did not write' });
 
+  protected readonly host: 'github' | 'gitlab' = 'github';
+
   async run() {
     const { runCi } = await import('../../attribution/ci-command.js');
     return runCi(
-      'github',
+      this.host,
       { url: this.url, secret: this.secret, install: this.install, branch: this.branch, print: this.printOnly, force: this.force },
       this.project(),
       this.context,

@@ -1,8 +1,8 @@
-import { Command, Option } from 'clipanion';
-import * as t from 'typanion';
-import { TracerCommand } from '../../cli/tracer-command.js';
+import { Command } from 'clipanion';
+import { CiGithubCommand } from './github.js';
 
-export class CiGitlabCommand extends TracerCommand {
+/** The same options as `tracer ci github`; only the file written differs. */
+export class CiGitlabCommand extends CiGithubCommand {
   static override paths = [['ci', 'gitlab']];
   static override usage = Command.Usage({
     category: 'Attribution',
@@ -21,25 +21,5 @@ export class CiGitlabCommand extends TracerCommand {
     ],
   });
 
-  url = Option.String('--url', { description: 'The tracer remote URL, https://<service>/<org>/<project> (default: the project remote)' });
-  secret = Option.String('--secret', 'TRACER_TOKEN', {
-    description: 'Name of the CI/CD variable holding the tracer token (default TRACER_TOKEN)',
-    validator: t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z_][A-Za-z0-9_]*$/)]),
-  });
-  install = Option.String('--install', {
-    description: 'Shell command that installs tracer in the job (default npm install --global tracer@<this version>)',
-  });
-  branch = Option.String('--branch', { description: 'The branch merges land on (default: the default branch)' });
-  printOnly = Option.Boolean('--print', false, { description: 'Print the workflow on stdout instead of writing it' });
-  force = Option.Boolean('--force', false, { description: 'Replace a workflow file of the same name that tracer did not write' });
-
-  async run() {
-    const { runCi } = await import('../../attribution/ci-command.js');
-    return runCi(
-      'gitlab',
-      { url: this.url, secret: this.secret, install: this.install, branch: this.branch, print: this.printOnly, force: this.force },
-      this.project(),
-      this.context,
-    );
-  }
+  protected override readonly host = 'gitlab' as const;
 }
