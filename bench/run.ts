@@ -10,6 +10,7 @@ import { conversationWorkload } from './workloads/conversations.js';
 import { hookWorkload } from './workloads/hook.js';
 import { largeFileWorkload } from './workloads/large.js';
 import { loadWorkload } from './workloads/load.js';
+import { reconcileWorkload } from './workloads/reconcile.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
 import { teamViewWorkload } from './workloads/team-view.js';
 import { viewerWorkload } from './workloads/viewer.js';
@@ -87,6 +88,10 @@ try {
       ? { traces: 20_000, sessions: 500, transcriptBytes: 2 ** 20 }
       : { traces: 200_000, sessions: 5_000, transcriptBytes: 8 * 2 ** 20 };
     results.push(...(await teamViewWorkload({ size, runs: runs(3, 5), backends }, log)));
+  }
+  if (wanted('11')) {
+    log('workload 11: reconcile and the post-merge hook');
+    results.push(...(await reconcileWorkload({ commits: 50, pullCommits: 10, runs: runs(3, 7) }, log)));
   }
 } finally {
   await stopAllServices();

@@ -2,8 +2,9 @@
 // The README's first command: the main job of tracer, end to end, on this machine.
 // Starts the embedded service, creates a project and a token, records agent activity
 // on "machine A" through the hook commands, pushes it, pulls it on "machine B"
-// (another TRACER_HOME and another clone), and shows that both stores now hold the
-// same data.
+// (another TRACER_HOME and another clone), shows that both stores now hold the
+// same data and that B reads A's attribution (blame, stats), then squash-merges a
+// pull request "on the hosting side" and shows blame on main after B's git pull.
 // Everything lives in a temporary folder that is removed at the end (--keep keeps it).
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes, createHash } from 'node:crypto';
@@ -233,6 +234,51 @@ try {
       : '\nThe two machines differ: this is a bug, please report it.',
   );
   process.exitCode = same ? 0 : 1;
+
+  step('Machine B: the attribution machine A recorded, read where it was pulled');
+  tracer(homeB, repoB, ['blame', 'src/app.js']);
+  tracer(homeB, repoB, ['stats', 'HEAD']);
+
+  step('The hosting side squash-merges a pull request; blame on main still knows the agent');
+  // Machine A works on a branch: an agent writes, A commits (the post-commit hook attributes it) and pushes the ledgers.
+  const gitAs = (home, cwd, ...args) =>
+    execFileSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      env: {
+        ...baseEnv,
+        TRACER_HOME: home,
+        GIT_AUTHOR_NAME: 'Demo',
+        GIT_AUTHOR_EMAIL: 'demo@example.com',
+        GIT_COMMITTER_NAME: 'Demo',
+        GIT_COMMITTER_EMAIL: 'demo@example.com',
+      },
+    }).trim();
+  gitAs(homeA, repoA, 'checkout', '-q', '-b', 'greeting');
+  const greet = 'export function greet(name) {\n  const trimmed = name.trim();\n  return `Hello, ${trimmed}!`;\n}\n';
+  writeFileSync(join(repoA, 'src', 'greet.js'), greet);
+  hook(homeA, repoA, 'claude-code', 'PostToolUse', {
+    session_id: 'demo-claude-session',
+    transcript_path: join(work, 'claude-session.jsonl'),
+    cwd: repoA,
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Write',
+    tool_input: { file_path: join(repoA, 'src', 'greet.js'), content: greet },
+  });
+  gitAs(homeA, repoA, 'add', 'src/greet.js');
+  gitAs(homeA, repoA, 'commit', '-q', '-m', 'Add greet');
+  tracer(homeA, repoA, ['push']);
+  // The service squashes the request onto main and keeps its head as refs/pull/1/head; it runs no tracer.
+  gitAs(homeA, repoA, 'update-ref', 'refs/pull/1/head', 'greeting');
+  gitAs(homeA, repoA, 'checkout', '-q', 'main');
+  gitAs(homeA, repoA, 'merge', '-q', '--squash', 'greeting');
+  gitAs(homeA, repoA, '-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', 'Add greet (#1)');
+  // Machine B gets the branch's ledgers from the service, then the squash with git pull: its post-merge hook reconciles it.
+  tracer(homeB, repoB, ['pull']);
+  console.log('  $ git pull');
+  gitAs(homeB, repoB, 'pull', '-q', '--no-rebase', 'origin', 'main');
+  tracer(homeB, repoB, ['blame', 'src/greet.js']);
+  tracer(homeB, repoB, ['show']);
 } catch (error) {
   console.error(`demo failed: ${error.message}`);
   process.exitCode = 1;

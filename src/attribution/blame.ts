@@ -6,7 +6,7 @@ import { ExitCode, TracerError } from '../core/errors.js';
 import { runBlame, UNCOMMITTED, type BlameOutcome, type BlamedLine } from './blame-porcelain.js';
 import { commitId, pathInCommit, pathNotTracked, repoPath, unknownRevision, type GitOptions } from './git-read.js';
 import { LedgerLines } from './ledger-lines.js';
-import { lineContributor, type LedgerView } from './ledger-view.js';
+import { lineContributor, lineRecovered, type LedgerView } from './ledger-view.js';
 
 /**
  * Whose a blamed line is:
@@ -25,6 +25,8 @@ export interface AttributedBlameLine {
   agent: string | null;
   model_id: string | null;
   conversation_url: string | null;
+  /** Present, true, when reconcile re-attached the line by content hash (its branch commits were gone). */
+  recovered?: true;
   content: string;
 }
 
@@ -74,7 +76,14 @@ export async function blameFile(query: BlameQuery): Promise<{ report: BlameRepor
       exitCode: ExitCode.usage,
     });
   }
-  const found = ledgers.ledgersOf(new Set(outcome.lines.map((line) => line.commit)));
+  const commits = new Set(outcome.lines.map((line) => line.commit));
+  let found = ledgers.ledgersOf(commits);
+  const missing = [...commits].filter((commit) => !UNCOMMITTED.test(commit) && !found.has(commit));
+  if (missing.length > 0) {
+    const { reconcileOnRead } = await import('./reconcile/on-read.js');
+    if (await reconcileOnRead(query.projectDir, query.git, missing, ledgers))
+      found = (await LedgerLines.read(query.projectDir)).ledgersOf(commits);
+  }
   return {
     report: {
       path,
@@ -92,7 +101,17 @@ export function attributeLine(blamed: BlamedLine, ledgers: ReadonlyMap<string, L
   const ledger = ledgers.get(blamed.commit);
   if (!ledger) return { line, commit: blamed.commit, type: 'unknown', ...NOBODY, content };
   const who = lineContributor(ledger, blamed.origPath, blamed.origLine);
-  return { line, commit: blamed.commit, type: who.type, agent: who.agent, model_id: who.model_id, conversation_url: who.url, content };
+  const recovered = lineRecovered(ledger, blamed.origPath, blamed.origLine) ? { recovered: true as const } : {};
+  return {
+    line,
+    commit: blamed.commit,
+    type: who.type,
+    agent: who.agent,
+    model_id: who.model_id,
+    conversation_url: who.url,
+    ...recovered,
+    content,
+  };
 }
 
 const NOBODY = { agent: null, model_id: null, conversation_url: null };

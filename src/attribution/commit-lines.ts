@@ -97,13 +97,13 @@ function tallyFile(
   const covered = new Map<ConversationView, number>();
   for (const conversation of byLine.values()) covered.set(conversation, (covered.get(conversation) ?? 0) + 1);
   let left = added ?? Infinity;
-  for (const type of ['ai', 'mixed', 'human'] as const satisfies readonly LineType[]) {
+  for (const type of ['ai', 'mixed', 'unknown', 'human'] as const satisfies readonly LineType[]) {
     for (const [conversation, count] of covered) {
       if (conversation.type !== type) continue;
       const taken = Math.min(count, left);
       left -= taken;
       counts[type] += taken;
-      if (type !== 'human' && taken > 0) conversations.set(conversation, (conversations.get(conversation) ?? 0) + taken);
+      if ((type === 'ai' || type === 'mixed') && taken > 0) conversations.set(conversation, (conversations.get(conversation) ?? 0) + taken);
     }
   }
   if (added !== undefined) counts.human += left;

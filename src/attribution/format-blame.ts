@@ -12,7 +12,9 @@ export function formatBlame(report: BlameReport, details: readonly BlameDetails[
     if (line.type === 'uncommitted') return 'Not Committed Yet';
     if (line.type === 'ai' || (line.type === 'mixed' && line.agent !== null)) {
       const who = [line.agent ?? 'agent', line.model_id].filter((part) => part !== null).join(' ');
-      return line.type === 'mixed' ? `${who} + ${details[index]!.author}` : who;
+      const shown = line.type === 'mixed' ? `${who} + ${details[index]!.author}` : who;
+      // First, so the column's width limit never cuts it off.
+      return line.recovered ? `(recovered) ${shown}` : shown;
     }
     return details[index]!.author;
   });

@@ -25,6 +25,15 @@ export class LedgerLines {
     return new LedgerLines(raw);
   }
 
+  /** Every commit the file holds a ledger for. */
+  commits(): string[] {
+    return [...this.raw.keys()];
+  }
+
+  has(commit: string): boolean {
+    return this.raw.has(commit);
+  }
+
   /** The ledgers of these commits that the file holds. */
   ledgersOf(commits: Iterable<string>): Map<string, LedgerView> {
     const found = new Map<string, LedgerView>();

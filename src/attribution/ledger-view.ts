@@ -6,10 +6,11 @@
 // (`line.record ?? line`), and ignores everything else, so a change in
 // tracer's own members never changes what blame, show or stats say.
 import { join } from 'node:path';
-import { ledgerCommitOf, ledgerRecordOf } from '../capture/ledger/ledger-line.js';
+import { conversationTraceIds, ledgerCommitOf, ledgerRecordOf } from '../capture/ledger/ledger-line.js';
 import { readRecordsFrom } from '../store/jsonl.js';
 
-export type LineType = 'ai' | 'human' | 'mixed';
+/** `unknown`: a reconciled commit's line whose source commit has no ledger. */
+export type LineType = 'ai' | 'human' | 'mixed' | 'unknown';
 
 export interface ConversationView {
   type: LineType;
@@ -17,11 +18,15 @@ export interface ConversationView {
   url: string | null;
   /** From the URL's scheme: `claude-code`, `cursor`, `codex`, or whatever scheme another writer used. */
   agent: string | null;
+  /** The traces the conversation's `related` names (reconcile carries them to the commit that lands). */
+  traces: readonly string[];
 }
 
 export interface RangeView {
   start: number;
   end: number;
+  /** Agent Trace `content_hash`, when the range has one. */
+  hash: string | null;
   conversation: ConversationView;
 }
 
@@ -29,9 +34,15 @@ export interface LedgerView {
   commit: string;
   /** The ledger's content id (`sha`), when it has one. */
   sha: string | null;
+  /** Committer time of the commit, as the ledger records it (`ts`). */
+  ts: string | null;
   /** path → ranges sorted by start line. */
   files: Map<string, RangeView[]>;
   conversations: ConversationView[];
+  /** Set by reconcile: the branch commits the lines came from, and those of them that had no ledger yet. */
+  reconciled?: { from: string[]; without_ledger: string[] };
+  /** Set by reconcile's recovery by content hash: path → line ranges re-attached that way. */
+  recovered?: Map<string, Array<[number, number]>>;
 }
 
 export const LEDGERS_FILE = 'ledgers.jsonl';
@@ -49,24 +60,51 @@ export function readLedgerLine(line: unknown): LedgerView | undefined {
     if (path === undefined) continue;
     const ranges = files.get(path) ?? [];
     for (const raw of list(file.conversations)) {
-      const whole = conversationOf(raw.contributor, raw.url);
+      const whole = conversationOf(raw.contributor, raw.url, conversationTraceIds(raw));
       if (!whole) continue;
       const key = `${whole.type}\u0000${whole.model_id ?? ''}\u0000${whole.url ?? ''}`;
-      const conversation = conversations.get(key) ?? whole;
+      const seen = conversations.get(key);
+      const conversation = seen ? { ...seen, traces: union(seen.traces, whole.traces) } : whole;
       conversations.set(key, conversation);
       for (const range of list(raw.ranges)) {
         const start = range.start_line;
         const end = range.end_line;
         if (!Number.isInteger(start) || !Number.isInteger(end) || (start as number) < 1 || (end as number) < (start as number)) continue;
         // Agent Trace lets a range name its own contributor; it wins over the conversation's.
-        const own = isObject(range.contributor) ? conversationOf(range.contributor, raw.url) : undefined;
-        ranges.push({ start: start as number, end: end as number, conversation: own ?? conversation });
+        const own = isObject(range.contributor) ? conversationOf(range.contributor, raw.url, whole.traces) : undefined;
+        ranges.push({
+          start: start as number,
+          end: end as number,
+          hash: text(range.content_hash) ?? null,
+          conversation: own ?? conversation,
+        });
       }
     }
     ranges.sort((a, b) => a.start - b.start || a.end - b.end);
     files.set(path, ranges);
   }
-  return { commit, sha: text(line.sha) ?? null, files, conversations: [...conversations.values()] };
+  const view: LedgerView = {
+    commit,
+    sha: text(line.sha) ?? null,
+    ts: text(line.ts) ?? null,
+    files,
+    conversations: [...conversations.values()],
+  };
+  const tracer = isObject(record.metadata) && isObject(record.metadata['dev.tracer']) ? record.metadata['dev.tracer'] : {};
+  if (isObject(tracer.reconciled)) {
+    view.reconciled = { from: strings(tracer.reconciled.from), without_ledger: strings(tracer.reconciled.without_ledger) };
+  }
+  if (isObject(tracer.recovered)) {
+    view.recovered = new Map();
+    for (const [path, pairs] of Object.entries(tracer.recovered)) {
+      if (!Array.isArray(pairs)) continue;
+      const valid = pairs.filter(
+        (pair): pair is [number, number] => Array.isArray(pair) && Number.isInteger(pair[0]) && Number.isInteger(pair[1]),
+      );
+      view.recovered.set(path, valid);
+    }
+  }
+  return view;
 }
 
 /** The contributor of a line: the range that covers it, or a person when the ledger covers it with none. */
@@ -95,7 +133,12 @@ export function lineContributor(ledger: LedgerView, path: string, line: number):
   return found ?? HUMAN;
 }
 
-export const HUMAN: ConversationView = Object.freeze({ type: 'human', model_id: null, url: null, agent: null });
+/** Whether reconcile re-attached this line by content hash rather than by following it through the diffs. */
+export function lineRecovered(ledger: LedgerView, path: string, line: number): boolean {
+  return (ledger.recovered?.get(path) ?? []).some(([start, end]) => start <= line && line <= end);
+}
+
+export const HUMAN: ConversationView = Object.freeze({ type: 'human', model_id: null, url: null, agent: null, traces: [] });
 
 /** `claude-code://session/…` → `claude-code`. */
 export function agentOfUrl(url: string | null): string | null {
@@ -133,12 +176,20 @@ function namesWanted(line: string, wanted: ReadonlySet<string>): boolean {
   return false;
 }
 
-function conversationOf(contributor: unknown, url: unknown): ConversationView | undefined {
+function conversationOf(contributor: unknown, url: unknown, traces: readonly string[]): ConversationView | undefined {
   if (!isObject(contributor)) return undefined;
   const type = contributor.type;
-  if (type !== 'ai' && type !== 'human' && type !== 'mixed') return undefined;
+  if (type !== 'ai' && type !== 'human' && type !== 'mixed' && type !== 'unknown') return undefined;
   const link = text(url) ?? null;
-  return { type, model_id: text(contributor.model_id) ?? null, url: link, agent: agentOfUrl(link) };
+  return { type, model_id: text(contributor.model_id) ?? null, url: link, agent: agentOfUrl(link), traces };
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])].sort();
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -31,11 +31,19 @@ export async function showCommit(query: { projectDir: string; git: GitOptions; r
     });
   }
   if (commit === undefined) throw unknownRevision(query.rev);
-  const [[diff], ledgers, link] = await Promise.all([
+  const read = await Promise.all([
     readCommitDiffs([commit], query.git, 1),
     readLedgers(query.projectDir, new Set([commit])),
     commitLink(query.projectDir, commit),
   ]);
+  const diff = read[0][0];
+  let [, ledgers, link] = read;
+  if (!ledgers.has(commit) && diff!.added !== undefined) {
+    const { reconcileOnRead } = await import('./reconcile/on-read.js');
+    if (await reconcileOnRead(query.projectDir, query.git, [commit])) {
+      [ledgers, link] = await Promise.all([readLedgers(query.projectDir, new Set([commit])), commitLink(query.projectDir, commit)]);
+    }
+  }
   const tally = tallyCommit(diff!, ledgers.get(commit));
   const urls = new Set(tally.conversations.map(({ conversation }) => conversation.url).filter((url): url is string => url !== null));
   const summaries = await latestSummaries(query.projectDir, urls);

@@ -40,7 +40,13 @@ export async function rangeStats(query: StatsQuery): Promise<StatsReport> {
     if (error instanceof GitCommandError) throw unknownRange(label, error);
     throw error;
   }
-  const ledgers = await readLedgers(query.projectDir, new Set(diffs.map((diff) => diff.commit)), query.onCorrupt);
+  const wanted = new Set(diffs.map((diff) => diff.commit));
+  let ledgers = await readLedgers(query.projectDir, wanted, query.onCorrupt);
+  const missing = diffs.filter((diff) => diff.added !== undefined && !ledgers.has(diff.commit)).map((diff) => diff.commit);
+  if (missing.length > 0) {
+    const { reconcileOnRead } = await import('./reconcile/on-read.js');
+    if (await reconcileOnRead(query.projectDir, query.git, missing)) ledgers = await readLedgers(query.projectDir, wanted, query.onCorrupt);
+  }
   const report: StatsReport = {
     range: label,
     commits: diffs.length,

@@ -21,7 +21,7 @@ export async function main(argv: string[]): Promise<number> {
     const { runHook } = await import('../capture/hook/run-hook.js');
     return runHook(argv[1]!, argv[2]!, { stdin: process.stdin, env, cwd: process.cwd() });
   }
-  // Git's post-commit and post-rewrite hooks run these exact command lines on every commit.
+  // Git's post-commit, post-rewrite and post-merge hooks run these exact command lines on every commit and pull.
   if (isGitHookInvocation(argv)) {
     const { runGitHookCommand } = await import('../capture/ledger/git-hook-entry.js');
     return runGitHookCommand(argv, { stdin: process.stdin, env, cwd: process.cwd(), stdout, stderr });
@@ -100,10 +100,12 @@ function isBareTransfer(argv: readonly string[]): boolean {
   );
 }
 
-/** `commit-link` and `rewrite-ledger <kind>` exactly, as the git hooks call them; flags and --help go to clipanion. */
+/** `commit-link`, `rewrite-ledger <kind>` and `reconcile --post-merge` exactly, as the git hooks call them; flags and --help go to clipanion. */
 function isGitHookInvocation(argv: readonly string[]): boolean {
   return (
-    (argv.length === 1 && argv[0] === 'commit-link') || (argv.length === 2 && argv[0] === 'rewrite-ledger' && !argv[1]!.startsWith('-'))
+    (argv.length === 1 && argv[0] === 'commit-link') ||
+    (argv.length === 2 && argv[0] === 'rewrite-ledger' && !argv[1]!.startsWith('-')) ||
+    (argv.length === 2 && argv[0] === 'reconcile' && argv[1] === '--post-merge')
   );
 }
 

@@ -16,6 +16,9 @@ import { PluginsCommand } from './plugins.js';
 import { ProjectCreateCommand } from './project/create.js';
 import { PullCommand } from './pull.js';
 import { PushCommand } from './push.js';
+import { CiGithubCommand } from './ci/github.js';
+import { CiGitlabCommand } from './ci/gitlab.js';
+import { ReconcileCommand } from './reconcile.js';
 import { RemoteAddCommand } from './remote/add.js';
 import { RemoteListCommand } from './remote/list.js';
 import { RemoteRemoveCommand } from './remote/remove.js';
@@ -71,6 +74,9 @@ export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
   BlameCommand,
   ShowCommand,
   StatsCommand,
+  ReconcileCommand,
+  CiGithubCommand,
+  CiGitlabCommand,
   RuleAddCommand,
   RuleListCommand,
   RuleRemoveCommand,

@@ -50,3 +50,13 @@ export { chooseRemoteName, readRemotes, requireRemote, type RemoteRecord } from 
 export { resolveCredentials, type CredentialPurpose } from '../store/credentials.js';
 export { readGlobalConfig, readProjectConfig } from '../store/config-files.js';
 export type { Project } from '../store/project.js';
+
+// Attribution: reconcile commits a merge button made, once their branch's ledgers are here
+// (docs/attribution.md). The module loads on first call, so plugins that never call it pay nothing.
+export type { ReconcileReport, ReconcileRequest } from '../attribution/reconcile/reconcile.js';
+export async function reconcileCommits(
+  request: import('../attribution/reconcile/reconcile.js').ReconcileRequest,
+): Promise<import('../attribution/reconcile/reconcile.js').ReconcileReport> {
+  const { reconcile } = await import('../attribution/reconcile/reconcile.js');
+  return reconcile(request);
+}

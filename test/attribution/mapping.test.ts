@@ -93,7 +93,7 @@ test('a range with its own contributor wins over its conversation', () => {
       },
     ],
   })!;
-  assert.equal(lineContributor(ledger, 'x', 1), { type: 'mixed', model_id: null, url: 'codex://session/s', agent: 'codex' });
+  assert.equal(lineContributor(ledger, 'x', 1), { type: 'mixed', model_id: null, url: 'codex://session/s', agent: 'codex', traces: [] });
 });
 
 test('blame lines map onto the ledger of the commit that introduced them, at their line there', () => {

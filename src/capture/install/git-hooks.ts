@@ -1,5 +1,7 @@
 // The git hooks of spec §2.4: post-commit links the commit to the traces,
-// post-rewrite moves ledgers along with amended or rebased commits. A hook that
+// post-rewrite moves ledgers along with amended or rebased commits, post-merge
+// reconciles what a `git pull` brought (squashes and rebases made by a merge
+// button, docs/attribution.md). A hook that
 // was already there is renamed `<hook>.pre-tracer` and run first by ours, with the
 // same arguments and input, and its exit status is what git sees; that works for a
 // hook in any language, and uninstall renames it back untouched.
@@ -12,7 +14,7 @@ import { runGit } from './git.js';
 import { shellProgram, type TracerInvocation } from './invocation.js';
 import type { FileChange } from './agent-hooks.js';
 
-export const GIT_HOOK_NAMES = ['post-commit', 'post-rewrite'] as const;
+export const GIT_HOOK_NAMES = ['post-commit', 'post-rewrite', 'post-merge'] as const;
 export type GitHookName = (typeof GIT_HOOK_NAMES)[number];
 export const CHAINED_SUFFIX = '.pre-tracer';
 const MARKER = 'tracer-managed-hook:';
@@ -118,10 +120,11 @@ function readHook(path: string): string | undefined {
 export function hookScript(name: GitHookName, invocation: TracerInvocation): string {
   const rewrite = name === 'post-rewrite';
   const feed = rewrite ? `printf '%s\\n' "$input" | ` : '';
-  const tracerArgs = rewrite ? 'rewrite-ledger "$1"' : 'commit-link';
+  const commit = name === 'post-commit';
+  const tracerArgs = rewrite ? 'rewrite-ledger "$1"' : commit ? 'commit-link' : 'reconcile --post-merge';
   const tracerInput = rewrite ? '' : ' </dev/null';
-  const tracerEnv = rewrite ? '' : 'TRACER_SUMMARY_FD=3 ';
-  const tracerOutput = rewrite ? '>/dev/null 2>&1' : '3>&2 >/dev/null 2>&1';
+  const tracerEnv = commit ? 'TRACER_SUMMARY_FD=3 ' : '';
+  const tracerOutput = commit ? '3>&2 >/dev/null 2>&1' : '>/dev/null 2>&1';
   const program = shellProgram(invocation);
   return `#!/bin/sh
 # Installed by \`tracer init\`; \`tracer init --uninstall\` removes it.

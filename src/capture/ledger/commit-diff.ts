@@ -45,7 +45,7 @@ export async function readCommit(rev: string, git: GitOptions): Promise<CommitIn
  * diff.renameLimit), so a renamed or moved file adds only the lines that
  * changed, not the whole file again under its new name.
  */
-const DIFF_ARGS = [
+export const DIFF_ARGS = [
   '-c',
   'core.quotePath=true',
   'diff-tree',
@@ -92,3 +92,41 @@ export async function readChanges(info: CommitInfo, git: GitOptions): Promise<Co
 }
 
 export type { AddedLine, AddedLines };
+
+/**
+ * readCommit and readChanges for many non-merge commits in two git calls (one
+ * log, one diff-tree --stdin): reconcile reads dozens of commits at once. The
+ * diff is the same plumbing with the same options; each commit's part starts
+ * with its id alone on a line, which no diff line can be (they start with a
+ * marker, a space or a header word).
+ */
+export async function readCommitsBatch(
+  commits: readonly string[],
+  git: GitOptions,
+): Promise<Map<string, { info: CommitInfo; changes?: CommitChanges }>> {
+  const found = new Map<string, { info: CommitInfo; changes?: CommitChanges }>();
+  if (commits.length === 0) return found;
+  const log = await runGit(['log', '--no-walk=unsorted', '--no-show-signature', '--format=%H%x09%P%x09%ct', ...commits, '--'], git);
+  for (const line of log.split('\n')) {
+    const [commit = '', parents = '', seconds = ''] = line.split('\t');
+    if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(commit) || !/^\d+$/.test(seconds)) continue;
+    found.set(commit, {
+      info: { commit, parents: parents.split(' ').filter(Boolean), ts: new Date(Number(seconds) * 1000).toISOString() },
+    });
+  }
+  const plain = [...found.values()].filter(({ info }) => info.parents.length <= 1).map(({ info }) => info.commit);
+  if (plain.length === 0) return found;
+  const diff = await runGit([...DIFF_ARGS, '--stdin', '--root'], { ...git, input: `${plain.join('\n')}\n` });
+  const parts = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of diff.split('\n')) {
+    if (/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(line) && found.has(line)) {
+      current = [];
+      parts.set(line, current);
+    } else current?.push(line);
+  }
+  for (const commit of plain) {
+    found.get(commit)!.changes = { added: parseAddedLines((parts.get(commit) ?? []).join('\n')), carried: new Map() };
+  }
+  return found;
+}

@@ -8,6 +8,8 @@ export interface GitOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   input?: string;
+  /** Kill git past this many milliseconds (a fetch from a slow remote); the call then fails. */
+  timeoutMs?: number;
 }
 
 /** A diff of a large generated file can run to many MiB; past this the commit is not read. */
@@ -18,7 +20,7 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<st
     const child = execFile(
       'git',
       args,
-      { cwd: options.cwd, env: options.env, maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8' },
+      { cwd: options.cwd, env: options.env, maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8', timeout: options.timeoutMs ?? 0 },
       (error, stdout, stderr) => {
         if (error) reject(gitFailed(args, stderr, error));
         else resolve(stdout);

@@ -56,7 +56,33 @@ export async function runRewriteLedger(kind: string, stdin: Readable, io: GitHoo
   });
 }
 
-async function guarded(event: 'post-commit' | 'post-rewrite', io: GitHookIo, work: (projectDir: string) => Promise<void>): Promise<number> {
+/**
+ * git's post-merge hook, after `git pull` (or a merge): the commits that arrived
+ * and have no ledger are reconciled with their branch's ledgers
+ * (src/attribution/reconcile/). Whatever happens, the pull has already worked
+ * and stays so.
+ */
+export async function runPostMerge(io: GitHookIo): Promise<number> {
+  return guarded('post-merge', io, async (dir) => {
+    const git = { cwd: io.cwd, env: io.env };
+    const { reconcile } = await import('../../attribution/reconcile/reconcile.js');
+    const { commitId } = await import('../../attribution/git-read.js');
+    // ORIG_HEAD is where the branch stood before the merge; without it (a first pull into an empty branch) there is nothing to compare.
+    if ((await commitId('ORIG_HEAD', git)) === undefined) return;
+    const report = await reconcile({ projectDir: dir, git, revisions: ['ORIG_HEAD..HEAD'], depth: 'full' });
+    if (io.verbose) {
+      for (const done of report.reconciled) {
+        io.stdout.write(`${done.commit.slice(0, 12)}: reconciled by ${done.method} from ${done.sources.length} commit(s)\n`);
+      }
+    }
+  });
+}
+
+async function guarded(
+  event: 'post-commit' | 'post-rewrite' | 'post-merge',
+  io: GitHookIo,
+  work: (projectDir: string) => Promise<void>,
+): Promise<number> {
   const home = tracerHome(io.env);
   let logDir = existingProjectDir(io, home) ?? home;
   try {
@@ -124,5 +150,6 @@ function failureOf(error: unknown): HookFailure {
  */
 export function runGitHookCommand(argv: readonly string[], io: Omit<GitHookIo, 'verbose'> & { stdin: Readable }): Promise<number> {
   const hookIo = { ...io, verbose: false };
+  if (argv[0] === 'reconcile') return runPostMerge(hookIo);
   return argv[0] === 'rewrite-ledger' ? runRewriteLedger(argv[1]!, io.stdin, hookIo) : runCommitLink('HEAD', hookIo);
 }

@@ -16,6 +16,7 @@ import { conversationUrl } from '../hook/summary.js';
 import { AGENTS, type AgentName } from '../hook/hook-event.js';
 import { compare, type Attribution, type AttributedLine } from './attribute.js';
 import type { CommitInfo } from './commit-diff.js';
+import type { WindowTrace } from './trace-window.js';
 
 export const AGENT_TRACE_VERSION = '0.1.0';
 /** The shape of tracer's records, not the package version (which would make bytes differ between releases). */
@@ -57,9 +58,9 @@ export interface RecordFile {
   conversations: RecordConversation[];
 }
 
-export interface TracerMetadata {
+export interface TracerMetadata extends TracerMetadataExtras {
   parents: string[];
-  lines: { ai: number; human: number };
+  lines: { ai: number; human: number; mixed?: number; unknown?: number };
 }
 
 /** An Agent Trace record as tracer writes it. */
@@ -96,17 +97,59 @@ export interface CommitLink {
   [member: string]: unknown;
 }
 
+/**
+ * Who wrote one line of a record: a conversation, or (undefined) a person.
+ * Lines with one key share a conversation entry. The post-commit hook derives
+ * it from a trace; reconcile copies it from the ledger of the line's source.
+ */
+export interface LineAuthor {
+  key: string;
+  conversation: Omit<RecordConversation, 'ranges' | 'related'>;
+  traceIds: readonly string[];
+}
+
+export interface RecordLine {
+  /** 1-based line number in the file as the commit has it. */
+  line: number;
+  text: string;
+  /** A blank line is nobody's work: it only joins the ranges around it. */
+  blank?: true;
+  author?: LineAuthor;
+}
+
+/** What reconcile adds to `metadata["dev.tracer"]`; a commit's own ledger has none of it. */
+export interface TracerMetadataExtras {
+  reconciled?: { from: string[]; without_ledger?: string[] };
+  recovered?: Record<string, Array<[number, number]>>;
+}
+
 export function buildLedger(info: CommitInfo, attribution: Attribution): Ledger {
+  const files = new Map<string, RecordLine[]>();
+  for (const [path, attributed] of attribution.files) files.set(path, attributed.map(recordLineOf));
+  return buildRecordLedger(info, files);
+}
+
+/**
+ * A ledger from lines whose authors are decided. Blank lines count for nobody;
+ * `mixed` and `unknown` totals appear only when some line is so, so a commit's
+ * own ledger keeps the bytes it always had.
+ */
+export function buildRecordLedger(
+  info: CommitInfo,
+  attributed: ReadonlyMap<string, readonly RecordLine[]>,
+  extras: TracerMetadataExtras = {},
+): Ledger {
   const files: RecordFile[] = [];
   const traceIds = new Set<string>();
-  const lines = { ai: 0, human: 0 };
-  for (const [path, attributed] of [...attribution.files].sort(([a], [b]) => compare(a, b))) {
-    for (const line of attributed) {
+  const lines: TracerMetadata['lines'] = { ai: 0, human: 0 };
+  for (const [path, fileLines] of [...attributed].sort(([a], [b]) => compare(a, b))) {
+    for (const line of fileLines) {
       if (line.blank) continue;
-      if (line.trace) traceIds.add(line.trace.id);
-      lines[line.trace ? 'ai' : 'human'] += 1;
+      for (const id of line.author?.traceIds ?? []) traceIds.add(id);
+      const type = line.author?.conversation.contributor?.type ?? 'human';
+      lines[type] = (lines[type] ?? 0) + 1;
     }
-    files.push(recordFile(path, attributed));
+    files.push(recordFile(path, fileLines));
   }
   const body = {
     version: AGENT_TRACE_VERSION,
@@ -114,7 +157,7 @@ export function buildLedger(info: CommitInfo, attribution: Attribution): Ledger 
     vcs: { type: 'git', revision: info.commit },
     tool: { ...TOOL },
     files,
-    metadata: { 'dev.tracer': { parents: [...info.parents], lines } },
+    metadata: { 'dev.tracer': { parents: [...info.parents], lines, ...extras } },
   };
   const { version, ...rest } = body;
   const record = { version, id: contentUuid(body), ...rest };
@@ -149,10 +192,10 @@ export function buildCommitLink(ledger: Ledger, attribution: Attribution, rewrit
  * model), a person's lines last. Blank lines between two lines of one group
  * stay inside its range; elsewhere they belong to no range.
  */
-function recordFile(path: string, attributed: readonly AttributedLine[]): RecordFile {
+function recordFile(path: string, attributed: readonly RecordLine[]): RecordFile {
   const groups = new Map<string, RangeGroup>();
-  let open: { key: string; group: RangeGroup; lines: AttributedLine[] } | undefined;
-  let blanks: AttributedLine[] = [];
+  let open: { key: string; group: RangeGroup; lines: RecordLine[] } | undefined;
+  let blanks: RecordLine[] = [];
   const close = () => {
     if (open) open.group.ranges.push(range(open.lines));
     open = undefined;
@@ -162,13 +205,13 @@ function recordFile(path: string, attributed: readonly AttributedLine[]): Record
       blanks.push(line);
       continue;
     }
-    const key = groupKey(line);
+    const key = line.author?.key ?? HUMAN;
     let group = groups.get(key);
     if (!group) {
-      group = { conversation: conversationOf(line), traces: new Set(), ranges: [] };
+      group = { conversation: line.author?.conversation ?? { contributor: { type: 'human' } }, traces: new Set(), ranges: [] };
       groups.set(key, group);
     }
-    if (line.trace) group.traces.add(line.trace.id);
+    for (const id of line.author?.traceIds ?? []) group.traces.add(id);
     const bridge = [...blanks, line];
     const contiguous =
       open !== undefined &&
@@ -201,20 +244,27 @@ interface RangeGroup {
   ranges: RecordRange[];
 }
 
-function range(lines: readonly AttributedLine[]): RecordRange {
+function range(lines: readonly RecordLine[]): RecordRange {
   return {
     start_line: lines[0]!.line,
     end_line: lines.at(-1)!.line,
-    content_hash: `sha256:${sha256Hex(lines.map((line) => line.text).join('\n'))}`,
+    content_hash: contentHash(lines.map((line) => line.text)),
   };
+}
+
+/** Agent Trace's `content_hash` of a range, as docs/attribution.md defines it: the lines without their ends, joined with "\n". */
+export function contentHash(lines: readonly string[]): string {
+  return `sha256:${sha256Hex(lines.join('\n'))}`;
 }
 
 const HUMAN = '\u0001human';
 
-function groupKey(line: AttributedLine): string {
-  const trace = line.trace;
-  if (!trace) return HUMAN;
-  return [trace.agent, trace.conversation_id ?? '', trace.model === undefined ? '' : modelsDevId(trace.model)].join('\u0000');
+/** A line as the post-commit hook attributed it: a trace's line is that trace's conversation's. */
+function recordLineOf(attributed: AttributedLine): RecordLine {
+  const { trace, ...line } = attributed;
+  if (!trace) return line;
+  const key = [trace.agent, trace.conversation_id ?? '', trace.model === undefined ? '' : modelsDevId(trace.model)].join('\u0000');
+  return { ...line, author: { key, conversation: conversationOf(trace), traceIds: [trace.id] } };
 }
 
 /** AI conversations in key order, then the person's lines. */
@@ -223,9 +273,7 @@ function compareGroups(a: string, b: string): number {
   return compare(a, b);
 }
 
-function conversationOf(line: AttributedLine): Omit<RecordConversation, 'ranges'> {
-  const trace = line.trace;
-  if (!trace) return { contributor: { type: 'human' } };
+function conversationOf(trace: WindowTrace): Omit<RecordConversation, 'ranges' | 'related'> {
   const url = trace.conversation_id !== undefined && isAgent(trace.agent) ? conversationUrl(trace.agent, trace.conversation_id) : undefined;
   return {
     ...(url === undefined ? {} : { url }),

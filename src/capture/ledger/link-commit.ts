@@ -59,7 +59,7 @@ export async function linkCommit(request: LinkRequest): Promise<LinkResult> {
 }
 
 /** Same content id, same row: appending it again would only duplicate it. */
-async function appendOnce(path: string, record: Record<string, unknown>, idMember: string): Promise<boolean> {
+export async function appendOnce(path: string, record: Record<string, unknown>, idMember: string): Promise<boolean> {
   const id = record[idMember];
   // Content ids are lowercase hex, written alike by every JSON writer: only lines holding it are parsed.
   const mayMatch = typeof id === 'string' && /^[0-9a-f]+$/.test(id) ? (line: string) => line.includes(id) : undefined;

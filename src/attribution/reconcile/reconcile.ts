@@ -1,0 +1,459 @@
+// Reconcile: a commit on the current branch that has no ledger (a squash, a
+// rebase or a cherry-pick made by the hosting service's merge button) gets one
+// from the ledgers of the commits it came from, written like any other ledger
+// (ledgers.jsonl, the git note, a commit link). Everything it reads is git's
+// and the ledgers', never the clock or the machine, so two machines reconciling
+// the same commit write the same bytes and the service keeps one row.
+//
+// Evidence, strongest first (sources.ts): the same patch; the pull request the
+// message names; a branch whose combined change is the commit's. Lines are then
+// mapped exactly (lines.ts). A commit with no source stays as it is.
+import { join } from 'node:path';
+import {
+  readChanges,
+  readCommit,
+  readCommitsBatch,
+  type AddedLines,
+  type CommitChanges,
+  type CommitInfo,
+} from '../../capture/ledger/commit-diff.js';
+import { runGit, type GitOptions } from '../../capture/ledger/git-exec.js';
+import { buildRecordLedger, COMMIT_LINKS_FILE, LEDGERS_FILE, type Ledger } from '../../capture/ledger/ledger-record.js';
+import { appendOnce } from '../../capture/ledger/link-commit.js';
+import { writeLedgerNote, writeLedgerNotes } from '../../capture/ledger/notes.js';
+import { isAttributableLine } from '../../capture/trace-record.js';
+import { withContentId } from '../../core/content-id.js';
+import { appendRecord } from '../../store/jsonl.js';
+import { LedgerLines } from '../ledger-lines.js';
+import { readLedgerLine, type LedgerView } from '../ledger-view.js';
+import { readReconcileCache, writeReconcileCache, type ReconcileCache } from './cache.js';
+import { mapByPatch, mapThroughBlame, type MappedLines } from './lines.js';
+import { recoverByContent } from './recover.js';
+import {
+  patchIds,
+  presentCommits,
+  pullRequestHead,
+  pullRequestOf,
+  rangePatchId,
+  requestCommits,
+  unmergedTips,
+  type FetchPolicy,
+} from './sources.js';
+
+export type ReconcileMethod = 'patch-id' | 'pull-request' | 'branch' | 'content-hash';
+
+export interface ReconciledCommit {
+  commit: string;
+  method: ReconcileMethod;
+  /** Branch commits whose ledgers the lines came from. */
+  sources: string[];
+  /** Branch commits some lines came from that have no ledger (yet): those lines are `unknown`. */
+  without_ledger: string[];
+  lines: { ai: number; human: number; mixed: number; unknown: number };
+  ledger_sha: string;
+  /** False on a dry run, or when the same ledger was already recorded. */
+  written: boolean;
+}
+
+export interface ReconcileReport {
+  dry_run: boolean;
+  /** Commits of the range (merges aside) that had no ledger, or a reconciled one missing some source's ledger. */
+  examined: number;
+  reconciled: ReconciledCommit[];
+  /** Examined commits for which no source was found: they stay as they are. */
+  without_source: string[];
+}
+
+export interface ReconcileRequest {
+  projectDir: string;
+  git: GitOptions;
+  /** `git rev-list` arguments: a range such as `ORIG_HEAD..HEAD`, or commits (with `walk: false`). */
+  revisions: readonly string[];
+  /** False: the revisions are the commits themselves, not their history. */
+  walk?: boolean;
+  /** ledgers.jsonl already read by the caller. */
+  index?: LedgerLines;
+  /** Newest commits of the range looked at, at most. */
+  limit?: number;
+  dryRun?: boolean;
+  /**
+   * `quick` (blame, show, stats): the same patch and pull-request heads already
+   * here. `full` (hooks, pull, the command): also fetches a missing head and
+   * looks for a branch with the same combined change.
+   */
+  depth: 'quick' | 'full';
+  /** Ask the remote again for heads it did not have, and look again at commits that had no source. */
+  retry?: boolean;
+  fetchTimeoutMs?: number;
+}
+
+export const DEFAULT_LIMIT = 200;
+const DEFAULT_FETCH_TIMEOUT_MS = 5000;
+/** Branch tips compared with a commit's combined change, newest first: enough for the branches of a few weeks. */
+const MAX_TIPS = 20;
+/** How far back a gone branch's ledgers are compared by content: a long-lived pull request's life. */
+const RECOVERY_DAYS = 90;
+
+export async function reconcile(request: ReconcileRequest): Promise<ReconcileReport> {
+  const { git, projectDir } = request;
+  const report: ReconcileReport = { dry_run: request.dryRun === true, examined: 0, reconciled: [], without_source: [] };
+  const targets = await listTargets(request);
+  if (targets.length === 0) return report;
+  const index = request.index ?? (await LedgerLines.read(projectDir));
+  const views = new Map<string, LedgerView | undefined>();
+  const ledgerOf = (commit: string): LedgerView | undefined => {
+    if (!views.has(commit)) views.set(commit, index.ledgersOf([commit]).get(commit));
+    return views.get(commit);
+  };
+  const pending = targets.filter((commit) => {
+    if (!index.has(commit)) return true;
+    const view = ledgerOf(commit);
+    // A reconciled ledger is redone once a source that had no ledger has one.
+    return view?.reconciled !== undefined && view.reconciled.without_ledger.some((source) => index.has(source));
+  });
+  report.examined = pending.length;
+  if (pending.length === 0) return report;
+
+  const cache = await readReconcileCache(projectDir);
+  const cacheBefore = JSON.stringify(cache);
+  const ledgerCount = index.commits().length;
+  const pendingSet = new Set(pending);
+  const ledgered = index.commits().filter((commit) => !pendingSet.has(commit));
+  let present: Promise<Set<string>> | undefined;
+  const presentLedgered = () => (present ??= presentCommits(ledgered, git));
+  // A rebase and a cherry-pick keep the author (name, email, time): only the ledgered
+  // commits sharing a pending commit's author can be its source, so only those are diffed.
+  const here = [...(await presentLedgered())];
+  const headers = await readHeaders([...new Set([...pending, ...here])], git);
+  const peerAuthors = new Set(here.map((commit) => headers.get(commit)?.author));
+  const withPeer = pending.filter((commit) => peerAuthors.has(headers.get(commit)?.author));
+  const authors = new Set(withPeer.map((commit) => headers.get(commit)?.author));
+  const peers = here.filter((commit) => authors.has(headers.get(commit)?.author));
+  await fillPatchIds(cache, [...withPeer, ...peers], git);
+  const byPatch = new Map<string, string[]>();
+  for (const commit of peers) {
+    const patch = cache.patch_ids[commit];
+    if (patch) byPatch.set(patch, [...(byPatch.get(patch) ?? []), commit]);
+  }
+  const context: SourceContext = {
+    request,
+    cache,
+    ledgerOf,
+    byPatch,
+    ledgered,
+    headers,
+    present: presentLedgered,
+  };
+
+  // The commits that have a source in sight, and those sources, read in two git calls rather than four each.
+  const inSight = pending.filter(
+    (commit) => request.depth === 'full' || samePatch(commit, context) !== undefined || pullRequestOf(headers.get(commit)?.message ?? ''),
+  );
+  const sources = inSight.map((commit) => samePatch(commit, context)).filter((source): source is string => source !== undefined);
+  const read = await readCommitsBatch([...new Set([...inSight, ...sources])], git);
+  context.read = read;
+  const notes: Ledger[] = [];
+  for (const commit of pending) {
+    const skipFull = request.depth === 'full' && !request.retry && cache.no_source[commit] === ledgerCount;
+    const target = new Target(commit, git, read.get(commit));
+    const found = await findSources(target, context, skipFull);
+    if (!found || found.mapped.from.size === 0) {
+      if (request.depth === 'full') cache.no_source[commit] = ledgerCount;
+      report.without_source.push(commit);
+      continue;
+    }
+    delete cache.no_source[commit];
+    const { mapped, method } = found;
+    const from = [...mapped.from].sort();
+    const withoutLedger = [...mapped.withoutLedger].sort();
+    const ledger = buildRecordLedger(await target.info(), mapped.files, {
+      reconciled: { from, ...(withoutLedger.length > 0 ? { without_ledger: withoutLedger } : {}) },
+      ...(found.recovered ? { recovered: found.recovered } : {}),
+    });
+    const fresh = !index.has(commit);
+    const written = request.dryRun
+      ? false
+      : await record(projectDir, ledger, method === 'patch-id' ? from[0] : undefined, git, fresh, notes);
+    // A commit reconciled here can be the source of a later one (a cherry-pick of a squash).
+    views.set(commit, readLedgerLine(ledger));
+    report.reconciled.push({
+      commit,
+      method,
+      sources: from,
+      without_ledger: withoutLedger,
+      lines: { mixed: 0, unknown: 0, ...ledger.record.metadata['dev.tracer'].lines },
+      ledger_sha: ledger.sha,
+      written,
+    });
+  }
+  await writeLedgerNotes(notes, git);
+  // blame, show and stats write nothing unless they reconciled a commit (then they wrote its ledger anyway).
+  const learnt = JSON.stringify(cache) !== cacheBefore && (request.depth === 'full' || report.reconciled.length > 0);
+  if (!request.dryRun && learnt) await writeReconcileCache(projectDir, cache).catch(() => undefined);
+  return report;
+}
+
+async function listTargets(request: ReconcileRequest): Promise<string[]> {
+  // A repository without a commit yet has nothing to reconcile.
+  if ((await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], request.git).catch(() => '')).trim() === '') return [];
+  const walk = request.walk === false ? ['--no-walk=unsorted'] : [];
+  const args = ['rev-list', '--no-merges', ...walk, `--max-count=${request.limit ?? DEFAULT_LIMIT}`, ...request.revisions, '--'];
+  return (await runGit(args, request.git)).split('\n').filter(Boolean).reverse();
+}
+
+/** Files with at least one line someone wrote: a file of blank lines is nobody's work. */
+function attributableFiles(added: AddedLines): AddedLines {
+  return new Map([...added].filter(([, lines]) => lines.some((line) => isAttributableLine(line.text))));
+}
+
+async function fillPatchIds(cache: ReconcileCache, commits: readonly string[], git: GitOptions): Promise<void> {
+  const unknown = [...new Set(commits.filter((commit) => cache.patch_ids[commit] === undefined))];
+  // A ledger pulled for a commit this clone never fetched has no patch to read yet.
+  const present = [...(await presentCommits(unknown, git))];
+  const computed = await patchIds(present, git);
+  for (const commit of present) cache.patch_ids[commit] = computed.get(commit) ?? '';
+}
+
+interface CommitHeader {
+  /** Name, email and time of the author: what a rebase and a cherry-pick keep, and retyping the same change does not. */
+  author: string;
+  message: string;
+}
+
+/** Authors and messages of many commits in one git log. */
+async function readHeaders(commits: readonly string[], git: GitOptions): Promise<Map<string, CommitHeader>> {
+  const headers = new Map<string, CommitHeader>();
+  if (commits.length === 0) return headers;
+  const out = await runGit(['log', '--no-walk=unsorted', '--no-show-signature', '--format=%H%n%an <%ae> %at%n%B%x00', '--stdin'], {
+    ...git,
+    input: `${commits.join('\n')}\n`,
+  });
+  for (const entry of out.split('\u0000')) {
+    const [commit = '', author = '', ...message] = entry.replace(/^\n/, '').split('\n');
+    if (commit !== '') headers.set(commit, { author, message: message.join('\n') });
+  }
+  return headers;
+}
+
+interface SourceContext {
+  request: ReconcileRequest;
+  cache: ReconcileCache;
+  ledgerOf: (commit: string) => LedgerView | undefined;
+  byPatch: Map<string, string[]>;
+  ledgered: string[];
+  headers: Map<string, CommitHeader>;
+  /** The ledgered commits this clone has (asked once). */
+  present: () => Promise<Set<string>>;
+  /** Commits read ahead, in one batch. */
+  read?: Map<string, { info: CommitInfo; changes?: CommitChanges }>;
+}
+
+interface Found {
+  method: ReconcileMethod;
+  mapped: MappedLines;
+  recovered?: Record<string, Array<[number, number]>>;
+}
+
+/** The commit being reconciled, read from git only once a source is in sight: most commits without a ledger have none. */
+class Target {
+  private infoRead?: Promise<CommitInfo>;
+  private addedRead?: Promise<AddedLines>;
+  constructor(
+    readonly commit: string,
+    private readonly git: GitOptions,
+    read?: { info: CommitInfo; changes?: CommitChanges },
+  ) {
+    if (read) this.infoRead = Promise.resolve(read.info);
+    if (read?.changes) this.addedRead = Promise.resolve(attributableFiles(read.changes.added));
+  }
+
+  info(): Promise<CommitInfo> {
+    return (this.infoRead ??= readCommit(this.commit, this.git));
+  }
+
+  /** The files where the commit added a line someone wrote: a file of blank lines is nobody's work. */
+  added(): Promise<AddedLines> {
+    return (this.addedRead ??= this.info().then(async (info) => attributableFiles((await readChanges(info, this.git)).added)));
+  }
+}
+
+async function findSources(target: Target, context: SourceContext, skipFull: boolean): Promise<Found | undefined> {
+  const { git } = context.request;
+  const commit = target.commit;
+  const same = samePatch(commit, context);
+  if (same !== undefined) {
+    const added = await target.added();
+    const ahead = context.read?.get(same)?.changes;
+    const theirs = (ahead ?? (await readChanges(await readCommit(same, git), git))).added;
+    const mapped =
+      mapByPatch(added, theirs, same, context.ledgerOf(same)!) ??
+      (await mapThroughBlame(commit, added, same, new Set([same]), context.ledgerOf, git));
+    return { method: 'patch-id', mapped };
+  }
+  const pullRequest = pullRequestOf(context.headers.get(commit)?.message ?? '');
+  const full = context.request.depth === 'full' && !skipFull;
+  if (!pullRequest && !full) return undefined;
+  const info = await target.info();
+  const landedOn = info.parents[0];
+  if (landedOn === undefined) return undefined;
+  if (pullRequest) {
+    const policy: FetchPolicy = {
+      fetch: full,
+      timeoutMs: context.request.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
+      skip: context.request.retry ? undefined : new Set(Object.keys(context.cache.missing_heads)),
+      onFetchFailed: (ref) => (context.cache.missing_heads[ref] = true),
+    };
+    const head = await pullRequestHead(pullRequest, git, policy);
+    if (head !== undefined) {
+      const commits = await requestCommits(head, landedOn, git);
+      if (commits.some((commit) => context.ledgerOf(commit) !== undefined)) {
+        const mapped = await mapThroughBlame(commit, await target.added(), head, new Set(commits), context.ledgerOf, git);
+        return { method: 'pull-request', mapped };
+      }
+    }
+  }
+  if (!full) return undefined;
+  const branch = await sameCombinedChange(info, landedOn, context);
+  if (branch !== undefined) {
+    return {
+      method: 'branch',
+      mapped: await mapThroughBlame(commit, await target.added(), branch.head, branch.commits, context.ledgerOf, git),
+    };
+  }
+  // Only a merged request may gain lines by content: a person's own commit never does.
+  if (!pullRequest) return undefined;
+  return recoverLines(target, info, context);
+}
+
+/** Ledgers whose commits this clone does not have, recorded up to RECOVERY_DAYS before the commit: the request's, if any. */
+async function recoverLines(target: Target, info: CommitInfo, context: SourceContext): Promise<Found | undefined> {
+  const { git } = context.request;
+  const present = await context.present();
+  const since = new Date(Date.parse(info.ts) - RECOVERY_DAYS * 86_400_000).toISOString();
+  const sources = context.ledgered
+    .filter((commit) => !present.has(commit))
+    .map((commit) => context.ledgerOf(commit))
+    .filter((view): view is LedgerView => view !== undefined && view.ts !== null && view.ts <= info.ts && view.ts >= since);
+  if (sources.length === 0) return undefined;
+  const added = await target.added();
+  const texts = new Map<string, string[]>();
+  for (const path of added.keys()) {
+    const text = await runGit(['cat-file', 'blob', `${info.commit}:${path}`], git);
+    texts.set(path, text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n'));
+  }
+  const recovered = recoverByContent(added, texts, await renames(info.parents[0]!, info.commit, git), sources);
+  if (!recovered) return undefined;
+  return {
+    method: 'content-hash',
+    mapped: { files: recovered.files, from: recovered.from, withoutLedger: new Set() },
+    recovered: recovered.ranges,
+  };
+}
+
+/** new path → old path of the files a commit renamed (git's default similarity, as the ledger writer reads diffs). */
+async function renames(from: string, to: string, git: GitOptions): Promise<Map<string, string>> {
+  const out = await runGit(['diff-tree', '-r', '-z', '--find-renames=50%', '--name-status', '--no-commit-id', from, to], git);
+  const fields = out.split('\u0000');
+  const found = new Map<string, string>();
+  for (let index = 0; index < fields.length;) {
+    const status = fields[index++] ?? '';
+    if (status.startsWith('R')) {
+      const old = fields[index++]!;
+      found.set(fields[index++]!, old);
+    } else if (status !== '') index += status.startsWith('C') ? 2 : 1;
+  }
+  return found;
+}
+
+/**
+ * The ledgered commit with the same patch and the same author (name, email and
+ * time: a rebase and a cherry-pick keep them, a person typing the same lines
+ * again does not). Several (the original and its rebased copies): the one not
+ * itself reconciled, then the lowest id, so every clone that holds the same
+ * commits picks the same one.
+ */
+function samePatch(commit: string, context: SourceContext): string | undefined {
+  const patch = context.cache.patch_ids[commit];
+  const author = context.headers.get(commit)?.author;
+  if (!patch || !author) return undefined;
+  const candidates = (context.byPatch.get(patch) ?? []).filter(
+    (other) => other !== commit && context.headers.get(other)?.author === author && context.ledgerOf(other) !== undefined,
+  );
+  candidates.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return candidates[0];
+  function rank(candidate: string): number {
+    return context.ledgerOf(candidate)!.reconciled === undefined ? 0 : 1;
+  }
+}
+
+/** A branch of ledgered commits, not merged where the commit landed, whose combined change is the commit's: the only one. */
+async function sameCombinedChange(
+  info: CommitInfo,
+  landedOn: string,
+  context: SourceContext,
+): Promise<{ head: string; commits: Set<string> } | undefined> {
+  const { git } = context.request;
+  const present = [...(await context.present())];
+  const tips = (await unmergedTips(present, landedOn, git))
+    .map((tip) => ({ tip, ts: context.ledgerOf(tip)?.ts ?? '' }))
+    .filter(({ ts }) => ts !== '' && ts <= info.ts)
+    .sort((a, b) => (a.ts === b.ts ? (a.tip < b.tip ? -1 : 1) : a.ts > b.ts ? -1 : 1))
+    .slice(0, MAX_TIPS);
+  if (tips.length === 0) return undefined;
+  const own = await rangePatchId(landedOn, info.commit, git);
+  if (own === undefined) return undefined;
+  const matches: string[] = [];
+  for (const { tip } of tips) {
+    const base = (await runGit(['merge-base', landedOn, tip], git)).trim();
+    if (base !== '' && (await rangePatchId(base, tip, git)) === own) matches.push(tip);
+  }
+  if (matches.length !== 1) return undefined;
+  const head = matches[0]!;
+  return { head, commits: new Set(await requestCommits(head, landedOn, git)) };
+}
+
+/**
+ * Appends the ledger and its commit link and writes the note; true when the
+ * ledger was new. `fresh`: the commit had no ledger at all, so neither row can
+ * be there yet and the files are not searched for them.
+ */
+async function record(
+  projectDir: string,
+  ledger: Ledger,
+  rewrittenFrom: string | undefined,
+  git: GitOptions,
+  fresh: boolean,
+  notes: Ledger[],
+): Promise<boolean> {
+  const append = async (file: string, row: Record<string, unknown>, idMember: string) => {
+    if (!fresh) return appendOnce(join(projectDir, file), row, idMember);
+    appendRecord(join(projectDir, file), row);
+    return true;
+  };
+  const appended = await append(LEDGERS_FILE, ledger, 'sha');
+  const sessions = new Set<string>();
+  for (const file of ledger.record.files) {
+    for (const conversation of file.conversations) {
+      const url = conversation.url;
+      if (url !== undefined && /^[a-z][a-z0-9+.-]*:\/\/[^/]+\/[^/]+$/i.test(url))
+        sessions.add(decodeURIComponent(url.slice(url.lastIndexOf('/') + 1)));
+    }
+  }
+  const link = withContentId(
+    {
+      id: '',
+      ts: ledger.ts,
+      commit: ledger.commit,
+      session_ids: [...sessions].sort(),
+      trace_ids: ledger.trace_ids,
+      ledger_sha: ledger.sha,
+      ...(rewrittenFrom === undefined ? {} : { rewritten_from: rewrittenFrom }),
+    },
+    'id',
+  );
+  await append(COMMIT_LINKS_FILE, link, 'id');
+  // New notes are written together once every ledger is recorded (writeLedgerNotes).
+  if (fresh) notes.push(ledger);
+  else await writeLedgerNote(ledger, git);
+  return appended;
+}
