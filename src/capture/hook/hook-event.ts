@@ -1,11 +1,9 @@
 // What a hook call means once the agent's own payload shape is set aside. Each
-// agent module (claude-code.ts, cursor.ts, codex.ts) turns its payload into this.
-
-export const AGENTS = ['claude-code', 'cursor', 'codex'] as const;
-export type AgentName = (typeof AGENTS)[number];
+// agent adapter (src/plugins/agents/) turns its payload into this.
 
 export interface HookEvent {
-  agent: AgentName;
+  /** The adapter's id. */
+  agent: string;
   /** The agent's own event name, as given on the command line. */
   event: string;
   conversationId: string;
@@ -23,7 +21,7 @@ export interface HookEvent {
   endsTurn: boolean;
   /** The agent's own closing message, when its payload carries one (Codex, Claude Code, Cursor's afterAgentResponse). */
   reportedSummary?: string;
-  /** Set when the call carries nothing to record (a Codex shell command that is not a patch): no row is written. */
+  /** Set when the call carries nothing to record (a Codex shell command that is not a patch, a read): no row is written. */
   nothingToRecord?: true;
 }
 
@@ -150,4 +148,41 @@ export function claudeFileWrite(tool: string, input: unknown): FileWrite {
     default:
       return { filePath, fragments: editFragments(input.edits, 'claude-code MultiEdit') };
   }
+}
+
+/**
+ * A write or edit tool's input `{<path member>, <text member>}` (Gemini's
+ * `write_file`, Qwen's `edit`, Droid's `Create`, ...): the first path member and
+ * the first text member it has. `replace_all` or `expected_replacements` above 1
+ * make every occurrence the agent's.
+ */
+export function toolWrite(agent: string, tool: string, input: unknown, paths: readonly string[], texts: readonly string[]): FileWrite {
+  const fields = isObject(input) ? input : {};
+  const filePath = paths.map((member) => fields[member]).find((value): value is string => typeof value === 'string' && value !== '');
+  if (filePath === undefined)
+    throw new PayloadError('missing_field', `The ${agent} ${tool} payload has no "${paths[0]}" in its tool input; the event was skipped.`);
+  const text = texts.map((member) => fields[member]).find((value): value is string => typeof value === 'string');
+  if (text === undefined)
+    throw new PayloadError('missing_field', `The ${agent} ${tool} payload has no "${texts[0]}" in its tool input; the event was skipped.`);
+  const replacements = fields.expected_replacements;
+  const everyOccurrence =
+    fields.replace_all === true || fields.replaceAll === true || (typeof replacements === 'number' && replacements > 1);
+  return { filePath, fragments: [{ text, ...(everyOccurrence ? { everyOccurrence } : {}) }] };
+}
+
+/** A JSON string member that holds an object (Copilot's `toolArgs`); an object is taken as it is. */
+export function jsonObject(value: unknown, what: string, agent: string): Payload {
+  if (isObject(value)) return value;
+  if (typeof value === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (isObject(parsed)) return parsed;
+    } catch {
+      // reported below
+    }
+  }
+  throw new PayloadError(
+    'invalid_payload',
+    `The ${agent} payload's "${what}" is not a JSON object (or a string holding one); the event was skipped.`,
+  );
 }
