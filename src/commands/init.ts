@@ -74,7 +74,7 @@ export class InitCommand extends TracerCommand {
         this.print(
           `${agent.title} (${agent.id}) has no user-wide hooks tracer installs; run tracer init --agents ${agent.id} in each repository.`,
         );
-      else if (agent.installNote) this.print(`${agent.title}: ${agent.installNote}`);
+      else if (agent.installNote) this.print(`Note for ${agent.id}: ${agent.installNote}`);
     }
   }
 

@@ -91,8 +91,11 @@ export class PluginsCommand extends TracerCommand {
     this.print('Agents (tracer init --agents <id>):');
     const idWidth = Math.max(0, ...agents.map((agent) => agent.id.length));
     const titleWidth = Math.max(0, ...agents.map((agent) => agent.title.length));
+    const installsWidth = Math.max(0, ...agents.map((agent) => agent.installs.length));
     for (const agent of agents)
-      this.print(`  ${agent.id.padEnd(idWidth)}  ${agent.title.padEnd(titleWidth)}  ${agent.installs}  (plugin ${agent.plugin})`);
+      this.print(
+        `  ${agent.id.padEnd(idWidth)}  ${agent.title.padEnd(titleWidth)}  ${agent.installs.padEnd(installsWidth)}  plugin ${agent.plugin}`,
+      );
     if (!kernel.context.project) this.print('(outside an initialized project: project settings not read)');
   }
 }
