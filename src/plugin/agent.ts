@@ -15,9 +15,11 @@ export type {
   OwnedFile,
   SettingsInstall,
 } from '../capture/hook/adapter.js';
-export { AGENT_ID, configDir, userHome } from '../capture/hook/adapter.js';
 export type { FileWrite, HookEvent, Payload, WrittenFragment } from '../capture/hook/hook-event.js';
 export {
+  AGENT_ID,
+  configDir,
+  userHome,
   claudeFileWrite,
   claudeFileWrites,
   editFragments,
@@ -32,9 +34,7 @@ export {
   toolWrite,
 } from '../capture/hook/hook-event.js';
 export { isApplyPatch, parseApplyPatch } from '../capture/hook/apply-patch.js';
-export { findFromEnd } from '../capture/hook/tail-sync.js';
-export { linesFromEnd } from '../capture/hook/tail-lines.js';
-export { lastTextInJsonl, parseJsonLine, textBlocks, type JsonLine } from '../capture/hook/agent-transcript.js';
+export { findFromEnd, lastTextInJsonl, linesFromEnd, parseJsonLine, textBlocks, type JsonLine } from '../capture/hook/tail-lines.js';
 export { parseWellFormedJson } from '../capture/hook/well-formed.js';
 
 /** The plugin module of one agent: `export default agentPlugin(adapter)`; its name is `agents/<id>`. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { TracerWarning } from '../../core/errors.js';
 import { readRecords } from '../../store/jsonl.js';
 import { conversationUrl, SUMMARIES_FILE } from '../hook/summary.js';
-import { AGENT_ID } from '../hook/adapter.js';
+import { AGENT_ID } from '../hook/hook-event.js';
 import { TRACES_FILE } from '../hook/trace-row.js';
 import { ledgerCommitOf, ledgerRecordOf } from '../ledger/ledger-line.js';
 

@@ -7,12 +7,8 @@
 // `tracer hook <agent> <event>` runs on every tool use of the agent: it imports
 // only the one adapter module it needs, so an adapter module must stay light
 // (it imports `tracer/plugin/agent`, never `tracer/plugin`).
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import type { HookEvent, Payload } from './hook-event.js';
-
-/** Lowercase letters, digits and dashes: `tracer init --agents <id>`, `tracer hook <id> <event>`, the traces' `agent`. */
-export const AGENT_ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
+// Types only: the values an adapter uses (AGENT_ID, userHome, payload helpers) are in hook-event.ts.
 
 export interface AgentAdapter {
   id: string;
@@ -95,15 +91,4 @@ export interface HookedEvent {
   event: string;
   /** Tool-name filter for tool events: no trace is wanted for reads or shell commands. */
   matcher?: string;
-}
-
-/** The user's home folder: $HOME when set (tests and sandboxes set it), else the account's. */
-export function userHome(env: NodeJS.ProcessEnv): string {
-  return env.HOME?.trim() ? resolve(env.HOME) : homedir();
-}
-
-/** A folder an environment variable may move (CLAUDE_CONFIG_DIR, CODEX_HOME), else `fallback` under the home folder. */
-export function configDir(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
-  const value = env[variable]?.trim();
-  return value ? resolve(value) : join(userHome(env), fallback);
 }

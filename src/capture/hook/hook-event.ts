@@ -1,6 +1,12 @@
 // What a hook call means once the agent's own payload shape is set aside. Each
 // agent adapter (src/plugins/agents/) turns its payload into this.
 
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** Lowercase letters, digits and dashes: `tracer init --agents <id>`, `tracer hook <id> <event>`, the traces' `agent`. */
+export const AGENT_ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
+
 export interface HookEvent {
   /** The adapter's id. */
   agent: string;
@@ -185,4 +191,15 @@ export function jsonObject(value: unknown, what: string, agent: string): Payload
     'invalid_payload',
     `The ${agent} payload's "${what}" is not a JSON object (or a string holding one); the event was skipped.`,
   );
+}
+
+/** The user's home folder: $HOME when set (tests and sandboxes set it), else the account's. */
+export function userHome(env: NodeJS.ProcessEnv): string {
+  return env.HOME?.trim() ? resolve(env.HOME) : homedir();
+}
+
+/** A folder an environment variable may move (CLAUDE_CONFIG_DIR, CODEX_HOME), else `fallback` under the home folder. */
+export function configDir(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
+  const value = env[variable]?.trim();
+  return value ? resolve(value) : join(userHome(env), fallback);
 }

@@ -7,13 +7,14 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { writeFileAtomicSync } from '../../files/atomic-write.js';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { tracerHome } from '../../store/home.js';
+import { homePaths, tracerHome } from '../../store/home.js';
 import { resolveProject } from '../../store/project.js';
 import { resolveDestination, type Destination } from './destination.js';
 import { logHookFailure, type HookFailure } from './error-log.js';
+import { pathToFileURL } from 'node:url';
+import { BUILTIN_LIST_FILE, builtinPluginPath, effectivePluginList, type PluginEntry, type PluginLayer } from '../../kernel/plugin-list.js';
 import type { AgentAdapter } from './adapter.js';
-import { loadAgent } from './agent-loader.js';
-import { isObject, PayloadError, type HookEvent, type Payload } from './hook-event.js';
+import { AGENT_ID, isObject, PayloadError, type HookEvent, type Payload } from './hook-event.js';
 import { PAYLOAD_CAP_BYTES, readPayload } from './payload.js';
 import { appendTrace } from './trace-row.js';
 import { parseWellFormedJson } from './well-formed.js';
@@ -191,4 +192,67 @@ function asFailure(error: unknown): HookFailure {
 
 function messageOf(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+}
+
+export interface LoadContext {
+  home: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Which adapter answers `tracer hook <agent> <event>`. Agents are plugins
+ * (`agents/<id>` in the package's plugins.json, or a module of the user's or the
+ * project's plugin list), but this never boots the kernel: a built-in agent costs
+ * the two small list files and its own module, whatever the number of adapters.
+ * Only an id that no enabled built-in has imports the lists' module entries.
+ */
+export async function loadAgent(id: string, context: LoadContext): Promise<AgentAdapter | undefined> {
+  if (!AGENT_ID.test(id)) return undefined;
+  const enabled = effectivePluginList([
+    listLayer(BUILTIN_LIST_FILE, 'builtin'),
+    listLayer(homePaths(context.home).plugins, 'user'),
+  ]).enabled;
+  const spec = `agents/${id}`;
+  if (enabled.some((entry) => entry.spec === spec)) {
+    const path = builtinPluginPath(spec);
+    if (path) return agentOf((await import(pathToFileURL(path).href)) as { default?: { agents?: AgentAdapter[] } }, id);
+  }
+  return customAgent(id, context, enabled);
+}
+
+/**
+ * A plugin list read for the hook: synchronously, and a list that does not
+ * parse counts as empty. Commands report it (and move it aside); a hook must not.
+ */
+export function listLayer(file: string, source: PluginLayer['source']): PluginLayer {
+  let entries: string[] = [];
+  try {
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    const plugins = isObject(value) ? value.plugins : undefined;
+    if (Array.isArray(plugins)) entries = plugins.filter((entry): entry is string => typeof entry === 'string');
+  } catch {
+    // missing or unreadable: no entries
+  }
+  return { source, file, entries };
+}
+
+/** An agent brought by a module entry of the user's or the project's plugin list. */
+async function customAgent(id: string, context: LoadContext, userEnabled: readonly PluginEntry[]): Promise<AgentAdapter | undefined> {
+  const { importPlugin, projectLayer } = await import('./custom-agents.js');
+  const project = projectLayer(context);
+  const entries = project
+    ? effectivePluginList([listLayer(BUILTIN_LIST_FILE, 'builtin'), listLayer(homePaths(context.home).plugins, 'user'), project]).enabled
+    : userEnabled;
+  for (const entry of entries) {
+    if (entry.source === 'builtin' || builtinPluginPath(entry.spec)) continue;
+    const plugin = await importPlugin(entry);
+    const agent = plugin.agents?.find((candidate) => candidate.id === id);
+    if (agent) return agent;
+  }
+  return undefined;
+}
+
+function agentOf(module: { default?: { agents?: AgentAdapter[] } }, id: string): AgentAdapter | undefined {
+  return module.default?.agents?.find((agent) => agent.id === id);
 }

@@ -13,7 +13,7 @@
 import { canonicalJson, sha256Hex, withContentId } from '../../core/content-id.js';
 import { modelsDevId } from '../../core/model-id.js';
 import { conversationUrl } from '../hook/summary.js';
-import { AGENT_ID } from '../hook/adapter.js';
+import { AGENT_ID } from '../hook/hook-event.js';
 import { compare, type Attribution, type AttributedLine } from './attribute.js';
 import type { CommitInfo } from './commit-diff.js';
 

@@ -4,7 +4,7 @@
 // It only ever opens files for reading.
 import { join } from 'node:path';
 import { conversationUrl } from '../../capture/hook/summary.js';
-import { AGENT_ID } from '../../capture/hook/adapter.js';
+import { AGENT_ID } from '../../capture/hook/hook-event.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import type { BlameFile, BlameResult } from '../blame-source.js';
 import type {
