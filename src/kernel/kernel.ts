@@ -1,8 +1,7 @@
 import type { CommandClass } from 'clipanion';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import type { Project } from '../store/project.js';
-import type { AgentAdapter } from '../capture/hook/adapter.js';
-import { AGENT_ID } from '../capture/hook/hook-event.js';
+import { AGENT_ID, type AgentAdapter } from '../core/agent.js';
 import { registeredFamily, type FamilyDefinition, type RegisteredFamily } from './families.js';
 import { createHooks, type KernelHooks } from './hooks.js';
 

@@ -3,48 +3,10 @@
 
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { FileWrite, HookEvent, Payload, WrittenFragment } from '../../core/agent.js';
 
-/** Lowercase letters, digits and dashes: `tracer init --agents <id>`, `tracer hook <id> <event>`, the traces' `agent`. */
-export const AGENT_ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
-
-export interface HookEvent {
-  /** The adapter's id. */
-  agent: string;
-  /** The agent's own event name, as given on the command line. */
-  event: string;
-  conversationId: string;
-  turnId?: string;
-  model?: string;
-  tool?: string;
-  /** Folder the agent works in: where the project is looked up and relative paths start. */
-  cwd?: string;
-  /** Files the agent has just written (only on events that run after the write). */
-  writes: FileWrite[];
-  /** Length of the user's prompt; the text itself is never kept. */
-  promptChars?: number;
-  /** Set on stop and session-end events: the transcript is snapshotted then. */
-  transcriptPath?: string;
-  endsTurn: boolean;
-  /** The agent's own closing message, when its payload carries one (Codex, Claude Code, Cursor's afterAgentResponse). */
-  reportedSummary?: string;
-  /** Set when the call carries nothing to record (a Codex shell command that is not a patch, a read): no row is written. */
-  nothingToRecord?: true;
-}
-
-export interface FileWrite {
-  /** As given by the agent: absolute, or relative to `cwd`. */
-  filePath: string;
-  fragments: WrittenFragment[];
-}
-
-export interface WrittenFragment {
-  /** Text the agent put into the file. */
-  text: string;
-  /** Every occurrence is the agent's (Edit with replace_all); else the first one found. */
-  everyOccurrence?: boolean;
-  /** The text is whole lines (a patch's added lines): match only at line boundaries. */
-  wholeLines?: boolean;
-}
+export { AGENT_ID } from '../../core/agent.js';
+export type { FileWrite, HookEvent, Payload, WrittenFragment };
 
 /** A payload that cannot be recorded; logged, never thrown at the agent. */
 export class PayloadError extends Error {
@@ -55,8 +17,6 @@ export class PayloadError extends Error {
     super(message);
   }
 }
-
-export type Payload = Record<string, unknown>;
 
 export function requiredString(payload: Payload, member: string, agent: string): string {
   const value = payload[member];
