@@ -110,7 +110,14 @@ function isGitHookInvocation(argv: readonly string[]): boolean {
 }
 
 /** Failures of a plugin list entry, which config and plugins must still start despite. */
-const REPAIRABLE_CODES = new Set(['invalid_plugin', 'plugin_failed', 'invalid_family', 'duplicate_family', 'invalid_setting_value']);
+const REPAIRABLE_CODES = new Set([
+  'invalid_plugin',
+  'plugin_failed',
+  'invalid_family',
+  'duplicate_family',
+  'duplicate_agent',
+  'invalid_setting_value',
+]);
 
 /** Commands that can mend a broken plugin list, so they must start without it. */
 const REPAIR_COMMANDS = new Set(['config', 'plugins', 'reset', 'help', '--help', '-h']);

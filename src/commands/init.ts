@@ -15,21 +15,23 @@ export class InitCommand extends TracerCommand {
     details: `
       Writes the project anchor \`<git-common-dir>/tracer-id\` (one line, shared by every worktree of the repository) and creates the project folder under \`$TRACER_HOME/projects/\`.
 
-      Then installs the capture hooks: Claude Code (\`.claude/settings.json\`), Cursor (\`.cursor/hooks.json\`) and Codex CLI (\`.codex/hooks.json\`) run \`tracer hook <agent> <event>\`; git's \`post-commit\` runs \`tracer commit-link\` and \`post-rewrite\` runs \`tracer rewrite-ledger\`, in the folder git uses for hooks (\`core.hooksPath\` when set). Existing settings are merged, never replaced; an existing git hook is kept as \`<hook>.pre-tracer\` and still runs first, with its exit status passed on. The hooks call this tracer by absolute path, so agents started outside your shell find it too; run init again after moving tracer or changing node.
+      Then installs the capture hooks. Each agent is a plugin (\`tracer plugins\` lists them): without \`--agents\`, Claude Code (\`.claude/settings.json\`), Cursor (\`.cursor/hooks.json\`) and Codex CLI (\`.codex/hooks.json\`); \`--agents\` names others: \`gemini\` (\`.gemini/settings.json\`), \`copilot\` (\`.github/hooks/tracer.json\`), \`droid\` (\`.factory/hooks.json\`), \`qwen\` (\`.qwen/settings.json\`), \`windsurf\` (\`.windsurf/hooks.json\`), \`cline\` (scripts in \`.clinerules/hooks/\`), \`goose\` (the plugin \`.agents/plugins/tracer/\`), \`kiro\` (\`.kiro/hooks/tracer.json\`), \`opencode\` (\`.opencode/plugins/tracer.js\`), or \`all\`. The agents run \`tracer hook <agent> <event>\`; git's \`post-commit\` runs \`tracer commit-link\` and \`post-rewrite\` runs \`tracer rewrite-ledger\`, in the folder git uses for hooks (\`core.hooksPath\` when set). Existing settings are merged, never replaced; an existing git hook is kept as \`<hook>.pre-tracer\` and still runs first, with its exit status passed on. The hooks call this tracer by absolute path, so agents started outside your shell find it too; run init again after moving tracer or changing node.
 
       Running it again changes nothing. \`--uninstall\` removes exactly what init added (the anchor and recorded data stay). \`--notes\` also makes \`git fetch\` bring the ledger notes (\`refs/notes/tracer\`) from every remote, or only from \`--notes=<remote>\`.
     `,
     examples: [
       ['Initialize the repository you are in', '$0 init'],
       ['Only Claude Code and Cursor, no git hooks', '$0 init --agents claude-code,cursor --no-git-hooks'],
+      ['Gemini CLI and GitHub Copilot CLI too', '$0 init --agents claude-code,gemini,copilot'],
       ['Hook Claude Code for every repository (~/.claude/settings.json)', '$0 init --global --agents claude-code'],
       ['Also fetch ledger notes from origin', '$0 init --notes=origin'],
       ['Remove the hooks init installed', '$0 init --uninstall'],
     ],
   });
 
-  agents = Option.String('--agents', 'all', {
-    description: 'Agents to hook: a comma-separated list of claude-code, cursor, codex (or all, or none)',
+  agents = Option.String('--agents', {
+    description:
+      'Agents to hook: a comma-separated list of agent ids (tracer plugins lists them), or all, or none; default claude-code,cursor,codex',
   });
   global = Option.Boolean('--global', false, {
     description: "Install the agent hooks in the user's settings ($HOME/.claude, .cursor, .codex) instead of the repository",
@@ -48,7 +50,7 @@ export class InitCommand extends TracerCommand {
   async run() {
     const { kernel } = this.context;
     const { cwd, env, home } = kernel.context;
-    const agents = parseAgentList(this.agents);
+    const agents = parseAgentList(this.agents, kernel.agents);
     const git = findGit(cwd, env);
     // Outside a repository only the user-wide agent hooks make sense; resolveProject says why otherwise.
     if (!git && !this.global) resolveProject({ cwd, home, env });
@@ -62,10 +64,18 @@ export class InitCommand extends TracerCommand {
       return;
     }
 
-    const plan = planInstall(options);
+    const plan = await planInstall(options);
     if (git) await this.initProject();
     this.print('Hooks:');
     this.printRows(await applyInstall(plan, options));
+    for (const agent of agents) {
+      const planned = plan.agentPlans.some((agentPlan) => agentPlan.agent.id === agent.id);
+      if (!planned && this.global)
+        this.print(
+          `${agent.title} (${agent.id}) has no user-wide hooks tracer installs; run tracer init --agents ${agent.id} in each repository.`,
+        );
+      else if (agent.installNote) this.print(`Note for ${agent.id}: ${agent.installNote}`);
+    }
   }
 
   private async initProject(): Promise<void> {

@@ -14,7 +14,7 @@ export class PluginsCommand extends TracerCommand {
     details: `
       Plugins are read from three lists, in order: the built-ins (the package's \`plugins.json\`), the user's \`$TRACER_HOME/plugins.json\`, and the project's \`plugins\` setting (\`tracer config set plugins ...\`). An entry is a built-in name or a module path; \`!name\` in a later list switches an entry off. List order is the order plugins tap the hooks.
 
-      Prints the enabled plugins in that order with the list each came from, what was switched off and by which list, then the artifact families the plugins registered (built-in and custom), in push order.
+      Prints the enabled plugins in that order with the list each came from, what was switched off and by which list, the artifact families the plugins registered (built-in and custom), in push order, and the agents they record: each agent's id (what \`tracer init --agents\` and \`tracer hook\` take), its name, the plugin that brings it and where \`tracer init\` installs its hooks. Switching an agent's plugin off (\`!agents/<id>\`) makes \`tracer init\` refuse that id and its hooks record nothing.
     `,
     examples: [
       ['Show the plugin list', '$0 plugins'],
@@ -48,6 +48,12 @@ export class PluginsCommand extends TracerCommand {
       manifest_key: family.manifestKey,
       follows: family.follows ?? null,
     }));
+    const agents = kernel.agents.map((agent) => ({
+      id: agent.id,
+      title: agent.title,
+      plugin: agent.plugin,
+      installs: agent.install.kind === 'settings' ? agent.install.projectFile : `${agent.install.projectDir}/`,
+    }));
     if (this.json) {
       this.printJson({
         layers: layers.map((layer) => ({
@@ -59,6 +65,7 @@ export class PluginsCommand extends TracerCommand {
         enabled,
         disabled,
         families,
+        agents,
         warnings: list.warnings,
       });
       return;
@@ -81,6 +88,14 @@ export class PluginsCommand extends TracerCommand {
       const follows = family.follows ? `, follows ${family.follows}` : '';
       this.print(`  ${family.name}  (plugin ${family.plugin}, ids in synced.${family.manifest_key}${follows})`);
     }
+    this.print('Agents (tracer init --agents <id>):');
+    const idWidth = Math.max(0, ...agents.map((agent) => agent.id.length));
+    const titleWidth = Math.max(0, ...agents.map((agent) => agent.title.length));
+    const installsWidth = Math.max(0, ...agents.map((agent) => agent.installs.length));
+    for (const agent of agents)
+      this.print(
+        `  ${agent.id.padEnd(idWidth)}  ${agent.title.padEnd(titleWidth)}  ${agent.installs.padEnd(installsWidth)}  plugin ${agent.plugin}`,
+      );
     if (!kernel.context.project) this.print('(outside an initialized project: project settings not read)');
   }
 }

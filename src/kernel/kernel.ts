@@ -1,6 +1,7 @@
 import type { CommandClass } from 'clipanion';
-import { TracerError, type TracerWarning } from '../core/errors.js';
+import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import type { Project } from '../store/project.js';
+import { AGENT_ID, type AgentAdapter } from '../core/agent.js';
 import { registeredFamily, type FamilyDefinition, type RegisteredFamily } from './families.js';
 import { createHooks, type KernelHooks } from './hooks.js';
 
@@ -20,6 +21,8 @@ export interface TracerPlugin {
   /** clipanion command classes this plugin brings. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command class names its own context type
   commands?: CommandClass<any>[];
+  /** Agents this plugin records (src/plugins/agents/ holds one plugin per built-in agent). */
+  agents?: AgentAdapter[];
 }
 
 /**
@@ -31,6 +34,7 @@ export class Kernel {
   readonly warnings: TracerWarning[] = [];
   readonly plugins: TracerPlugin[] = [];
   readonly #families: RegisteredFamily[] = [];
+  readonly #agents: Array<AgentAdapter & { plugin: string }> = [];
   /** The plugin being applied: families it registers are its own. */
   #applying = '(no plugin)';
 
@@ -49,7 +53,36 @@ export class Kernel {
     } finally {
       this.#applying = '(no plugin)';
     }
+    for (const agent of plugin.agents ?? []) this.#registerAgent(agent, plugin.name);
     this.plugins.push(plugin);
+  }
+
+  /** The agents of the enabled plugins, in plugin-list order. */
+  get agents(): ReadonlyArray<AgentAdapter & { plugin: string }> {
+    return this.#agents;
+  }
+
+  agent(id: string): (AgentAdapter & { plugin: string }) | undefined {
+    return this.#agents.find((agent) => agent.id === id);
+  }
+
+  #registerAgent(agent: AgentAdapter, plugin: string): void {
+    if (typeof agent?.id !== 'string' || !AGENT_ID.test(agent.id) || typeof agent.normalize !== 'function' || !agent.install) {
+      throw new TracerError(
+        'invalid_plugin',
+        `Plugin "${plugin}" brings an agent without a valid id (lowercase letters, digits, dashes), install or normalize; fix the plugin.`,
+        { exitCode: ExitCode.localState },
+      );
+    }
+    const other = this.#agents.find((known) => known.id === agent.id);
+    if (other) {
+      throw new TracerError(
+        'duplicate_agent',
+        `Plugins "${other.plugin}" and "${plugin}" both bring the agent "${agent.id}"; switch one of them off (tracer plugins shows the list).`,
+        { exitCode: ExitCode.localState },
+      );
+    }
+    this.#agents.push(Object.assign(Object.create(agent) as AgentAdapter, agent, { plugin }));
   }
 
   get families(): readonly RegisteredFamily[] {

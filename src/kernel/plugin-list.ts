@@ -36,7 +36,8 @@ const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUILTIN_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
 /** Under tsx (tests) the built-ins are .ts sources; in the package, compiled .js. */
 const MODULE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-const BUILTIN_NAME = /^[a-z0-9][a-z0-9-]*$/;
+/** `traces`, or `agents/gemini` for the agents' folder. */
+const BUILTIN_NAME = /^(?:agents\/)?[a-z0-9][a-z0-9-]*$/;
 
 export const BUILTIN_LIST_FILE = resolve(PACKAGE_ROOT, 'plugins.json');
 

@@ -3,6 +3,9 @@
 // plugins in src/plugins/ use exactly this (test/plugins/public-api.test.ts fails
 // when one imports anything else). Guide: docs/plugins.md.
 
+// Agents: an agent adapter and the helpers it uses (light enough for the hook path: 'tracer/plugin/agent').
+export * from './agent.js';
+
 // The kernel: plugins, hooks, families.
 export type { Kernel, KernelContext, TracerPlugin } from '../kernel/kernel.js';
 export type { KernelHookName, KernelHooks } from '../kernel/hooks.js';

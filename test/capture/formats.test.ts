@@ -2,9 +2,9 @@ import { closeSync, mkdirSync, openSync, symlinkSync, writeFileSync, writeSync }
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { lastClaudeAssistant, lastCursorAssistantText } from '../../src/capture/hook/agent-transcript.js';
-import { modelFromTranscript, normalizeClaudeCode } from '../../src/capture/hook/claude-code.js';
-import { normalizeCodex } from '../../src/capture/hook/codex.js';
+import { lastClaudeAssistant, modelFromTranscript, normalizeClaudeCode } from '../../src/plugins/agents/claude-code.js';
+import { normalizeCodex } from '../../src/plugins/agents/codex.js';
+import { lastCursorAssistantText } from '../../src/plugins/agents/cursor.js';
 import { conversationTraceIds, ledgerCommitOf, ledgerRecordOf } from '../../src/capture/ledger/ledger-line.js';
 import { agentHookCommand, sameHookCommand } from '../../src/capture/install/invocation.js';
 import { modelsDevId } from '../../src/core/model-id.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { basename, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SRC, sourceFiles, specifiers } from '../structure/imports.js';
@@ -7,7 +7,9 @@ import { SRC, sourceFiles, specifiers } from '../structure/imports.js';
 // Issue 12: the built-in plugins use exactly the public plugin API an organization
 // gets from 'tracer/plugin' (and, for the HTTP transport, 'tracer/protocol'), so a
 // custom plugin can do anything a built-in does.
-const PUBLIC = new Set(['../plugin/index.js', '../protocol/index.js']);
+// Agent adapters (plugins/agents/) run on every agent tool use: they import the
+// light entry 'tracer/plugin/agent', which 'tracer/plugin' re-exports.
+const PUBLIC = new Set(['../plugin/index.js', '../protocol/index.js', '../../plugin/agent.js']);
 
 const builtins = sourceFiles().filter((file) => relative(SRC, file).startsWith('plugins/'));
 
@@ -23,7 +25,7 @@ test('every built-in plugin imports only the public plugin API and node built-in
 
 test('every built-in listed in plugins.json exists, and every built-in file is listed', () => {
   const listed: string[] = JSON.parse(readFileSync(new URL('../../plugins.json', import.meta.url), 'utf8')).plugins;
-  assert.equal([...listed].sort(), builtins.map((file) => basename(file, '.ts')).sort());
+  assert.equal([...listed].sort(), builtins.map((file) => relative(join(SRC, 'plugins'), file).replace(/\.ts$/, '')).sort());
 });
 
 test.run();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { TracerWarning } from '../../core/errors.js';
 import { readRecords } from '../../store/jsonl.js';
 import { conversationUrl, SUMMARIES_FILE } from '../hook/summary.js';
-import { AGENTS, type AgentName } from '../hook/hook-event.js';
+import { AGENT_ID } from '../hook/hook-event.js';
 import { TRACES_FILE } from '../hook/trace-row.js';
 import { ledgerCommitOf, ledgerRecordOf } from '../ledger/ledger-line.js';
 
@@ -212,6 +212,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isAgent(agent: string): agent is AgentName {
-  return (AGENTS as readonly string[]).includes(agent);
+function isAgent(agent: string): boolean {
+  return AGENT_ID.test(agent);
 }

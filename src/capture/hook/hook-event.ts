@@ -1,46 +1,12 @@
 // What a hook call means once the agent's own payload shape is set aside. Each
-// agent module (claude-code.ts, cursor.ts, codex.ts) turns its payload into this.
+// agent adapter (src/plugins/agents/) turns its payload into this.
 
-export const AGENTS = ['claude-code', 'cursor', 'codex'] as const;
-export type AgentName = (typeof AGENTS)[number];
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { FileWrite, HookEvent, Payload, WrittenFragment } from '../../core/agent.js';
 
-export interface HookEvent {
-  agent: AgentName;
-  /** The agent's own event name, as given on the command line. */
-  event: string;
-  conversationId: string;
-  turnId?: string;
-  model?: string;
-  tool?: string;
-  /** Folder the agent works in: where the project is looked up and relative paths start. */
-  cwd?: string;
-  /** Files the agent has just written (only on events that run after the write). */
-  writes: FileWrite[];
-  /** Length of the user's prompt; the text itself is never kept. */
-  promptChars?: number;
-  /** Set on stop and session-end events: the transcript is snapshotted then. */
-  transcriptPath?: string;
-  endsTurn: boolean;
-  /** The agent's own closing message, when its payload carries one (Codex, Claude Code, Cursor's afterAgentResponse). */
-  reportedSummary?: string;
-  /** Set when the call carries nothing to record (a Codex shell command that is not a patch): no row is written. */
-  nothingToRecord?: true;
-}
-
-export interface FileWrite {
-  /** As given by the agent: absolute, or relative to `cwd`. */
-  filePath: string;
-  fragments: WrittenFragment[];
-}
-
-export interface WrittenFragment {
-  /** Text the agent put into the file. */
-  text: string;
-  /** Every occurrence is the agent's (Edit with replace_all); else the first one found. */
-  everyOccurrence?: boolean;
-  /** The text is whole lines (a patch's added lines): match only at line boundaries. */
-  wholeLines?: boolean;
-}
+export { AGENT_ID } from '../../core/agent.js';
+export type { FileWrite, HookEvent, Payload, WrittenFragment };
 
 /** A payload that cannot be recorded; logged, never thrown at the agent. */
 export class PayloadError extends Error {
@@ -51,8 +17,6 @@ export class PayloadError extends Error {
     super(message);
   }
 }
-
-export type Payload = Record<string, unknown>;
 
 export function requiredString(payload: Payload, member: string, agent: string): string {
   const value = payload[member];
@@ -150,4 +114,52 @@ export function claudeFileWrite(tool: string, input: unknown): FileWrite {
     default:
       return { filePath, fragments: editFragments(input.edits, 'claude-code MultiEdit') };
   }
+}
+
+/**
+ * A write or edit tool's input `{<path member>, <text member>}` (Gemini's
+ * `write_file`, Qwen's `edit`, Droid's `Create`, ...): the first path member and
+ * the first text member it has. `replace_all` or `expected_replacements` above 1
+ * make every occurrence the agent's.
+ */
+export function toolWrite(agent: string, tool: string, input: unknown, paths: readonly string[], texts: readonly string[]): FileWrite {
+  const fields = isObject(input) ? input : {};
+  const filePath = paths.map((member) => fields[member]).find((value): value is string => typeof value === 'string' && value !== '');
+  if (filePath === undefined)
+    throw new PayloadError('missing_field', `The ${agent} ${tool} payload has no "${paths[0]}" in its tool input; the event was skipped.`);
+  const text = texts.map((member) => fields[member]).find((value): value is string => typeof value === 'string');
+  if (text === undefined)
+    throw new PayloadError('missing_field', `The ${agent} ${tool} payload has no "${texts[0]}" in its tool input; the event was skipped.`);
+  const replacements = fields.expected_replacements;
+  const everyOccurrence =
+    fields.replace_all === true || fields.replaceAll === true || (typeof replacements === 'number' && replacements > 1);
+  return { filePath, fragments: [{ text, ...(everyOccurrence ? { everyOccurrence } : {}) }] };
+}
+
+/** A JSON string member that holds an object (Copilot's `toolArgs`); an object is taken as it is. */
+export function jsonObject(value: unknown, what: string, agent: string): Payload {
+  if (isObject(value)) return value;
+  if (typeof value === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (isObject(parsed)) return parsed;
+    } catch {
+      // reported below
+    }
+  }
+  throw new PayloadError(
+    'invalid_payload',
+    `The ${agent} payload's "${what}" is not a JSON object (or a string holding one); the event was skipped.`,
+  );
+}
+
+/** The user's home folder: $HOME when set (tests and sandboxes set it), else the account's. */
+export function userHome(env: NodeJS.ProcessEnv): string {
+  return env.HOME?.trim() ? resolve(env.HOME) : homedir();
+}
+
+/** A folder an environment variable may move (CLAUDE_CONFIG_DIR, CODEX_HOME), else `fallback` under the home folder. */
+export function configDir(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
+  const value = env[variable]?.trim();
+  return value ? resolve(value) : join(userHome(env), fallback);
 }

@@ -7,11 +7,14 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { writeFileAtomicSync } from '../../files/atomic-write.js';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { tracerHome } from '../../store/home.js';
+import { homePaths, tracerHome } from '../../store/home.js';
 import { resolveProject } from '../../store/project.js';
 import { resolveDestination, type Destination } from './destination.js';
 import { logHookFailure, type HookFailure } from './error-log.js';
-import { AGENTS, isCursorPayload, isObject, PayloadError, type AgentName, type HookEvent, type Payload } from './hook-event.js';
+import { pathToFileURL } from 'node:url';
+import { BUILTIN_LIST_FILE, builtinPluginPath, effectivePluginList, type PluginEntry, type PluginLayer } from '../../kernel/plugin-list.js';
+import type { AgentAdapter } from './adapter.js';
+import { AGENT_ID, isObject, PayloadError, type HookEvent, type Payload } from './hook-event.js';
 import { PAYLOAD_CAP_BYTES, readPayload } from './payload.js';
 import { appendTrace } from './trace-row.js';
 import { parseWellFormedJson } from './well-formed.js';
@@ -22,15 +25,6 @@ export interface HookIo {
   cwd: string;
 }
 
-type Normalizer = (event: string, payload: Payload) => HookEvent;
-
-/** Only the calling agent's adapter is loaded: every module costs the agent's tool call start-up time. */
-const NORMALIZERS: Record<AgentName, () => Promise<Normalizer>> = {
-  'claude-code': async () => (await import('./claude-code.js')).normalizeClaudeCode,
-  cursor: async () => (await import('./cursor.js')).normalizeCursor,
-  codex: async () => (await import('./codex.js')).normalizeCodex,
-};
-
 export async function runHook(agent: string, event: string, io: HookIo): Promise<0> {
   const home = tracerHome(io.env);
   // Until the payload names the agent's folder, failures go to the project of the folder the hook runs in,
@@ -39,10 +33,12 @@ export async function runHook(agent: string, event: string, io: HookIo): Promise
   const fail = (failure: HookFailure) =>
     logHookFailure(logDir ?? existingProjectDir(io.cwd, home, io.env) ?? home, { agent, event }, failure);
   try {
-    if (!isAgent(agent)) {
+    // Only the calling agent's adapter is loaded: every module costs the agent's tool call start-up time.
+    let adapter = await loadAgent(agent, { home, cwd: io.cwd, env: io.env });
+    if (!adapter) {
       fail({
         code: 'unknown_agent',
-        message: `"${agent}" is not a known agent (${AGENTS.join(', ')}); fix the hook command that runs tracer hook.`,
+        message: `"${agent}" is not an agent of the enabled plugins (tracer plugins lists them); fix the hook command that runs tracer hook.`,
       });
       return 0;
     }
@@ -51,19 +47,21 @@ export async function runHook(agent: string, event: string, io: HookIo): Promise
       fail(payload.failure);
       return 0;
     }
-    let as: AgentName = agent;
-    if (agent === 'claude-code' && isCursorPayload(payload.value)) {
-      // Cursor also runs Claude Code's hooks (third-party hooks): the edit is Cursor's, and is recorded once.
-      const { cursorRecordsItself } = await import('./cursor.js');
-      if (cursorRecordsItself(payload.value, io.env)) return 0;
-      as = 'cursor';
+    const context = { env: io.env, cwd: io.cwd };
+    const other = adapter.handOff?.(payload.value);
+    if (other !== undefined) {
+      const taker = await loadAgent(other, { home, cwd: io.cwd, env: io.env });
+      if (taker) {
+        if (taker.acceptsHandOff?.(payload.value, context) === false) return 0;
+        adapter = taker;
+      }
     }
-    const normalized = (await NORMALIZERS[as]())(event, payload.value);
+    const normalized = adapter.normalize(event, payload.value, context);
     if (normalized.nothingToRecord) return 0;
     const destination = await resolveDestination(normalized.cwd ?? io.cwd, home, io.env);
     if (!destination) return 0;
     logDir = destination.dir;
-    await record(normalized, destination, io.cwd, fail);
+    await record(adapter, normalized, destination, io.cwd, fail);
   } catch (error) {
     fail(asFailure(error));
   }
@@ -71,7 +69,13 @@ export async function runHook(agent: string, event: string, io: HookIo): Promise
 }
 
 /** Each step stands alone: a transcript that cannot be read must not lose the trace row, nor the reverse. */
-async function record(event: HookEvent, destination: Destination, processCwd: string, fail: (failure: HookFailure) => void): Promise<void> {
+async function record(
+  adapter: AgentAdapter,
+  event: HookEvent,
+  destination: Destination,
+  processCwd: string,
+  fail: (failure: HookFailure) => void,
+): Promise<void> {
   const ts = new Date().toISOString();
   try {
     appendTrace(destination, event, ts, event.cwd ?? processCwd);
@@ -87,19 +91,15 @@ async function record(event: HookEvent, destination: Destination, processCwd: st
   if (!event.endsTurn && event.reportedSummary === undefined) return;
   if (event.endsTurn && event.transcriptPath) await snapshot(destination, event, event.transcriptPath, ts, fail);
   try {
-    const { lastClaudeAssistant, lastCursorAssistantText } = await import('./agent-transcript.js');
     let text = event.reportedSummary;
     // An unreadable transcript was reported by the snapshot step; the payload's own message still counts.
-    if (event.agent === 'claude-code' && event.transcriptPath) {
-      const last = await lastClaudeAssistant(event.transcriptPath).catch(() => undefined);
+    if (event.transcriptPath && adapter.closingMessage) {
+      const last = await adapter.closingMessage(event.transcriptPath, text).catch(() => undefined);
       if (last) {
-        const written = last.isLatest && (text === undefined || last.text?.trim() === text.trim());
-        if (written) rmSync(refresh, { force: true });
+        if (last.final) rmSync(refresh, { force: true });
         else writeMarker(refresh, event.transcriptPath);
         text ??= last.text;
       }
-    } else if (event.agent === 'cursor' && event.transcriptPath && text === undefined) {
-      text = await lastCursorAssistantText(event.transcriptPath).catch(() => undefined);
     }
     const { recordSummary } = await import('./summary.js');
     if (text !== undefined) await recordSummary(destination.dir, { agent: event.agent, conversationId: event.conversationId, text, ts });
@@ -181,10 +181,6 @@ function existingProjectDir(cwd: string, home: string, env: NodeJS.ProcessEnv): 
   }
 }
 
-function isAgent(agent: string): agent is AgentName {
-  return (AGENTS as readonly string[]).includes(agent);
-}
-
 function asFailure(error: unknown): HookFailure {
   if (error instanceof PayloadError) return { code: error.code, message: error.message };
   const code =
@@ -196,4 +192,67 @@ function asFailure(error: unknown): HookFailure {
 
 function messageOf(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+}
+
+export interface LoadContext {
+  home: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Which adapter answers `tracer hook <agent> <event>`. Agents are plugins
+ * (`agents/<id>` in the package's plugins.json, or a module of the user's or the
+ * project's plugin list), but this never boots the kernel: a built-in agent costs
+ * the two small list files and its own module, whatever the number of adapters.
+ * Only an id that no enabled built-in has imports the lists' module entries.
+ */
+export async function loadAgent(id: string, context: LoadContext): Promise<AgentAdapter | undefined> {
+  if (!AGENT_ID.test(id)) return undefined;
+  const enabled = effectivePluginList([
+    listLayer(BUILTIN_LIST_FILE, 'builtin'),
+    listLayer(homePaths(context.home).plugins, 'user'),
+  ]).enabled;
+  const spec = `agents/${id}`;
+  if (enabled.some((entry) => entry.spec === spec)) {
+    const path = builtinPluginPath(spec);
+    if (path) return agentOf((await import(pathToFileURL(path).href)) as { default?: { agents?: AgentAdapter[] } }, id);
+  }
+  return customAgent(id, context, enabled);
+}
+
+/**
+ * A plugin list read for the hook: synchronously, and a list that does not
+ * parse counts as empty. Commands report it (and move it aside); a hook must not.
+ */
+export function listLayer(file: string, source: PluginLayer['source']): PluginLayer {
+  let entries: string[] = [];
+  try {
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    const plugins = isObject(value) ? value.plugins : undefined;
+    if (Array.isArray(plugins)) entries = plugins.filter((entry): entry is string => typeof entry === 'string');
+  } catch {
+    // missing or unreadable: no entries
+  }
+  return { source, file, entries };
+}
+
+/** An agent brought by a module entry of the user's or the project's plugin list. */
+async function customAgent(id: string, context: LoadContext, userEnabled: readonly PluginEntry[]): Promise<AgentAdapter | undefined> {
+  const { importPlugin, projectLayer } = await import('./custom-agents.js');
+  const project = projectLayer(context);
+  const entries = project
+    ? effectivePluginList([listLayer(BUILTIN_LIST_FILE, 'builtin'), listLayer(homePaths(context.home).plugins, 'user'), project]).enabled
+    : userEnabled;
+  for (const entry of entries) {
+    if (entry.source === 'builtin' || builtinPluginPath(entry.spec)) continue;
+    const plugin = await importPlugin(entry);
+    const agent = plugin.agents?.find((candidate) => candidate.id === id);
+    if (agent) return agent;
+  }
+  return undefined;
+}
+
+function agentOf(module: { default?: { agents?: AgentAdapter[] } }, id: string): AgentAdapter | undefined {
+  return module.default?.agents?.find((agent) => agent.id === id);
 }

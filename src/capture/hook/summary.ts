@@ -6,17 +6,14 @@
 import { join } from 'node:path';
 import { withContentId } from '../../core/content-id.js';
 import { appendRecord, readRecords } from '../../store/jsonl.js';
-import type { AgentName } from './hook-event.js';
 
 export const SUMMARIES_FILE = 'session-summaries.jsonl';
 /** A summary is a digest line, not a second transcript. */
 export const SUMMARY_MAX_CHARS = 4000;
 
-const URL_KIND: Record<AgentName, string> = { 'claude-code': 'session', cursor: 'conversation', codex: 'session' };
-
-/** `claude-code://session/<id>`, `cursor://conversation/<id>`, `codex://session/<id>`. */
-export function conversationUrl(agent: AgentName, conversationId: string): string {
-  return `${agent}://${URL_KIND[agent]}/${encodeURIComponent(conversationId)}`;
+/** `claude-code://session/<id>`, `cursor://conversation/<id>` (Cursor names them conversations), `<agent>://session/<id>` for every other agent. */
+export function conversationUrl(agent: string, conversationId: string): string {
+  return `${agent}://${agent === 'cursor' ? 'conversation' : 'session'}/${encodeURIComponent(conversationId)}`;
 }
 
 export interface SummaryRecord {
@@ -24,7 +21,7 @@ export interface SummaryRecord {
   ts: string;
   conversation_url: string;
   summary: string;
-  agent: AgentName;
+  agent: string;
   conversation_id: string;
   [member: string]: unknown;
 }
@@ -32,7 +29,7 @@ export interface SummaryRecord {
 /** Appends the summary unless it is already the latest one of its conversation. Returns whether it did. */
 export async function recordSummary(
   dir: string,
-  input: { agent: AgentName; conversationId: string; text: string; ts: string },
+  input: { agent: string; conversationId: string; text: string; ts: string },
 ): Promise<boolean> {
   const summary = clip(input.text.trim());
   if (summary === '') return false;

@@ -1,19 +1,36 @@
-import { mkdirSync, rmdirSync, unlinkSync } from 'node:fs';
+// Installing an agent's hooks, in one of two kinds (src/capture/hook/adapter.ts):
+// entries merged into a settings file next to the user's own (hook-entries.ts),
+// or files that are tracer's alone (a plugin, hook scripts), written into a
+// folder the agent reads. Either way: everything is read and checked before
+// anything is written, a second run changes nothing, and uninstall takes away
+// only what tracer added.
+import { chmodSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { ExitCode, TracerError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { errnoCode, unwritable } from '../../files/index.js';
-import type { AgentSpec } from './agents.js';
-import { hasTracerHooks, withoutTracerHooks, withTracerHooks } from './hook-entries.js';
+import type { AgentAdapter, FilesInstall, OwnedFile } from '../hook/adapter.js';
+import { hasTracerHooks, withoutTracerHooks, withTracerHooks, type SettingsAgent } from './hook-entries.js';
 import { readInstalledFile, recordInstalledFile } from './install-record.js';
 import { readJsonFile, sameJson, serializeLike, type JsonFile } from './json-file.js';
 
 export type FileChange = 'added' | 'updated' | 'unchanged' | 'removed' | 'restored' | 'absent';
 
-export interface AgentHookPlan {
-  agent: AgentSpec;
+export type AgentHookPlan = SettingsPlan | FilesPlan;
+
+interface SettingsPlan {
+  kind: 'settings';
+  agent: SettingsAgent;
   file: JsonFile;
   /** Bytes to write; undefined when the file stays as it is. */
   next: string | undefined;
+}
+
+interface FilesPlan {
+  kind: 'files';
+  agent: AgentAdapter;
+  dir: string;
+  files: Array<OwnedFile & { absolute: string; existing: string | undefined }>;
 }
 
 /**
@@ -21,14 +38,40 @@ export interface AgentHookPlan {
  * before changing any, so a malformed settings file stops the run with nothing
  * half-installed.
  */
-export function planAgentHooks(agent: AgentSpec, path: string, commandFor: (event: string) => string): AgentHookPlan {
-  const file = readJsonFile(path);
-  const merged = withTracerHooks(file.value, path, agent, commandFor);
-  const next = file.text !== undefined && sameJson(merged, file.value) ? undefined : serializeLike(merged, file.text);
-  return { agent, file, next };
+export async function planAgentHooks(
+  agent: AgentAdapter,
+  path: string,
+  commandFor: (event: string) => string,
+  home: string,
+): Promise<AgentHookPlan> {
+  const install = agent.install;
+  if (install.kind === 'settings') {
+    const settingsAgent = { id: agent.id, install };
+    const file = readJsonFile(path);
+    const merged = withTracerHooks(file.value, path, settingsAgent, commandFor);
+    const next = file.text !== undefined && sameJson(merged, file.value) ? undefined : serializeLike(merged, file.text);
+    return { kind: 'settings', agent: settingsAgent, file, next };
+  }
+  const files = await Promise.all(
+    ownedFiles(install, commandFor).map(async (file) => {
+      const absolute = join(path, file.path);
+      const existing = readText(absolute);
+      // A file of that name that tracer did not write is the user's: never overwritten.
+      if (existing !== undefined && existing !== file.text && (await readInstalledFile(home, absolute)) === undefined) {
+        throw new TracerError(
+          'agent_hook_exists',
+          `${absolute} is already there and was not written by tracer; move it aside (or merge it by hand) and run tracer init again.`,
+          { exitCode: ExitCode.localState },
+        );
+      }
+      return { ...file, absolute, existing };
+    }),
+  );
+  return { kind: 'files', agent, dir: path, files };
 }
 
 export async function applyAgentHooks(plan: AgentHookPlan, home: string): Promise<FileChange> {
+  if (plan.kind === 'files') return applyFiles(plan, home);
   const { file, next } = plan;
   if (next === undefined) return 'unchanged';
   const hadOurs = hasTracerHooks(file.value, plan.agent);
@@ -43,13 +86,36 @@ export async function applyAgentHooks(plan: AgentHookPlan, home: string): Promis
   return hadOurs ? 'updated' : 'added';
 }
 
+async function applyFiles(plan: FilesPlan, home: string): Promise<FileChange> {
+  let added = 0;
+  let updated = 0;
+  for (const file of plan.files) {
+    const mode = file.executable ? 0o755 : 0o644;
+    if (file.existing === file.text && (!file.executable || isExecutable(file.absolute))) continue;
+    try {
+      const createdDirs = makeDirs(dirname(file.absolute));
+      if (file.existing === undefined) await recordInstalledFile(home, file.absolute, { original: null, created_dirs: createdDirs });
+      await writeFileAtomic(file.absolute, file.text, { mode });
+      chmodSync(file.absolute, mode);
+    } catch (error) {
+      throw unwritable(file.absolute, error);
+    }
+    if (file.existing === undefined) added += 1;
+    else updated += 1;
+  }
+  return updated > 0 ? 'updated' : added > 0 ? 'added' : 'unchanged';
+}
+
 /** Removes our entries; restores the bytes from before the install when nothing else changed since. */
-export async function removeAgentHooks(agent: AgentSpec, path: string, home: string): Promise<FileChange> {
+export async function removeAgentHooks(agent: AgentAdapter, path: string, home: string): Promise<FileChange> {
+  const install = agent.install;
+  if (install.kind === 'files') return removeFiles(install, path, home);
+  const settingsAgent = { id: agent.id, install };
   const file = readJsonFile(path);
-  if (file.text === undefined || !hasTracerHooks(file.value, agent)) return 'absent';
-  const stripped = withoutTracerHooks(file.value, path, agent);
+  if (file.text === undefined || !hasTracerHooks(file.value, settingsAgent)) return 'absent';
+  const stripped = withoutTracerHooks(file.value, path, settingsAgent);
   const record = await readInstalledFile(home, path);
-  const nothingLeft = Object.keys(stripped).length === 0 || sameJson(stripped, agent.skeleton);
+  const nothingLeft = Object.keys(stripped).length === 0 || sameJson(stripped, install.skeleton ?? {});
   let change: FileChange;
   try {
     if (record?.original != null && sameJson(stripped, parsedOriginal(record.original))) {
@@ -68,6 +134,56 @@ export async function removeAgentHooks(agent: AgentSpec, path: string, home: str
   }
   await recordInstalledFile(home, path, undefined);
   return change;
+}
+
+/** Deletes the files tracer wrote (install-state.json says which), and the folders it made for them once empty. */
+async function removeFiles(install: FilesInstall, dir: string, home: string): Promise<FileChange> {
+  let change: FileChange = 'absent';
+  const createdDirs: string[] = [];
+  // Any command line gives the same file names.
+  for (const file of ownedFiles(install, (event) => `tracer hook - ${event}`)) {
+    const absolute = join(dir, file.path);
+    const record = await readInstalledFile(home, absolute);
+    if (record === undefined || readText(absolute) === undefined) continue;
+    try {
+      unlinkSync(absolute);
+    } catch (error) {
+      throw unwritable(absolute, error);
+    }
+    createdDirs.push(...record.created_dirs);
+    await recordInstalledFile(home, absolute, undefined);
+    change = 'removed';
+  }
+  // Deepest first: a folder is removed once the files and folders tracer made in it are gone.
+  for (const created of [...new Set(createdDirs)].sort((a, b) => b.length - a.length)) removeEmptyDirs([created]);
+  return change;
+}
+
+function ownedFiles(install: FilesInstall, commandFor: (event: string) => string): OwnedFile[] {
+  return install.files(commandFor);
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw new TracerError(
+      'agent_config_unreadable',
+      `Cannot read ${path} (${errnoCode(error) ?? (error as Error).message}); check its permissions and run the command again.`,
+      {
+        exitCode: ExitCode.localState,
+      },
+    );
+  }
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    return (statSync(path).mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
 }
 
 function parsedOriginal(text: string): unknown {
@@ -102,6 +218,12 @@ function removeEmptyDirs(dirs: readonly string[]): void {
   }
 }
 
-export function agentFilePath(agent: AgentSpec, options: { global: boolean; worktree?: string; env: NodeJS.ProcessEnv }): string {
-  return options.global ? agent.globalFile(options.env) : join(options.worktree!, agent.projectFile);
+/** The settings file or the folder of an agent's hooks: the working tree's, or the user's with `--global` (undefined: none). */
+export function agentInstallPath(
+  agent: AgentAdapter,
+  options: { global: boolean; worktree?: string; env: NodeJS.ProcessEnv },
+): string | undefined {
+  const install = agent.install;
+  if (options.global) return install.kind === 'settings' ? install.globalFile?.(options.env) : install.globalDir?.(options.env);
+  return join(options.worktree!, install.kind === 'settings' ? install.projectFile : install.projectDir);
 }

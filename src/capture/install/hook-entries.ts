@@ -3,35 +3,48 @@
 // their order. Our entries are found by their command (`tracer hook <agent> <event>`),
 // so a second run updates them in place instead of adding duplicates.
 import { isPlainObject } from '../../store/state-file.js';
-import type { AgentSpec } from './agents.js';
+import type { SettingsInstall } from '../hook/adapter.js';
+
+/** An agent whose hooks live in a settings file tracer merges into. */
+export interface SettingsAgent {
+  id: string;
+  install: SettingsInstall;
+}
 import { parseAgentHookCommand, sameHookCommand } from './invocation.js';
 import { invalid } from './json-file.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a user's settings file: any JSON at all
 type Json = Record<string, any>;
 
-export function withTracerHooks(settings: Json, path: string, agent: AgentSpec, commandFor: (event: string) => string): Json {
+export function withTracerHooks(settings: Json, path: string, agent: SettingsAgent, commandFor: (event: string) => string): Json {
   const value: Json = structuredClone(settings);
+  const install = agent.install;
   if (value.hooks === undefined) {
-    for (const [key, member] of Object.entries(agent.skeleton)) if (value[key] === undefined) value[key] = member;
+    for (const [key, member] of Object.entries(install.skeleton ?? {})) if (value[key] === undefined) value[key] = member;
     value.hooks = {};
   }
   const hooks = hooksObject(value, path);
-  const wanted = new Set(agent.events.map((hooked) => hooked.event));
+  const wanted = new Set(install.events.map((hooked) => hooked.event));
   // Events an older tracer hooked that this one does not: drop ours there.
   for (const event of Object.keys(hooks)) if (!wanted.has(event)) removeOurs(hooks, event, agent);
-  for (const { event, matcher } of agent.events) {
+  const commandMember = commandMemberOf(install);
+  for (const { event, matcher } of install.events) {
     if (hooks[event] === undefined) hooks[event] = [];
     const list = eventList(hooks, event, path);
     const found = findOurs(list, agent, event);
     const command = commandFor(event);
     if (found.length === 0) {
-      list.push(agent.shape === 'flat' ? { command } : { ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command }] });
+      list.push(
+        install.layout === 'flat'
+          ? { ...(matcher ? { matcher } : {}), ...install.entryMembers, [commandMember]: command }
+          : { ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command }] },
+      );
       continue;
     }
     const [first, ...duplicates] = found;
-    if (!sameHookCommand(first!.entry.command, command)) first!.entry.command = command;
-    if (agent.shape === 'grouped' && first!.group.hooks.length === 1 && first!.group.matcher !== matcher) {
+    if (!sameHookCommand(first!.entry[commandMember], command)) first!.entry[commandMember] = command;
+    const keepsMatcher = install.layout === 'flat' || first!.group.hooks.length === 1;
+    if (keepsMatcher && first!.group.matcher !== matcher) {
       if (matcher === undefined) delete first!.group.matcher;
       else first!.group.matcher = matcher;
     }
@@ -41,7 +54,7 @@ export function withTracerHooks(settings: Json, path: string, agent: AgentSpec, 
 }
 
 /** Settings without any of our entries; containers left empty by that go too. */
-export function withoutTracerHooks(settings: Json, path: string, agent: AgentSpec): Json {
+export function withoutTracerHooks(settings: Json, path: string, agent: SettingsAgent): Json {
   const value: Json = structuredClone(settings);
   if (value.hooks === undefined) return value;
   const hooks = hooksObject(value, path);
@@ -51,7 +64,7 @@ export function withoutTracerHooks(settings: Json, path: string, agent: AgentSpe
   return value;
 }
 
-export function hasTracerHooks(settings: Json, agent: AgentSpec): boolean {
+export function hasTracerHooks(settings: Json, agent: SettingsAgent): boolean {
   if (!isPlainObject(settings.hooks)) return false;
   return Object.entries(settings.hooks).some(([event, list]) => Array.isArray(list) && findOurs(list, agent, event).length > 0);
 }
@@ -62,14 +75,15 @@ interface Found {
   entry: Json;
 }
 
-function findOurs(list: unknown[], agent: AgentSpec, event: string): Found[] {
+function findOurs(list: unknown[], agent: SettingsAgent, event: string): Found[] {
   const found: Found[] = [];
   for (const item of list) {
     if (!isPlainObject(item)) continue;
-    const entries = agent.shape === 'flat' ? [item] : Array.isArray(item.hooks) ? item.hooks : [];
+    const entries = agent.install.layout === 'flat' ? [item] : Array.isArray(item.hooks) ? item.hooks : [];
+    const commandMember = commandMemberOf(agent.install);
     for (const entry of entries) {
-      const parsed = isPlainObject(entry) ? parseAgentHookCommand(entry.command) : undefined;
-      if (parsed?.agent === agent.name && parsed.event === event) found.push({ group: item, entry: entry as Json });
+      const parsed = isPlainObject(entry) ? parseAgentHookCommand(entry[commandMember]) : undefined;
+      if (parsed?.agent === agent.id && parsed.event === event) found.push({ group: item, entry: entry as Json });
     }
   }
   return found;
@@ -84,7 +98,7 @@ function removeEntry(list: unknown[], { group, entry }: Found): void {
   if (group.hooks.length === 0) list.splice(list.indexOf(group), 1);
 }
 
-function removeOurs(hooks: Json, event: string, agent: AgentSpec): boolean {
+function removeOurs(hooks: Json, event: string, agent: SettingsAgent): boolean {
   // Not ours to judge: a member we never wrote stays as it is, even if malformed.
   const list = hooks[event];
   if (!Array.isArray(list)) return false;
@@ -103,4 +117,9 @@ function eventList(hooks: Json, event: string, path: string): unknown[] {
   const list = hooks[event];
   if (!Array.isArray(list)) throw invalid(path, `has a "hooks.${event}" member that is not a list`);
   return list;
+}
+
+/** The member of a flat entry that holds its command line; grouped entries always say `command`. */
+function commandMemberOf(install: SettingsInstall): string {
+  return install.layout === 'flat' ? (install.commandMember ?? 'command') : 'command';
 }

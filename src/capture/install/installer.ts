@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import type { GitLocation } from '../../store/git.js';
-import { agentFilePath, applyAgentHooks, planAgentHooks, removeAgentHooks, type AgentHookPlan } from './agent-hooks.js';
-import type { AgentSpec } from './agents.js';
+import type { AgentAdapter } from '../hook/adapter.js';
+import { agentInstallPath, applyAgentHooks, planAgentHooks, removeAgentHooks, type AgentHookPlan } from './agent-hooks.js';
 import { applyGitHooks, CHAINED_SUFFIX, hooksDir, planGitHooks, removeGitHooks, type GitHookPlan } from './git-hooks.js';
 import { agentHookCommand, currentInvocation } from './invocation.js';
 import { addNotesRefspec, removeNotesRefspec } from './notes-refspec.js';
@@ -12,7 +12,7 @@ export interface InstallOptions {
   env: NodeJS.ProcessEnv;
   /** Undefined outside a repository (only `--global` agent hooks then). */
   git: GitLocation | undefined;
-  agents: readonly AgentSpec[];
+  agents: readonly AgentAdapter[];
   global: boolean;
   gitHooks: boolean;
   /** `true`: every git remote; a string: that remote only. */
@@ -31,11 +31,11 @@ export interface InstallPlan {
 }
 
 /** Reads and checks every file first; throws before anything is written. */
-export function planInstall(options: InstallOptions): InstallPlan {
+export async function planInstall(options: InstallOptions): Promise<InstallPlan> {
   const invocation = currentInvocation();
-  const agentPlans = agentTargets(options).map(({ agent, path }) =>
-    planAgentHooks(agent, path, (event) => agentHookCommand(invocation, agent.name, event)),
-  );
+  const agentPlans: AgentHookPlan[] = [];
+  for (const { agent, path } of agentTargets(options))
+    agentPlans.push(await planAgentHooks(agent, path, (event) => agentHookCommand(invocation, agent.id, event), options.home));
   const gitPlans = options.git && options.gitHooks ? planGitHooks(hooksDir(options.git.worktree, options.env), invocation) : [];
   return { agentPlans, gitPlans };
 }
@@ -44,7 +44,8 @@ export async function applyInstall(plan: InstallPlan, options: InstallOptions): 
   const rows: InstallRow[] = [];
   for (const agentPlan of plan.agentPlans) {
     const change = await applyAgentHooks(agentPlan, options.home);
-    rows.push({ what: agentPlan.agent.name, path: shown(agentPlan.file.path, options), change });
+    const path = agentPlan.kind === 'settings' ? agentPlan.file.path : agentPlan.dir;
+    rows.push({ what: agentPlan.agent.id, path: shown(path, options), change });
   }
   await applyGitHooks(plan.gitPlans);
   for (const gitPlan of plan.gitPlans) {
@@ -66,7 +67,7 @@ export async function applyInstall(plan: InstallPlan, options: InstallOptions): 
 export async function uninstall(options: InstallOptions): Promise<InstallRow[]> {
   const rows: InstallRow[] = [];
   for (const { agent, path } of agentTargets(options)) {
-    rows.push({ what: agent.name, path: shown(path, options), change: await removeAgentHooks(agent, path, options.home) });
+    rows.push({ what: agent.id, path: shown(path, options), change: await removeAgentHooks(agent, path, options.home) });
   }
   if (options.git && options.gitHooks) {
     for (const hook of removeGitHooks(hooksDir(options.git.worktree, options.env)))
@@ -83,12 +84,13 @@ export async function uninstall(options: InstallOptions): Promise<InstallRow[]> 
   return rows;
 }
 
-function agentTargets(options: InstallOptions): Array<{ agent: AgentSpec; path: string }> {
+/** Agents without user-wide hooks are left out of `--global` (init says so). */
+function agentTargets(options: InstallOptions): Array<{ agent: AgentAdapter; path: string }> {
   if (!options.global && !options.git) return [];
-  return options.agents.map((agent) => ({
-    agent,
-    path: agentFilePath(agent, { global: options.global, worktree: options.git?.worktree, env: options.env }),
-  }));
+  return options.agents.flatMap((agent) => {
+    const path = agentInstallPath(agent, { global: options.global, worktree: options.git?.worktree, env: options.env });
+    return path === undefined ? [] : [{ agent, path }];
+  });
 }
 
 /** Paths inside the working tree relative to its top, others absolute. */

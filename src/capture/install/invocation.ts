@@ -80,7 +80,7 @@ export function agentHookCommand(invocation: TracerInvocation, agent: string, ev
  * older install, another machine's checkout, or a bare `tracer`), so re-running
  * init updates it in place and uninstall finds it.
  */
-const OUR_COMMAND = /(?:^|[\s'"/])tracer(?:\.js)?['"]?\s+hook\s+([a-z-]+)\s+([A-Za-z]+)\s*$/;
+const OUR_COMMAND = /(?:^|[\s'"/])tracer(?:\.js)?['"]?\s+hook\s+([a-z0-9-]+)\s+([A-Za-z][A-Za-z0-9_.]*)\s*$/;
 
 export function parseAgentHookCommand(command: unknown): { agent: string; event: string } | undefined {
   if (typeof command !== 'string') return undefined;

@@ -8,7 +8,14 @@ import { ensureDirSync } from '../../files/index.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { findGit } from '../../store/git.js';
 import { errnoCode, unwritable } from '../../files/index.js';
-import type { AgentSpec } from './agents.js';
+import type { AgentAdapter } from '../hook/adapter.js';
+
+/** An agent that loads rules: its adapter says where. */
+export type RuleAgent = AgentAdapter & { rules: NonNullable<AgentAdapter['rules']> };
+
+export function ruleAgents<T extends AgentAdapter>(agents: readonly T[]): Array<T & RuleAgent> {
+  return agents.filter((agent): agent is T & RuleAgent => agent.rules !== undefined);
+}
 
 const RULE_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_RULE_NAME = 64;
@@ -35,8 +42,8 @@ export function checkRuleName(name: string): string {
   return name;
 }
 
-export function rulePath(worktree: string, agent: AgentSpec, name: string): string {
-  return join(worktree, agent.rulesDir, `tracer-${name}${agent.ruleExtension}`);
+export function rulePath(worktree: string, agent: RuleAgent, name: string): string {
+  return join(worktree, agent.rules.dir, `tracer-${name}${agent.rules.extension}`);
 }
 
 /**
@@ -44,11 +51,11 @@ export function rulePath(worktree: string, agent: AgentSpec, name: string): stri
  * request; a source that brings its own keeps it for Cursor, and the plain
  * Markdown agents get the body only.
  */
-export function ruleContent(agent: AgentSpec, name: string, source: string): string {
+export function ruleContent(agent: RuleAgent, name: string, source: string): string {
   const text = source.endsWith('\n') ? source : `${source}\n`;
   const frontMatter = FRONT_MATTER.exec(text)?.[0];
   const body = frontMatter ? text.slice(frontMatter.length).replace(/^(\r?\n)+/, '') : text;
-  if (agent.ruleExtension === '.md') return body;
+  if (agent.rules.extension === '.md') return body;
   if (frontMatter) return text;
   return `---\ndescription: ${JSON.stringify(describe(name, body))}\nglobs:\nalwaysApply: true\n---\n\n${body}`;
 }
@@ -61,14 +68,14 @@ function describe(name: string, body: string): string {
 export type RuleChange = 'added' | 'replaced' | 'unchanged';
 
 export interface RuleWrite {
-  agent: AgentSpec;
+  agent: RuleAgent;
   path: string;
   content: string;
   change: RuleChange;
 }
 
 /** Checks every target before writing any: a different rule in place stops the whole add unless forced. */
-export function planRule(worktree: string, agents: readonly AgentSpec[], name: string, source: string, force: boolean): RuleWrite[] {
+export function planRule(worktree: string, agents: readonly RuleAgent[], name: string, source: string, force: boolean): RuleWrite[] {
   const writes = agents.map((agent): RuleWrite => {
     const path = rulePath(worktree, agent, name);
     const content = ruleContent(agent, name, source);
@@ -101,12 +108,12 @@ export async function writeRules(writes: readonly RuleWrite[]): Promise<void> {
 }
 
 /** Rule name → agents that have it, sorted by name. */
-export function listRules(worktree: string, agents: readonly AgentSpec[]): Map<string, AgentSpec[]> {
-  const found = new Map<string, AgentSpec[]>();
+export function listRules(worktree: string, agents: readonly RuleAgent[]): Map<string, RuleAgent[]> {
+  const found = new Map<string, RuleAgent[]>();
   for (const agent of agents) {
-    for (const file of readdirOrEmpty(join(worktree, agent.rulesDir))) {
-      if (!file.startsWith('tracer-') || !file.endsWith(agent.ruleExtension)) continue;
-      const name = file.slice('tracer-'.length, -agent.ruleExtension.length);
+    for (const file of readdirOrEmpty(join(worktree, agent.rules.dir))) {
+      if (!file.startsWith('tracer-') || !file.endsWith(agent.rules.extension)) continue;
+      const name = file.slice('tracer-'.length, -agent.rules.extension.length);
       if (!RULE_NAME.test(name)) continue;
       found.set(name, [...(found.get(name) ?? []), agent]);
     }
@@ -115,7 +122,7 @@ export function listRules(worktree: string, agents: readonly AgentSpec[]): Map<s
 }
 
 /** Deletes the rule's files; a rules folder left empty goes too, then its agent folder if that is empty as well. */
-export function removeRule(worktree: string, agents: readonly AgentSpec[], name: string): string[] {
+export function removeRule(worktree: string, agents: readonly RuleAgent[], name: string): string[] {
   const removed: string[] = [];
   for (const agent of agents) {
     const path = rulePath(worktree, agent, name);

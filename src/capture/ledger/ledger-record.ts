@@ -13,7 +13,7 @@
 import { canonicalJson, sha256Hex, withContentId } from '../../core/content-id.js';
 import { modelsDevId } from '../../core/model-id.js';
 import { conversationUrl } from '../hook/summary.js';
-import { AGENTS, type AgentName } from '../hook/hook-event.js';
+import { AGENT_ID } from '../hook/hook-event.js';
 import { compare, type Attribution, type AttributedLine } from './attribute.js';
 import type { CommitInfo } from './commit-diff.js';
 import type { WindowTrace } from './trace-window.js';
@@ -281,8 +281,8 @@ function conversationOf(trace: WindowTrace): Omit<RecordConversation, 'ranges' |
   };
 }
 
-function isAgent(agent: string): agent is AgentName {
-  return (AGENTS as readonly string[]).includes(agent);
+function isAgent(agent: string): boolean {
+  return AGENT_ID.test(agent);
 }
 
 /** A version-8 UUID from the SHA-256 of the canonical body: stable, unlike a random one. */

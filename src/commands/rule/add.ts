@@ -5,7 +5,7 @@ import { TracerCommand } from '../../cli/tracer-command.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { errnoCode } from '../../files/index.js';
 import { parseAgentList } from '../../capture/install/agents.js';
-import { checkRuleName, DEFAULT_RULE_TEXT, planRule, worktreeFor, writeRules } from '../../capture/install/rules.js';
+import { checkRuleName, DEFAULT_RULE_TEXT, planRule, ruleAgents, worktreeFor, writeRules } from '../../capture/install/rules.js';
 
 export class RuleAddCommand extends TracerCommand {
   static override paths = [['rule', 'add']];
@@ -38,7 +38,7 @@ export class RuleAddCommand extends TracerCommand {
   async run() {
     const { cwd, env } = this.context.kernel.context;
     const name = checkRuleName(this.name);
-    const agents = parseAgentList(this.agents);
+    const agents = parseAgentList(this.agents, ruleAgents(this.context.kernel.agents));
     const source = this.source(cwd);
     const worktree = worktreeFor(cwd, env);
     const writes = planRule(worktree, agents, name, source, this.force);
@@ -46,7 +46,7 @@ export class RuleAddCommand extends TracerCommand {
     this.print(`Rule ${name}:`);
     const shown = writes.map((write) => relative(worktree, write.path));
     const width = Math.max(...shown.map((path) => path.length));
-    writes.forEach((write, index) => this.print(`  ${write.agent.name.padEnd(11)}  ${shown[index]!.padEnd(width)}  ${write.change}`));
+    writes.forEach((write, index) => this.print(`  ${write.agent.id.padEnd(11)}  ${shown[index]!.padEnd(width)}  ${write.change}`));
   }
 
   private source(cwd: string): string {

@@ -1,8 +1,7 @@
 import { Command, Option } from 'clipanion';
 import { relative } from 'node:path';
 import { TracerCommand } from '../../cli/tracer-command.js';
-import { AGENT_NAMES, AGENTS } from '../../capture/install/agents.js';
-import { listRules, rulePath, worktreeFor } from '../../capture/install/rules.js';
+import { listRules, ruleAgents, rulePath, worktreeFor } from '../../capture/install/rules.js';
 
 export class RuleListCommand extends TracerCommand {
   static override paths = [['rule', 'list']];
@@ -22,15 +21,12 @@ export class RuleListCommand extends TracerCommand {
   async run() {
     const { cwd, env } = this.context.kernel.context;
     const worktree = worktreeFor(cwd, env);
-    const rules = listRules(
-      worktree,
-      AGENT_NAMES.map((name) => AGENTS[name]),
-    );
+    const rules = listRules(worktree, ruleAgents(this.context.kernel.agents));
     if (this.json) {
       this.printJson(
         [...rules].map(([name, agents]) => ({
           name,
-          agents: agents.map((agent) => ({ agent: agent.name, path: relative(worktree, rulePath(worktree, agent, name)) })),
+          agents: agents.map((agent) => ({ agent: agent.id, path: relative(worktree, rulePath(worktree, agent, name)) })),
         })),
       );
       return;
@@ -41,6 +37,6 @@ export class RuleListCommand extends TracerCommand {
     }
     const width = Math.max(4, ...[...rules.keys()].map((name) => name.length));
     this.print(`${'NAME'.padEnd(width)}  AGENTS`);
-    for (const [name, agents] of rules) this.print(`${name.padEnd(width)}  ${agents.map((agent) => agent.name).join(', ')}`);
+    for (const [name, agents] of rules) this.print(`${name.padEnd(width)}  ${agents.map((agent) => agent.id).join(', ')}`);
   }
 }

@@ -2,7 +2,7 @@ import { Command, Option } from 'clipanion';
 import { relative } from 'node:path';
 import { TracerCommand } from '../../cli/tracer-command.js';
 import { parseAgentList } from '../../capture/install/agents.js';
-import { checkRuleName, removeRule, worktreeFor } from '../../capture/install/rules.js';
+import { checkRuleName, removeRule, ruleAgents, worktreeFor } from '../../capture/install/rules.js';
 
 export class RuleRemoveCommand extends TracerCommand {
   static override paths = [['rule', 'remove']];
@@ -26,7 +26,7 @@ export class RuleRemoveCommand extends TracerCommand {
     const { cwd, env } = this.context.kernel.context;
     const name = checkRuleName(this.name);
     const worktree = worktreeFor(cwd, env);
-    const removed = removeRule(worktree, parseAgentList(this.agents), name);
+    const removed = removeRule(worktree, parseAgentList(this.agents, ruleAgents(this.context.kernel.agents)), name);
     this.print(`Removed rule ${name}:`);
     for (const path of removed) this.print(`  ${relative(worktree, path)}`);
   }

@@ -5,7 +5,7 @@
 // Every list is one indexed SQL query over the view_* tables (team/derive.ts),
 // brought up to date first; nothing reads all of a project's rows per request.
 import { conversationUrl } from '../../capture/hook/summary.js';
-import { AGENTS, type AgentName } from '../../capture/hook/hook-event.js';
+import { AGENT_ID } from '../../core/agent.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import type { BlameResult } from '../../viewer/blame-source.js';
 import type {
@@ -233,7 +233,7 @@ export class ServiceDataSource implements ViewerDataSource {
     const agent = aggregate.agent;
     return {
       ...row!,
-      conversation_url: (AGENTS as readonly string[]).includes(agent) ? conversationUrl(agent as AgentName, conversationId) : null,
+      conversation_url: AGENT_ID.test(agent) ? conversationUrl(agent, conversationId) : null,
       timeline,
       timeline_total: aggregate.events,
       commits: commits.map((commit) => ({ sha: commit.sha, ts: commit.ts || null, subject: null })),

@@ -4,7 +4,7 @@
 // It only ever opens files for reading.
 import { join } from 'node:path';
 import { conversationUrl } from '../../capture/hook/summary.js';
-import { AGENTS, type AgentName } from '../../capture/hook/hook-event.js';
+import { AGENT_ID } from '../../capture/hook/hook-event.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import type { BlameFile, BlameResult } from '../blame-source.js';
 import type {
@@ -149,7 +149,7 @@ export class LocalDataSource implements ViewerDataSource {
         subject: state.headers.get(sha)?.subject ?? null,
       }))
       .sort((a, b) => (b.ts ?? '').localeCompare(a.ts ?? ''));
-    const url = (AGENTS as readonly string[]).includes(session.agent) ? conversationUrl(session.agent as AgentName, conversationId) : null;
+    const url = AGENT_ID.test(session.agent) ? conversationUrl(session.agent, conversationId) : null;
     return { ...row, conversation_url: url, timeline, timeline_total: session.events, commits, transcript_bytes: transcript?.size ?? null };
   }
 

@@ -1,10 +1,12 @@
-// One transcript line, in Claude Code's, Codex's or Cursor's own JSONL, to the
+// One transcript line, in Claude Code's, Codex's or Cursor's own JSONL (the
+// other agents' shapes: transcript-agents.ts), to the
 // entries the session page reads. Each format is recognised by its shape, not
 // by the session's agent, so a transcript from a newer agent version that adds
 // line types still shows what it can. Everything stays text: the page escapes
 // it, this only picks it out and cuts the very long.
 import type { DiffLine, TranscriptEntry } from '../data-source.js';
 import { isObject, str } from './refreshing-file.js';
+import { copilotLine, geminiLine, hasParts, isCopilotLine, isDroidLine, isGeminiLine, partsLine } from './transcript-agents.js';
 
 const TEXT_MAX = 100_000;
 const INPUT_MAX = 20_000;
@@ -15,7 +17,12 @@ export function normalizeLine(value: unknown, line: number): Entry[] {
   if (!isObject(value)) return [];
   if (value.type === 'response_item' || value.type === 'session_meta' || value.type === 'event_msg' || value.type === 'turn_context')
     return codexLine(value, line);
+  if (isCopilotLine(value)) return copilotLine(value, line, toolCall);
+  if (hasParts(value)) return partsLine(value, line, toolCall);
+  // Factory Droid wraps Claude's message in `{type: "message"}`.
+  if (isDroidLine(value)) return claudeLine({ ...value, type: (value.message as Record<string, unknown>).role }, line);
   if ((value.type === 'user' || value.type === 'assistant') && isObject(value.message)) return claudeLine(value, line);
+  if (isGeminiLine(value)) return geminiLine(value, line, toolCall);
   if (value.type === 'summary' && typeof value.summary === 'string') return [{ kind: 'meta', line, text: `Summary: ${value.summary}` }];
   if (typeof value.role === 'string') return genericMessage(value, line);
   return [];

@@ -5,20 +5,24 @@
 // the patch in `tool_input.command`, a string or an argv), or as Claude-style
 // Write/Edit tools in forks that expose those. A shell command that is not a
 // patch is none of tracer's business: nothing is recorded for it.
-import { isAbsolute, resolve } from 'node:path';
-import { isApplyPatch, parseApplyPatch } from './apply-patch.js';
+import { isAbsolute, join, resolve } from 'node:path';
 import {
+  agentPlugin,
   claudeFileWrites,
+  configDir,
+  isApplyPatch,
+  parseApplyPatch,
   FILE_TOOLS,
   eventKey,
   isObject,
   optionalString,
   promptLength,
   requiredString,
+  type AgentAdapter,
   type FileWrite,
   type HookEvent,
   type Payload,
-} from './hook-event.js';
+} from '../../plugin/agent.js';
 
 const TURN_ENDS = new Set(['stop', 'sessionend']);
 const SHELL_TOOLS = new Set(['bash', 'shell', 'local_shell', 'exec_command', 'container.exec']);
@@ -65,3 +69,30 @@ function patchText(input: unknown): string | undefined {
   }
   return undefined;
 }
+
+export const codex: AgentAdapter = {
+  id: 'codex',
+  title: 'Codex CLI',
+  install: {
+    kind: 'settings',
+    layout: 'grouped',
+    projectFile: '.codex/hooks.json',
+    // Codex CLI keeps its user configuration in CODEX_HOME (default ~/.codex).
+    globalFile: (env) => join(configDir(env, 'CODEX_HOME', '.codex'), 'hooks.json'),
+    // Codex edits files through apply_patch, which several releases run through
+    // the shell tool (Bash): both reach the hook, and a shell command that is no
+    // patch records nothing. The turn-level events carry the session, the
+    // transcript and the final message.
+    events: [
+      { event: 'SessionStart' },
+      { event: 'UserPromptSubmit' },
+      { event: 'PostToolUse', matcher: 'apply_patch|Bash' },
+      { event: 'Stop' },
+      { event: 'SessionEnd' },
+    ],
+  },
+  rules: { dir: '.codex/rules', extension: '.md' },
+  normalize: normalizeCodex,
+};
+
+export default agentPlugin(codex);

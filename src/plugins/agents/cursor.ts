@@ -7,22 +7,28 @@
 // Cursor also runs Claude Code's hooks from .claude/settings.json (third-party
 // hooks, on by default). Those calls reach `tracer hook claude-code` with a
 // Cursor payload under Claude Code's event names (PostToolUse with `tool_input`);
-// they are read here, as Cursor's.
+// they are read here, as Cursor's. Its JSONL transcripts hold
+// `{role, message: {content: [{type: "text", text}]}}`.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import {
+  agentPlugin,
   claudeFileWrites,
   FILE_TOOLS,
   editFragments,
   eventKey,
   isObject,
+  lastTextInJsonl,
   optionalString,
   promptLength,
   requiredString,
+  textBlocks,
+  userHome,
+  type AgentAdapter,
   type FileWrite,
   type HookEvent,
   type Payload,
-} from './hook-event.js';
+} from '../../plugin/agent.js';
 
 const FILE_EVENTS = new Set(['afterfileedit', 'aftertabfileedit']);
 const TURN_ENDS = new Set(['stop', 'sessionend']);
@@ -87,7 +93,7 @@ function rootHolding(roots: readonly string[], writes: readonly FileWrite[]): st
  * afterFileEdit records the edit, and the call through Claude Code's hooks
  * would only record it a second time.
  */
-export function cursorRecordsItself(payload: Payload, env: NodeJS.ProcessEnv): boolean {
+function cursorRecordsItself(payload: Payload, env: NodeJS.ProcessEnv): boolean {
   const roots = Array.isArray(payload.workspace_roots) ? payload.workspace_roots.filter((root) => typeof root === 'string') : [];
   const files = roots.map((root) => join(root, '.cursor', 'hooks.json'));
   if (env.HOME) files.push(join(env.HOME, '.cursor', 'hooks.json'));
@@ -99,3 +105,42 @@ export function cursorRecordsItself(payload: Payload, env: NodeJS.ProcessEnv): b
     }
   });
 }
+
+/** The text of the last assistant entry of a Cursor JSONL transcript. */
+export function lastCursorAssistantText(transcriptPath: string): Promise<string | undefined> {
+  return lastTextInJsonl(transcriptPath, (entry) => {
+    if ((entry.role ?? entry.type) !== 'assistant') return undefined;
+    const message = entry.message;
+    const texts = textBlocks(isObject(message) ? message.content : entry.text);
+    return texts.length > 0 ? texts.join('\n\n') : undefined;
+  });
+}
+
+export const cursor: AgentAdapter = {
+  id: 'cursor',
+  title: 'Cursor',
+  install: {
+    kind: 'settings',
+    layout: 'flat',
+    projectFile: '.cursor/hooks.json',
+    globalFile: (env) => join(userHome(env), '.cursor', 'hooks.json'),
+    skeleton: { version: 1 },
+    events: [
+      { event: 'sessionStart' },
+      { event: 'beforeSubmitPrompt' },
+      { event: 'afterFileEdit' },
+      { event: 'afterAgentResponse' },
+      { event: 'stop' },
+      { event: 'sessionEnd' },
+    ],
+  },
+  rules: { dir: '.cursor/rules', extension: '.mdc' },
+  normalize: normalizeCursor,
+  acceptsHandOff: (payload, context) => !cursorRecordsItself(payload, context.env),
+  async closingMessage(transcriptPath, reported) {
+    if (reported !== undefined) return { text: reported, final: true };
+    return { text: await lastCursorAssistantText(transcriptPath), final: true };
+  },
+};
+
+export default agentPlugin(cursor);

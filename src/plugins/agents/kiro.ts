@@ -1,0 +1,87 @@
+// Kiro CLI hooks: tracer's own file .kiro/hooks/tracer.json
+// (`{hooks: {event: [{matcher, command}]}}`). Payloads have `hook_event_name`,
+// `cwd`, and on tool events `tool_name` and `tool_input`; postToolUse of
+// `fs_write` gives `{command, path, file_text}` (create), `{path, old_str,
+// new_str}` (str_replace), `{path, new_str}` (insert, append), or `edits[]`. A
+// deferred call batches several tool events in `events[]`. No payload names
+// the session: it is derived from the folder and the day, stable across the
+// events of one working session (and the same for two sessions the same day in
+// the same folder, which tracer cannot tell apart).
+import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import {
+  agentPlugin,
+  eventKey,
+  isObject,
+  optionalString,
+  PayloadError,
+  promptLength,
+  toolWrite,
+  userHome,
+  type AgentAdapter,
+  type FileWrite,
+  type HookContext,
+  type HookEvent,
+  type Payload,
+} from '../../plugin/agent.js';
+
+const WRITE_TOOLS = new Set(['fs_write', 'write']);
+
+export function normalizeKiro(event: string, payload: Payload, context: HookContext): HookEvent {
+  const key = eventKey(optionalString(payload.hook_event_name) ?? event);
+  const calls = Array.isArray(payload.events) ? payload.events.filter(isObject) : [payload];
+  const writes = key === 'posttooluse' ? calls.flatMap(kiroWrites) : [];
+  const cwd = optionalString(payload.cwd) ?? optionalString(calls[0]?.cwd);
+  const tool = optionalString(payload.tool_name) ?? optionalString(calls[0]?.tool_name);
+  return {
+    agent: 'kiro',
+    event,
+    conversationId: optionalString(payload.session_id) ?? derivedSession(cwd ?? context.cwd),
+    model: optionalString(payload.model),
+    tool,
+    cwd,
+    writes,
+    promptChars: key === 'userpromptsubmit' ? promptLength(payload.prompt) : undefined,
+    endsTurn: key === 'stop',
+    reportedSummary: key === 'stop' ? optionalString(payload.assistant_response ?? payload.last_assistant_message) : undefined,
+    ...(key === 'posttooluse' && writes.length === 0 ? { nothingToRecord: true as const } : {}),
+  };
+}
+
+function kiroWrites(call: Payload): FileWrite[] {
+  const tool = optionalString(call.tool_name);
+  if (tool === undefined || !WRITE_TOOLS.has(tool)) return [];
+  const input = isObject(call.tool_input) ? call.tool_input : {};
+  if (Array.isArray(input.edits)) {
+    const path = optionalString(input.path) ?? optionalString(input.file_path);
+    if (path === undefined) throw new PayloadError('missing_field', 'The kiro fs_write payload has no "path"; the event was skipped.');
+    return input.edits
+      .filter(isObject)
+      .map((edit) => toolWrite('kiro', tool, { path, ...edit }, ['path'], ['new_str', 'new_string', 'content']));
+  }
+  return [toolWrite('kiro', tool, input, ['path', 'file_path'], ['file_text', 'new_str', 'content'])];
+}
+
+/** `kiro-<16 hex>` from the folder and the UTC day. */
+function derivedSession(cwd: string): string {
+  const day = new Date().toISOString().slice(0, 10);
+  return `kiro-${createHash('sha256')
+    .update(`${resolve(cwd)}\n${day}`)
+    .digest('hex')
+    .slice(0, 16)}`;
+}
+
+export const kiro: AgentAdapter = {
+  id: 'kiro',
+  title: 'Kiro CLI',
+  install: {
+    kind: 'settings',
+    layout: 'flat',
+    projectFile: '.kiro/hooks/tracer.json',
+    globalFile: (env) => join(userHome(env), '.kiro', 'hooks', 'tracer.json'),
+    events: [{ event: 'agentSpawn' }, { event: 'userPromptSubmit' }, { event: 'postToolUse', matcher: 'fs_write' }, { event: 'stop' }],
+  },
+  normalize: normalizeKiro,
+};
+
+export default agentPlugin(kiro);

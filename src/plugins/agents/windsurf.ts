@@ -1,0 +1,62 @@
+// Windsurf Cascade hooks (.windsurf/hooks.json, `{hooks: {event: [{command}]}}`).
+// Every payload has `agent_action_name`, `trajectory_id` (the conversation),
+// `execution_id` (the turn), `timestamp` and `tool_info`; `model_name` names the
+// model. post_write_code gives `tool_info.file_path` and `tool_info.edits[]`
+// (`old_string` empty: a new file); pre_user_prompt `tool_info.user_prompt`;
+// post_cascade_response_with_transcript `tool_info.transcript_path`. There is no
+// top-level `cwd`: the edited file's folder says where the project is.
+import { dirname, isAbsolute, join } from 'node:path';
+import {
+  agentPlugin,
+  editFragments,
+  eventKey,
+  isObject,
+  optionalString,
+  promptLength,
+  requiredString,
+  userHome,
+  type AgentAdapter,
+  type HookEvent,
+  type Payload,
+} from '../../plugin/agent.js';
+
+export function normalizeWindsurf(event: string, payload: Payload): HookEvent {
+  const key = eventKey(optionalString(payload.agent_action_name) ?? event);
+  const info = isObject(payload.tool_info) ? payload.tool_info : {};
+  const filePath = optionalString(info.file_path);
+  const writes =
+    key === 'postwritecode'
+      ? [{ filePath: requiredString(info, 'file_path', 'windsurf'), fragments: editFragments(info.edits, 'windsurf') }]
+      : [];
+  const endsTurn = key === 'postcascaderesponsewithtranscript';
+  return {
+    agent: 'windsurf',
+    event,
+    conversationId: requiredString(payload, 'trajectory_id', 'windsurf'),
+    turnId: optionalString(payload.execution_id),
+    model: optionalString(payload.model_name),
+    tool: key === 'postwritecode' ? 'write_code' : undefined,
+    cwd: optionalString(info.cwd) ?? (filePath !== undefined && isAbsolute(filePath) ? dirname(filePath) : undefined),
+    writes,
+    promptChars: key === 'preuserprompt' ? promptLength(info.user_prompt) : undefined,
+    transcriptPath: endsTurn ? optionalString(info.transcript_path) : undefined,
+    endsTurn,
+    reportedSummary: optionalString(info.response),
+  };
+}
+
+export const windsurf: AgentAdapter = {
+  id: 'windsurf',
+  title: 'Windsurf Cascade',
+  install: {
+    kind: 'settings',
+    layout: 'flat',
+    projectFile: '.windsurf/hooks.json',
+    globalFile: (env) => join(userHome(env), '.codeium', 'windsurf', 'hooks.json'),
+    entryMembers: { show_output: false },
+    events: [{ event: 'pre_user_prompt' }, { event: 'post_write_code' }, { event: 'post_cascade_response_with_transcript' }],
+  },
+  normalize: normalizeWindsurf,
+};
+
+export default agentPlugin(windsurf);

@@ -1,0 +1,61 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BIN, cleanEnv, cleanup, sandbox, tempDir } from '../helpers/cli.js';
+
+/**
+ * Hook latency must not grow with the number of agents: `tracer hook <agent>`
+ * loads that agent's adapter module and no other, and none of the kernel. Each
+ * module the compiled hook resolves is reported by a resolve hook.
+ */
+test.after(cleanup);
+
+function loadedModules(agent: string, event: string, payload: unknown, cwd: string, home: string): string[] {
+  const dir = tempDir('hook-modules-');
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    "export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith('file:')) process.stderr.write('MODULE ' + r.url + '\\n'); return r; }\n",
+  );
+  writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+  const result = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, BIN, 'hook', agent, event], {
+    cwd,
+    input: JSON.stringify(payload),
+    encoding: 'utf8',
+    env: { ...cleanEnv(), TRACER_HOME: home },
+  });
+  assert.is(result.status, 0, result.stderr);
+  return [
+    ...new Set(
+      result.stderr
+        .split('\n')
+        .filter((line) => line.startsWith('MODULE '))
+        .map((line) => line.slice(7)),
+    ),
+  ];
+}
+
+for (const [agent, event, payload] of [
+  ['claude-code', 'SessionStart', { session_id: 's1', cwd: '' }],
+  ['gemini', 'SessionStart', { session_id: 's1', cwd: '' }],
+  ['opencode', 'session.idle', { sessionID: 's1' }],
+] as const) {
+  test(`tracer hook ${agent} loads its own adapter and no other, and nothing of the kernel`, async () => {
+    const box = sandbox();
+    assert.is((await box.run(['init', '--agents', 'none'])).code, 0);
+    const modules = loadedModules(agent, event, { ...payload, cwd: box.repo }, box.repo, box.home);
+    const adapters = modules.filter((url) => url.includes('/plugins/agents/'));
+    assert.equal(
+      adapters.map((url) => url.replace(/^.*\/plugins\/agents\//, '')),
+      [`${agent}.js`],
+    );
+    assert.equal(
+      modules.filter((url) => /\/dist\/(kernel\/(kernel|boot|hooks)\.js|commands\/)/.test(url) || url.includes('node_modules')),
+      [],
+    );
+  });
+}
+
+test.run();

@@ -1,0 +1,419 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanEnv, cleanup, sandbox, tempDir } from '../helpers/cli.js';
+import { assertValidLedger } from './agent-trace-schema.js';
+import { projectDir, readJsonl } from './hook-fixtures.js';
+
+/**
+ * The nine agents added by issue 21, each through what `tracer init --agents <id>`
+ * installs, as the agent would run it: install, a second run that changes
+ * nothing, an edit payload (test/fixtures/agents/<id>, provenance in
+ * test/fixtures/README.md) through the installed command, a commit through the
+ * installed git hook, and an Agent Trace ledger whose AI lines name the agent;
+ * then uninstall, which leaves the user's own hook entries where they were.
+ */
+test.after(cleanup);
+
+const AGENTS_DIR = fileURLToPath(new URL('../fixtures/agents/', import.meta.url));
+const BEFORE = 'def greet(name):\n    return "hello " + name\n';
+const AFTER = 'def greet(name):\n    return f"Hello, {name}!"\n';
+
+function fixture(agent: string, name: string, values: { repo: string; transcript?: string }): string {
+  return readFileSync(join(AGENTS_DIR, agent, name), 'utf8')
+    .replaceAll('__REPO__', values.repo)
+    .replaceAll('__TRANSCRIPT__', values.transcript ?? join(values.repo, 'no-transcript.jsonl'));
+}
+
+function transcriptCopy(agent: string, name = 'transcript.jsonl', target = join(tempDir('agent-transcripts-'), name)): string {
+  mkdirSync(dirname(target), { recursive: true });
+  copyFileSync(join(AGENTS_DIR, agent, name), target);
+  return target;
+}
+
+/** The command line tracer wrote for `tracer hook <agent> <event>`, wherever the file keeps it. */
+function commandIn(file: string, agent: string, event: string): string {
+  const found: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string' && value.endsWith(` hook ${agent} ${event}`)) found.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(walk);
+  };
+  walk(JSON.parse(readFileSync(file, 'utf8')));
+  assert.is(found.length, 1, `one tracer command for ${agent} ${event} in ${file}`);
+  return found[0]!;
+}
+
+interface Run {
+  stdout: string;
+}
+
+function run(command: string, args: string[], options: { cwd: string; home: string; input: string; env?: Record<string, string> }): Run {
+  const result = spawnSync(command, args, {
+    cwd: options.cwd,
+    input: options.input,
+    encoding: 'utf8',
+    env: { ...cleanEnv(), TRACER_HOME: options.home, ...options.env },
+  });
+  assert.is(result.status, 0, `${command} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return { stdout: result.stdout };
+}
+
+/** Through the shell, as the agents run their hook commands: tracer prints nothing. */
+function runShell(command: string, options: { cwd: string; home: string; input: string; env?: Record<string, string> }): void {
+  assert.is(run('sh', ['-c', command], options).stdout, '', 'a hook prints nothing');
+}
+
+function commit(repo: string, home: string, message: string): string {
+  const env = {
+    GIT_AUTHOR_NAME: 'Test',
+    GIT_AUTHOR_EMAIL: 't@example.com',
+    GIT_COMMITTER_NAME: 'Test',
+    GIT_COMMITTER_EMAIL: 't@example.com',
+  };
+  run('git', ['add', '-A'], { cwd: repo, home, input: '', env });
+  run('git', ['commit', '-q', '-m', message], { cwd: repo, home, input: '', env });
+  return spawnSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).stdout.trim();
+}
+
+async function init(box: ReturnType<typeof sandbox>, agent: string) {
+  const first = await box.run(['init', '--agents', agent]);
+  assert.is(first.code, 0, first.stderr);
+  assert.match(first.stdout, new RegExp(`^  ${agent}\\s+\\S+\\s+added$`, 'm'));
+  return first;
+}
+
+/** A second run changes no byte of what the first one wrote, and says so. */
+async function initAgain(box: ReturnType<typeof sandbox>, agent: string, paths: string[]) {
+  const before = paths.map((path) => readFileSync(path, 'utf8'));
+  const again = await box.run(['init', '--agents', agent]);
+  assert.is(again.code, 0, again.stderr);
+  assert.match(again.stdout, new RegExp(`^  ${agent}\\s+\\S+\\s+unchanged$`, 'm'));
+  assert.equal(
+    paths.map((path) => readFileSync(path, 'utf8')),
+    before,
+  );
+}
+
+async function uninstall(box: ReturnType<typeof sandbox>, agent: string) {
+  const result = await box.run(['init', '--uninstall', '--agents', agent]);
+  assert.is(result.code, 0, result.stderr);
+  assert.match(result.stdout, new RegExp(`^  ${agent}\\s+\\S+\\s+(removed|restored|updated)$`, 'm'));
+}
+
+/** greet.py committed as BEFORE, then the agent's edit on disk (the hook runs after the tool wrote it). */
+function edited(repo: string, home: string): void {
+  writeFileSync(join(repo, 'greet.py'), BEFORE);
+  commit(repo, home, 'greet');
+  writeFileSync(join(repo, 'greet.py'), AFTER);
+}
+
+/** After the commit, the ledger is strict-valid and its AI lines of greet.py name the agent's conversation. */
+function assertAttributed(repo: string, home: string, agent: string, conversation: string, model?: string): void {
+  const commitId = commit(repo, home, 'agent edit');
+  const dir = projectDir(home);
+  const errors = existsSync(join(dir, 'hook-errors.log')) ? readFileSync(join(dir, 'hook-errors.log'), 'utf8') : '';
+  assert.is(errors, '', 'no hook failure');
+  const ledgers = readJsonl(join(dir, 'ledgers.jsonl'));
+  for (const ledger of ledgers) assertValidLedger(ledger);
+  const ledger = ledgers.filter((row) => row.commit === commitId).at(-1);
+  assert.ok(ledger, `a ledger for ${commitId}`);
+  const file = ledger!.record.files.find((entry: any) => entry.path === 'greet.py');
+  assert.ok(file, 'greet.py is in the ledger');
+  const ai = file.conversations.find((entry: any) => entry.contributor?.type === 'ai');
+  assert.ok(ai, `AI lines in ${JSON.stringify(file)}`);
+  assert.is(ai.url, `${agent}://session/${encodeURIComponent(conversation)}`);
+  assert.equal(
+    ai.ranges.map((range: any) => [range.start_line, range.end_line]),
+    [[2, 2]],
+  );
+  if (model) assert.is(ai.contributor.model_id.endsWith(model), true, `${ai.contributor.model_id} names ${model}`);
+  assert.is(ledger!.record.metadata['dev.tracer'].lines.ai, 1);
+  const trace = readJsonl(join(dir, 'traces.jsonl')).find((row) => row.files);
+  assert.is(trace!.agent, agent);
+}
+
+function writeJson(path: string, value: unknown): string {
+  mkdirSync(dirname(path), { recursive: true });
+  const text = `${JSON.stringify(value, null, 2)}\n`;
+  writeFileSync(path, text);
+  return text;
+}
+
+// Claude-style settings files: the user's own hooks and settings are there first, and come back byte for byte.
+
+for (const { agent, file, event, fixtureName, conversation, model, transcript } of [
+  {
+    agent: 'gemini',
+    file: '.gemini/settings.json',
+    event: 'AfterTool',
+    fixtureName: 'AfterTool.replace.json',
+    conversation: '5c0d3f7e-2b9a-4c1e-9f3a-7d2e1b6a4c80',
+    model: 'gemini-2.5-pro',
+    transcript: true,
+  },
+  {
+    agent: 'qwen',
+    file: '.qwen/settings.json',
+    event: 'PostToolUse',
+    fixtureName: 'PostToolUse.edit.json',
+    conversation: 'f3a9c1e2-7b4d-4a8e-9c6f-2e1d0b7a5c39',
+    model: 'qwen3-coder-plus',
+    transcript: true,
+  },
+  {
+    agent: 'droid',
+    file: '.factory/hooks.json',
+    event: 'PostToolUse',
+    fixtureName: 'PostToolUse.Edit.json',
+    conversation: 'b6f1c2d4-8e3a-4f7b-a9c0-5d2e7f1a3b64',
+    model: 'claude-sonnet-4-5-20250929',
+    transcript: true,
+  },
+]) {
+  test(`${agent}: init installs into ${file} beside the user's hooks, an edit becomes AI lines naming ${agent}, uninstall restores the file`, async () => {
+    const box = sandbox();
+    const { repo, home } = box;
+    const path = join(repo, file);
+    const original = writeJson(path, {
+      theme: 'dark',
+      hooks: { [event]: [{ matcher: 'run_shell_command', hooks: [{ type: 'command', command: './my-hook.sh' }] }] },
+    });
+    await init(box, agent);
+    const installed = JSON.parse(readFileSync(path, 'utf8'));
+    assert.is(installed.theme, 'dark');
+    assert.is(installed.hooks[event][0].hooks[0].command, './my-hook.sh', "the user's entry stays first");
+    await initAgain(box, agent, [path]);
+
+    edited(repo, home);
+    const transcriptPath = transcript ? transcriptCopy(agent) : undefined;
+    runShell(commandIn(path, agent, event), { cwd: repo, home, input: fixture(agent, fixtureName, { repo, transcript: transcriptPath }) });
+    assertAttributed(repo, home, agent, conversation, model);
+
+    await uninstall(box, agent);
+    assert.is(readFileSync(path, 'utf8'), original, 'the file is back as it was');
+  });
+}
+
+test('gemini: AfterAgent records prompt_response as the summary and snapshots the JSONL chat', async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'gemini');
+  const transcript = transcriptCopy('gemini');
+  runShell(commandIn(join(repo, '.gemini/settings.json'), 'gemini', 'AfterAgent'), {
+    cwd: repo,
+    home,
+    input: fixture('gemini', 'AfterAgent.json', { repo, transcript }),
+  });
+  const dir = projectDir(home);
+  const [summary] = readJsonl(join(dir, 'session-summaries.jsonl'));
+  assert.is(summary!.summary, 'greet() now returns an f-string.');
+  assert.is(summary!.conversation_url, 'gemini://session/5c0d3f7e-2b9a-4c1e-9f3a-7d2e1b6a4c80');
+  const [snapshot] = readJsonl(join(dir, 'conversations.jsonl'));
+  assert.is(snapshot!.size, statSync(transcript).size);
+});
+
+test("copilot: its own .github/hooks/tracer.json, toolArgs as a JSON string, the model from the session's events.jsonl", async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  const userHome = tempDir('copilot-home-');
+  const mine = writeJson(join(repo, '.github/hooks/mine.json'), {
+    version: 1,
+    hooks: { postToolUse: [{ type: 'command', bash: './audit.sh' }] },
+  });
+  await init(box, 'copilot');
+  const path = join(repo, '.github/hooks/tracer.json');
+  const file = JSON.parse(readFileSync(path, 'utf8'));
+  assert.is(file.version, 1);
+  assert.equal(Object.keys(file.hooks), ['sessionStart', 'userPromptSubmitted', 'postToolUse', 'agentStop', 'sessionEnd']);
+  assert.is(file.hooks.postToolUse[0].type, 'command');
+  await initAgain(box, 'copilot', [path]);
+
+  const sessionId = '8aa950ec-41f2-4a4b-9c55-0d7b2f9e6a13';
+  transcriptCopy('copilot', 'events.jsonl', join(userHome, '.copilot/session-state', sessionId, 'events.jsonl'));
+  edited(repo, home);
+  const postToolUse = commandIn(path, 'copilot', 'postToolUse');
+  const env = { HOME: userHome };
+  // A read reaches the hook too (Copilot hooks have no matcher): it records nothing.
+  runShell(postToolUse, { cwd: repo, home, env, input: fixture('copilot', 'postToolUse.view.json', { repo }) });
+  runShell(postToolUse, { cwd: repo, home, env, input: fixture('copilot', 'postToolUse.edit.json', { repo }) });
+  assert.is(readJsonl(join(projectDir(home), 'traces.jsonl')).length, 1, 'one row: the edit');
+  assertAttributed(repo, home, 'copilot', sessionId, 'claude-sonnet-4.5');
+
+  // A subagent's stop names no transcript; the session's stop does, and its last assistant message is the summary.
+  const agentStop = commandIn(path, 'copilot', 'agentStop');
+  runShell(agentStop, { cwd: repo, home, env, input: fixture('copilot', 'agentStop.subagent.json', { repo }) });
+  const transcript = transcriptCopy('copilot', 'events.jsonl');
+  runShell(agentStop, { cwd: repo, home, env, input: fixture('copilot', 'agentStop.json', { repo, transcript }) });
+  const summaries = readJsonl(join(projectDir(home), 'session-summaries.jsonl'));
+  assert.equal(
+    summaries.map((row) => [row.conversation_url, row.summary]),
+    [[`copilot://session/${sessionId}`, 'greet() now returns an f-string.']],
+  );
+
+  // The user's entry added to tracer's file survives uninstall; tracer's go.
+  const withMine = JSON.parse(readFileSync(path, 'utf8'));
+  withMine.hooks.postToolUse.push({ type: 'command', bash: './notify.sh' });
+  writeJson(path, withMine);
+  await uninstall(box, 'copilot');
+  assert.equal(JSON.parse(readFileSync(path, 'utf8')), { version: 1, hooks: { postToolUse: [{ type: 'command', bash: './notify.sh' }] } });
+  assert.is(readFileSync(join(repo, '.github/hooks/mine.json'), 'utf8'), mine);
+});
+
+test('windsurf: post_write_code without cwd finds the project from the file, model_name is the model', async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  const path = join(repo, '.windsurf/hooks.json');
+  const original = writeJson(path, { hooks: { post_run_command: [{ command: './lint.sh', show_output: true }] } });
+  await init(box, 'windsurf');
+  assert.is(JSON.parse(readFileSync(path, 'utf8')).hooks.post_write_code[0].show_output, false);
+  await initAgain(box, 'windsurf', [path]);
+  edited(repo, home);
+  // Run from another folder: only the payload's file path says where the project is.
+  const elsewhere = tempDir('windsurf-cwd-');
+  runShell(commandIn(path, 'windsurf', 'pre_user_prompt'), {
+    cwd: elsewhere,
+    home,
+    input: fixture('windsurf', 'pre_user_prompt.json', { repo }),
+  });
+  runShell(commandIn(path, 'windsurf', 'post_write_code'), {
+    cwd: elsewhere,
+    home,
+    input: fixture('windsurf', 'post_write_code.json', { repo }),
+  });
+  assertAttributed(repo, home, 'windsurf', '9d41a7c2e0b84f6e');
+  await uninstall(box, 'windsurf');
+  assert.is(readFileSync(path, 'utf8'), original);
+});
+
+test('kiro: .kiro/hooks/tracer.json, fs_write edits (also deferred, batched) under a derived stable session', async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'kiro');
+  const path = join(repo, '.kiro/hooks/tracer.json');
+  assert.is(JSON.parse(readFileSync(path, 'utf8')).hooks.postToolUse[0].matcher, 'fs_write');
+  await initAgain(box, 'kiro', [path]);
+  edited(repo, home);
+  const command = commandIn(path, 'kiro', 'postToolUse');
+  runShell(command, { cwd: repo, home, input: fixture('kiro', 'postToolUse.fs_write.json', { repo }) });
+  const deferredRepo = repo;
+  runShell(command, { cwd: repo, home, input: fixture('kiro', 'postToolUse.deferred.json', { repo: deferredRepo }) });
+  const traces = readJsonl(join(projectDir(home), 'traces.jsonl'));
+  assert.is(traces.length, 2);
+  assert.match(traces[0]!.conversation_id, /^kiro-[0-9a-f]{16}$/);
+  assert.is(traces[1]!.conversation_id, traces[0]!.conversation_id, 'the same session for every event');
+  assert.equal(
+    traces[1]!.files.map((file: any) => file.path),
+    ['greet.py', 'NOTES.md'],
+  );
+  assertAttributed(repo, home, 'kiro', traces[0]!.conversation_id);
+  const withMine = JSON.parse(readFileSync(path, 'utf8'));
+  withMine.hooks.stop.push({ command: './done.sh' });
+  writeJson(path, withMine);
+  await uninstall(box, 'kiro');
+  assert.equal(JSON.parse(readFileSync(path, 'utf8')), { hooks: { stop: [{ command: './done.sh' }] } });
+});
+
+test("cline: executable hook scripts in .clinerules/hooks answer {cancel: false}; the user's own scripts stay", async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  const dir = join(repo, '.clinerules/hooks');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'PreToolUse'), '#!/bin/sh\necho \'{"cancel":false}\'\n', { mode: 0o755 });
+  await init(box, 'cline');
+  const script = join(dir, 'PostToolUse');
+  assert.ok((statSync(script).mode & 0o111) !== 0, 'executable');
+  await initAgain(box, 'cline', [script, join(dir, 'TaskComplete')]);
+  edited(repo, home);
+  const answer = run(script, [], { cwd: repo, home, input: fixture('cline', 'PostToolUse.replace_in_file.json', { repo }) });
+  assert.equal(JSON.parse(answer.stdout), { cancel: false });
+  assertAttributed(repo, home, 'cline', '1768904098002', 'claude-sonnet-4-5');
+  await uninstall(box, 'cline');
+  assert.not.ok(existsSync(script));
+  assert.ok(existsSync(join(dir, 'PreToolUse')), "the user's hook stays");
+});
+
+test("cline: a user's own hook file of an event's name is never overwritten", async () => {
+  const box = sandbox();
+  const dir = join(box.repo, '.clinerules/hooks');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'PostToolUse'), '#!/bin/sh\necho mine\n', { mode: 0o755 });
+  const result = await box.run(['init', '--agents', 'cline']);
+  assert.is.not(result.code, 0);
+  assert.match(result.stderr, /agent_hook_exists/);
+  assert.is(readFileSync(join(dir, 'PostToolUse'), 'utf8'), '#!/bin/sh\necho mine\n');
+  assert.not.ok(existsSync(join(dir, 'TaskStart')), 'nothing half-installed');
+});
+
+test("goose: an Open Plugins plugin in .agents/plugins/tracer; working_dir and a suffix-matched edit tool; Stop's message is the summary", async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  const mine = writeJson(join(repo, '.agents/plugins/mine/plugin.json'), { name: 'mine', version: '0.1.0' });
+  await init(box, 'goose');
+  const hooks = join(repo, '.agents/plugins/tracer/hooks/hooks.json');
+  assert.is(JSON.parse(readFileSync(join(repo, '.agents/plugins/tracer/plugin.json'), 'utf8')).name, 'tracer');
+  await initAgain(box, 'goose', [hooks]);
+  edited(repo, home);
+  runShell(commandIn(hooks, 'goose', 'PostToolUse'), {
+    cwd: tempDir('goose-cwd-'),
+    home,
+    input: fixture('goose', 'PostToolUse.edit.json', { repo }),
+  });
+  assertAttributed(repo, home, 'goose', '20260120_3');
+  runShell(commandIn(hooks, 'goose', 'Stop'), { cwd: repo, home, input: fixture('goose', 'Stop.json', { repo }) });
+  assert.equal(
+    readJsonl(join(projectDir(home), 'session-summaries.jsonl')).map((row) => row.summary),
+    ['greet() now returns an f-string.'],
+  );
+  await uninstall(box, 'goose');
+  assert.not.ok(existsSync(join(repo, '.agents/plugins/tracer')), "tracer's plugin folder is gone");
+  assert.is(readFileSync(join(repo, '.agents/plugins/mine/plugin.json'), 'utf8'), mine);
+});
+
+test("opencode: the plugin in .opencode/plugins passes tool.execute.after to tracer; the user's plugins stay", async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  mkdirSync(join(repo, '.opencode/plugins'), { recursive: true });
+  writeFileSync(join(repo, '.opencode/plugins/mine.js'), 'export const Mine = async () => ({});\n');
+  await init(box, 'opencode');
+  const plugin = join(repo, '.opencode/plugins/tracer.js');
+  await initAgain(box, 'opencode', [plugin]);
+  edited(repo, home);
+  // What OpenCode does: load the plugin, then call its hooks with (input, output).
+  const { input, output } = JSON.parse(fixture('opencode', 'tool.execute.after.json', { repo }));
+  const script = `
+    const { TracerPlugin } = await import(${JSON.stringify(pathToFileURL(plugin).href)});
+    const hooks = await TracerPlugin({ directory: ${JSON.stringify(repo)}, worktree: ${JSON.stringify(repo)} });
+    const input = ${JSON.stringify(input)};
+    await hooks['chat.params']({ sessionID: input.sessionID, model: { id: 'claude-sonnet-4-5' } }, {});
+    await hooks['tool.execute.before']({ tool: input.tool, sessionID: input.sessionID, callID: input.callID }, { args: input.args });
+    await hooks['tool.execute.after']({ tool: input.tool, sessionID: input.sessionID, callID: input.callID }, ${JSON.stringify(output)});
+    await hooks.event({ event: { type: 'file.edited', properties: { file: 'greet.py' } } });
+  `;
+  run(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, home, input: '' });
+  assert.is(readJsonl(join(projectDir(home), 'traces.jsonl')).length, 1, 'file.edited adds no row');
+  assertAttributed(repo, home, 'opencode', 'ses_4a1f2c9e8d7bffe1', 'claude-sonnet-4-5');
+  await uninstall(box, 'opencode');
+  assert.not.ok(existsSync(plugin));
+  assert.ok(existsSync(join(repo, '.opencode/plugins/mine.js')));
+});
+
+test('unknown agent ids keep the unknown_agent error, for init and for the hook', async () => {
+  const box = sandbox();
+  const result = await box.run(['init', '--agents', 'gemini,amp']);
+  assert.is(result.code, 2);
+  assert.match(result.stderr, /unknown_agent/);
+  assert.not.ok(existsSync(join(box.repo, '.gemini')), 'nothing installed');
+  const hook = await box.run(['hook', 'amp', 'PostToolUse'], { input: '{}' });
+  assert.is(hook.code, 0);
+  assert.match(
+    readFileSync(join(box.home, 'hook-errors.log'), 'utf8'),
+    /"code":"unknown_agent"/,
+    'logged where tracer keeps failures outside a project',
+  );
+});
+
+test.run();
