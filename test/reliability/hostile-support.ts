@@ -230,9 +230,15 @@ export async function snapshot(t: Tenants): Promise<string> {
   return JSON.stringify(view);
 }
 
-/** Row counts and a hash of every row of every table the service keeps (tokens and projects included). */
+/**
+ * Row counts and a hash of every row of every table the service keeps (tokens and projects
+ * included), except the team view's `view_*` tables: they are folded in from `items` in the
+ * background whenever uploads pause, so they change after set-up whatever the test sends,
+ * and `items` they are derived from is in the digest.
+ */
 async function tableDigest(service: ServiceHandle): Promise<Record<string, string>> {
   const digest: Record<string, string> = {};
+  const derived = (name: string) => name.startsWith('view_');
   const hash = (rows: unknown[]) => `${rows.length}:${createHash('sha256').update(JSON.stringify(rows)).digest('hex')}`;
   if (service.backend === 'sqlite') {
     const Database = (await import('better-sqlite3')).default;
@@ -241,7 +247,7 @@ async function tableDigest(service: ServiceHandle): Promise<Record<string, strin
       const tables = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
         .all() as Array<{ name: string }>;
-      for (const { name } of tables) digest[name] = hash(db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all());
+      for (const { name } of tables) if (!derived(name)) digest[name] = hash(db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all());
     } finally {
       db.close();
     }
@@ -255,7 +261,9 @@ async function tableDigest(service: ServiceHandle): Promise<Record<string, strin
       'SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name',
     );
     for (const { table_name: name } of tables.rows) {
-      const rows = await client.query(`SELECT * FROM "${name}" ORDER BY 1, 2`);
+      if (derived(name)) continue;
+      // Ordered by the whole row: tables of one column (the migrations list) have no second one to sort by.
+      const rows = await client.query(`SELECT * FROM "${name}" AS t ORDER BY t::text`);
       digest[name] = hash(rows.rows);
     }
   } finally {
