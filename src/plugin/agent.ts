@@ -3,7 +3,7 @@
 // payload helpers, file-write shapes and transcript readers, nothing of the
 // kernel. `tracer/plugin` re-exports all of it. Guide: docs/plugins.md.
 import type { TracerPlugin } from '../kernel/kernel.js';
-import type { AgentAdapter } from '../capture/hook/adapter.js';
+import type { AgentAdapter } from '../core/agent.js';
 
 export type {
   AgentAdapter,
@@ -14,7 +14,7 @@ export type {
   HookedEvent,
   OwnedFile,
   SettingsInstall,
-} from '../capture/hook/adapter.js';
+} from '../core/agent.js';
 export type { FileWrite, HookEvent, Payload, WrittenFragment } from '../capture/hook/hook-event.js';
 export {
   AGENT_ID,

@@ -13,7 +13,7 @@ import { resolveDestination, type Destination } from './destination.js';
 import { logHookFailure, type HookFailure } from './error-log.js';
 import { pathToFileURL } from 'node:url';
 import { BUILTIN_LIST_FILE, builtinPluginPath, effectivePluginList, type PluginEntry, type PluginLayer } from '../../kernel/plugin-list.js';
-import type { AgentAdapter } from './adapter.js';
+import type { AgentAdapter } from '../../core/agent.js';
 import { AGENT_ID, isObject, PayloadError, type HookEvent, type Payload } from './hook-event.js';
 import { PAYLOAD_CAP_BYTES, readPayload } from './payload.js';
 import { appendTrace } from './trace-row.js';

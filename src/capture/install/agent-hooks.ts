@@ -1,4 +1,4 @@
-// Installing an agent's hooks, in one of two kinds (src/capture/hook/adapter.ts):
+// Installing an agent's hooks, in one of two kinds (src/core/agent.ts):
 // entries merged into a settings file next to the user's own (hook-entries.ts),
 // or files that are tracer's alone (a plugin, hook scripts), written into a
 // folder the agent reads. Either way: everything is read and checked before
@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { errnoCode, unwritable } from '../../files/index.js';
-import type { AgentAdapter, FilesInstall, OwnedFile } from '../hook/adapter.js';
+import type { AgentAdapter, FilesInstall, OwnedFile } from '../../core/agent.js';
 import { hasTracerHooks, withoutTracerHooks, withTracerHooks, type SettingsAgent } from './hook-entries.js';
 import { readInstalledFile, recordInstalledFile } from './install-record.js';
 import { readJsonFile, sameJson, serializeLike, type JsonFile } from './json-file.js';

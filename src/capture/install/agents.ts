@@ -1,7 +1,7 @@
 // `--agents` of `tracer init` and `tracer rule`: which of the enabled agents
 // (the adapters the plugins bring, src/plugins/agents/) a command works on.
 import { ExitCode, TracerError } from '../../core/errors.js';
-import type { AgentAdapter } from '../hook/adapter.js';
+import type { AgentAdapter } from '../../core/agent.js';
 
 /**
  * What `tracer init` installs when `--agents` is not given: the agents tracer

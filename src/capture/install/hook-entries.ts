@@ -3,7 +3,7 @@
 // their order. Our entries are found by their command (`tracer hook <agent> <event>`),
 // so a second run updates them in place instead of adding duplicates.
 import { isPlainObject } from '../../store/state-file.js';
-import type { SettingsInstall } from '../hook/adapter.js';
+import type { SettingsInstall } from '../../core/agent.js';
 
 /** An agent whose hooks live in a settings file tracer merges into. */
 export interface SettingsAgent {

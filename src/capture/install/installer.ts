@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { GitLocation } from '../../store/git.js';
-import type { AgentAdapter } from '../hook/adapter.js';
+import type { AgentAdapter } from '../../core/agent.js';
 import { agentInstallPath, applyAgentHooks, planAgentHooks, removeAgentHooks, type AgentHookPlan } from './agent-hooks.js';
 import { applyGitHooks, CHAINED_SUFFIX, hooksDir, planGitHooks, removeGitHooks, type GitHookPlan } from './git-hooks.js';
 import { agentHookCommand, currentInvocation } from './invocation.js';

@@ -8,7 +8,7 @@ import { ensureDirSync } from '../../files/index.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { findGit } from '../../store/git.js';
 import { errnoCode, unwritable } from '../../files/index.js';
-import type { AgentAdapter } from '../hook/adapter.js';
+import type { AgentAdapter } from '../../core/agent.js';
 
 /** An agent that loads rules: its adapter says where. */
 export type RuleAgent = AgentAdapter & { rules: NonNullable<AgentAdapter['rules']> };
