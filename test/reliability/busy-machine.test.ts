@@ -5,7 +5,7 @@ import { cleanup } from '../helpers/cli.js';
 import { spawnService, stopAllServices } from '../helpers/service.js';
 import { machine, syncState } from '../helpers/sync-fixtures.js';
 import { dice, FAST_RETRY_ENV, pause, replayable, requestsSeen, rounds, SOAK, spawnTracer, untilRequests } from './support/faults.js';
-import { assertManifestAgrees, assertServerHoldsExactly, census, FAMILIES, seed } from './support/stores.js';
+import { assertManifestAgrees, assertServerHoldsExactly, census, FAMILIES, MANIFEST_KEYS, seed } from './support/stores.js';
 
 /**
  * Issue 19 as it was found: both cores busy, thousands of traces, and the
@@ -22,13 +22,6 @@ test.after(async () => {
 
 const ROUNDS = rounds(1, 6);
 const TRACES = Number(process.env.TRACER_BUSY_TRACES ?? (SOAK ? 30_000 : 4_000));
-const MANIFEST_KEYS: Record<string, string> = {
-  traces: 'trace_ids',
-  ledgers: 'ledger_shas',
-  'commit-links': 'commit_link_ids',
-  summaries: 'summary_ids',
-  conversations: 'conversation_keys',
-};
 
 /** Busy loops on every core, started and stopped by the test itself. */
 function busyCores(count: number): ChildProcess[] {
@@ -65,7 +58,7 @@ test('both cores busy: the service SIGKILLed mid-push never leaves a push that r
         const synced = syncState(a)?.remotes?.origin?.synced ?? {};
         for (const family of FAMILIES) {
           const onService = new Set(held[family]);
-          const missing = (synced[MANIFEST_KEYS[family]!] ?? []).filter((id: string) => !onService.has(id));
+          const missing = (synced[MANIFEST_KEYS[family]] ?? []).filter((id: string) => !onService.has(id));
           assert.is(missing.length, 0, `round ${round}: ${missing.length} ${family} listed as synced are not on the service`);
         }
         if (interrupted.code === 0) await assertServerHoldsExactly(service, token, a, `round ${round}: the push exited 0`);

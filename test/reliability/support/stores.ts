@@ -61,7 +61,7 @@ export const FAMILY_FILES = {
 export type FamilyName = keyof typeof FAMILY_FILES;
 export const FAMILIES = Object.keys(FAMILY_FILES) as FamilyName[];
 
-const MANIFEST_KEYS: Record<FamilyName, string> = {
+export const MANIFEST_KEYS: Record<FamilyName, string> = {
   traces: 'trace_ids',
   ledgers: 'ledger_shas',
   'commit-links': 'commit_link_ids',
