@@ -1,4 +1,4 @@
-// Workload 10 (issue 20): reconcile. A pull request of 50 commits (every other
+// Workload 11 (issue 20): reconcile. A pull request of 50 commits (every other
 // one an agent's, through trace rows as the hooks write them, each touching a
 // few of 10 files) lands on main as the hosting service's squash, and as its
 // rebase-merge; `tracer reconcile` maps it back, from a cold cache, each run
@@ -143,7 +143,7 @@ export async function reconcileWorkload(
     const ms = median(samples);
     log(`  tracer reconcile, ${label} of ${options.commits} commits: ${round(ms)} ms over ${options.runs} runs`);
     results.push({
-      workload: `10. reconcile ${label}`,
+      workload: `11. reconcile ${label}`,
       size: `${options.commits}-commit pull request, ${FILES} files`,
       tracerMs: round(ms),
       ratio: round(ms / 2000),
@@ -186,7 +186,7 @@ export async function reconcileWorkload(
     `  git pull of ${options.pullCommits} commits: ${round(median(without))} ms, with the post-merge hook ${round(median(withHook))} ms (+${round(added)} ms)`,
   );
   results.push({
-    workload: '10. post-merge hook',
+    workload: '11. post-merge hook',
     size: `git pull of a ${options.pullCommits}-commit rebase-merge`,
     tracerMs: round(added),
     baselineMs: round(median(without)),

@@ -100,12 +100,13 @@ function isBareTransfer(argv: readonly string[]): boolean {
   );
 }
 
-/** `commit-link`, `rewrite-ledger <kind>` and `reconcile --post-merge` exactly, as the git hooks call them; flags and --help go to clipanion. */
+/** `commit-link`, `rewrite-ledger <kind>` and `reconcile --post-merge [<span>]` exactly, as the git hooks (and the post-merge hook's run in the background) call them; flags and --help go to clipanion. */
 function isGitHookInvocation(argv: readonly string[]): boolean {
   return (
     (argv.length === 1 && argv[0] === 'commit-link') ||
     (argv.length === 2 && argv[0] === 'rewrite-ledger' && !argv[1]!.startsWith('-')) ||
-    (argv.length === 2 && argv[0] === 'reconcile' && argv[1] === '--post-merge')
+    (argv.length === 2 && argv[0] === 'reconcile' && argv[1] === '--post-merge') ||
+    (argv.length === 3 && argv[0] === 'reconcile' && argv[1] === '--post-merge' && !argv[2]!.startsWith('-'))
   );
 }
 

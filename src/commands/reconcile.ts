@@ -16,7 +16,7 @@ export class ReconcileCommand extends TracerCommand {
 
       Each line the commit added is carried back through the diffs to the branch commit that wrote it, and takes what that commit's ledger says of it: agent, model and conversation, or a person. Lines from a branch commit without a ledger are \`unknown\`. A commit with no source stays as it is; merges are left out (their branch keeps its commits and ledgers).
 
-      The range defaults to the newest 200 commits of HEAD. The git hook that \`tracer init\` installs runs it after every \`git pull\` (\`--post-merge\`: ORIG_HEAD..HEAD, silent, never failing the pull), \`tracer pull\` runs it when ledgers arrive, and blame, show and stats do the quick part (same patch, request heads already here) on what they read. The result is the same bytes on every machine. See docs/attribution.md.
+      The range defaults to the newest 200 commits of HEAD. The git hook that \`tracer init\` installs runs it after every \`git pull\` (\`--post-merge\`: ORIG_HEAD..HEAD, silent, never failing the pull; it does up to 20 commits that need no fetch before the pull returns and leaves the rest to a run in the background, which reconciles of the same project wait for), \`tracer pull\` runs it when ledgers arrive, and blame, show and stats do the quick part (same patch, request heads already here) on what they read. The result is the same bytes on every machine. See docs/attribution.md.
 
       With --json it prints \`{"dry_run", "examined", "reconciled": [{"commit", "method", "sources", "without_ledger", "lines", "ledger_sha", "written"}], "without_source"}\`.
     `,
@@ -35,7 +35,8 @@ export class ReconcileCommand extends TracerCommand {
     validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(1, 100_000)]),
   });
   postMerge = Option.Boolean('--post-merge', false, {
-    description: "What git's post-merge hook runs: ORIG_HEAD..HEAD, printing nothing and never failing (errors go to hook-errors.log)",
+    description:
+      "What git's post-merge hook runs: ORIG_HEAD..HEAD (or the range given), printing nothing and never failing (errors go to hook-errors.log)",
   });
 
   async run() {
@@ -43,7 +44,7 @@ export class ReconcileCommand extends TracerCommand {
     const { cwd, env } = kernel.context;
     if (this.postMerge) {
       const { runPostMerge } = await import('../capture/ledger/git-hook-entry.js');
-      return runPostMerge({ cwd, env, stdout: this.context.stdout, stderr: this.context.stderr, verbose: false });
+      return runPostMerge({ cwd, env, stdout: this.context.stdout, stderr: this.context.stderr, verbose: false }, this.range);
     }
     const project = this.project();
     const { reconcileRange } = await import('../attribution/reconcile/command.js');

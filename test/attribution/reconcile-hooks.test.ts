@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, runTracer } from '../helpers/cli.js';
-import { gitIn, ledgerOf, linesByType, note } from '../capture/ledger-helpers.js';
-import { pullRequestRepo, squashOnService } from './reconcile-fixture.js';
+import { gitIn, ledgerOf, linesByType, note, rows } from '../capture/ledger-helpers.js';
+import { lockReconcile, RECONCILE_PENDING } from '../../src/attribution/reconcile/lock.js';
+import { reconcile } from '../../src/attribution/reconcile/reconcile.js';
+import { rejectionOf } from '../helpers/errors.js';
+import { pullRequestRepo, rebaseOnService, squashOnService, teammate } from './reconcile-fixture.js';
 
 test.after(cleanup);
 
@@ -47,5 +50,72 @@ test('the post-merge hook never fails a pull: a broken ledger file is logged, th
     [['git', 'post-merge']],
   );
 });
+
+test('git pull never waits for a fetch: the hook hands the squash to a run in the background, and a blame the next moment waits for it', async () => {
+  const pr = await pullRequestRepo();
+  // B cloned main before the request was merged, and the service deleted the branch on merge: only refs/pull/7/head has its commits.
+  gitIn(pr.origin, ['branch', '-D', 'feature']);
+  const b = teammate(pr.origin, pr.a);
+  await initIn(b);
+  gitIn(pr.origin, ['branch', 'feature', 'refs/pull/7/head']);
+  const squash = squashOnService(pr.origin, 'feature', 'Parse and total (#7)');
+  gitIn(pr.origin, ['branch', '-D', 'feature']);
+  gitIn(b.repo, ['pull', '-q', '--no-rebase', 'origin', 'main'], { home: b.home });
+  const blamed = await runTracer(['blame', 'src/parse.ts', '--json'], { cwd: b.repo, home: b.home });
+  assert.is(blamed.code, 0, blamed.stderr);
+  assert.equal(
+    JSON.parse(blamed.stdout).lines.map((line: any) => line.type),
+    ['ai', 'ai', 'human', 'ai', 'ai'],
+    'blame shows what the background run wrote, not what it found alone',
+  );
+  assert.is(
+    rows(b, 'ledgers.jsonl').filter((row) => row.commit === squash).length,
+    1,
+    'one ledger row, though two processes could write it',
+  );
+  assert.is(note(b.repo, squash), `${JSON.stringify(ledgerOf(b, squash).record)}\n`);
+  await until(() => !existsSync(join(b.dir, RECONCILE_PENDING)), 'the background run removes its hand-over when done');
+  assert.not.ok(existsSync(join(b.dir, 'hook-errors.log')), 'nothing failed');
+});
+
+test('the hook is bounded: past its commit count the rest is deferred, in order; while another reconcile runs, all of it', async () => {
+  const pr = await pullRequestRepo();
+  const landed = rebaseOnService(pr.origin, 'feature');
+  gitIn(pr.a.repo, ['pull', '-q', '--no-rebase', '--no-verify', 'origin', 'main']);
+  const git = { cwd: pr.a.repo, env: { ...process.env, TRACER_HOME: pr.a.home } };
+  const request = { projectDir: pr.a.dir, git, revisions: ['ORIG_HEAD..HEAD'], depth: 'full' as const, dryRun: true };
+
+  const bounded = await reconcile({ ...request, bounded: { maxCommits: 1 } });
+  assert.equal(
+    bounded.reconciled.map((done) => done.commit),
+    [landed[0]],
+  );
+  assert.equal(bounded.deferred, landed.slice(1));
+
+  const release = await lockReconcile(pr.a.dir, 0);
+  assert.ok(release, 'the lock is free');
+  try {
+    const held = await reconcile({ ...request, bounded: { maxCommits: 20 } });
+    assert.equal(held.reconciled, []);
+    assert.equal(held.deferred, landed);
+    const busy = await rejectionOf(reconcile({ ...request, waitMs: 100 }));
+    assert.is(busy.code, 'reconcile_busy');
+    // A reconcile started now waits for the holder, then does the work.
+    const waiting = reconcile({ ...request, waitMs: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await release!();
+    assert.equal(
+      (await waiting).reconciled.map((done) => done.commit),
+      landed,
+    );
+  } finally {
+    await release!().catch(() => undefined);
+  }
+});
+
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let tries = 0; tries < 200 && !done(); tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+  assert.ok(done(), what);
+}
 
 test.run();

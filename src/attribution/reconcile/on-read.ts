@@ -5,7 +5,10 @@
 import type { GitOptions } from '../../capture/ledger/git-exec.js';
 import type { LedgerLines } from '../ledger-lines.js';
 
-/** True when some commit got a ledger, so the caller reads the ledgers again. */
+/** Long enough for a hook's run in the background (a fetch times out after 5 s), short enough that a blame never seems stuck. */
+const ON_READ_WAIT_MS = 15_000;
+
+/** True when some of `commits` (which had no ledger) has one now, so the caller reads the ledgers again. */
 export async function reconcileOnRead(
   projectDir: string,
   git: GitOptions,
@@ -22,9 +25,15 @@ export async function reconcileOnRead(
       walk: false,
       limit: commits.length,
       depth: 'quick',
+      // A post-merge hook's run in the background is finishing this very branch: what it writes is what this read should show.
+      waitMs: ON_READ_WAIT_MS,
       ...(index ? { index } : {}),
     });
-    return report.reconciled.length > 0;
+    if (report.reconciled.length > 0) return true;
+    // The hook's run in the background, which this one waited for, may have written them instead.
+    const { LedgerLines } = await import('../ledger-lines.js');
+    const now = await LedgerLines.read(projectDir);
+    return commits.some((commit) => now.has(commit));
   } catch {
     // What was read stays right without it: those commits show as `unknown`, and `tracer reconcile` reports the failure.
     return false;

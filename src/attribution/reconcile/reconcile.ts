@@ -17,16 +17,18 @@ import {
   type CommitChanges,
   type CommitInfo,
 } from '../../capture/ledger/commit-diff.js';
-import { runGit, type GitOptions } from '../../capture/ledger/git-exec.js';
+import { GitCommandError, runGit, type GitOptions } from '../../capture/ledger/git-exec.js';
 import { buildRecordLedger, COMMIT_LINKS_FILE, LEDGERS_FILE, type Ledger } from '../../capture/ledger/ledger-record.js';
 import { appendOnce } from '../../capture/ledger/link-commit.js';
 import { writeLedgerNote, writeLedgerNotes } from '../../capture/ledger/notes.js';
 import { isAttributableLine } from '../../capture/trace-record.js';
 import { withContentId } from '../../core/content-id.js';
+import { ExitCode, TracerError } from '../../core/errors.js';
 import { appendRecord } from '../../store/jsonl.js';
 import { LedgerLines } from '../ledger-lines.js';
 import { readLedgerLine, type LedgerView } from '../ledger-view.js';
 import { readReconcileCache, writeReconcileCache, type ReconcileCache } from './cache.js';
+import { lockReconcile, RECONCILE_LOCK } from './lock.js';
 import { mapByPatch, mapThroughBlame, type MappedLines } from './lines.js';
 import { recoverByContent } from './recover.js';
 import {
@@ -62,6 +64,8 @@ export interface ReconcileReport {
   reconciled: ReconciledCommit[];
   /** Examined commits for which no source was found: they stay as they are. */
   without_source: string[];
+  /** A bounded run only: the commits it left for a run without bounds (they need a fetch, or there were too many). */
+  deferred?: string[];
 }
 
 export interface ReconcileRequest {
@@ -85,9 +89,18 @@ export interface ReconcileRequest {
   /** Ask the remote again for heads it did not have, and look again at commits that had no source. */
   retry?: boolean;
   fetchTimeoutMs?: number;
+  /**
+   * The post-merge hook's bounds (git pull waits for it): no fetch, at most
+   * `maxCommits` commits, no waiting for another reconcile. What it leaves is
+   * in `report.deferred`, in order, for a run without bounds.
+   */
+  bounded?: { maxCommits: number };
+  /** How long to wait for a reconcile running in this project (a hook's run in the background) to finish; default 60 s. */
+  waitMs?: number;
 }
 
 export const DEFAULT_LIMIT = 200;
+const DEFAULT_WAIT_MS = 60_000;
 const DEFAULT_FETCH_TIMEOUT_MS = 5000;
 /** Branch tips compared with a commit's combined change, newest first: enough for the branches of a few weeks. */
 const MAX_TIPS = 20;
@@ -95,23 +108,65 @@ const MAX_TIPS = 20;
 const RECOVERY_DAYS = 90;
 
 export async function reconcile(request: ReconcileRequest): Promise<ReconcileReport> {
-  const { git, projectDir } = request;
-  const report: ReconcileReport = { dry_run: request.dryRun === true, examined: 0, reconciled: [], without_source: [] };
+  const { projectDir } = request;
+  const report: ReconcileReport = {
+    dry_run: request.dryRun === true,
+    examined: 0,
+    reconciled: [],
+    without_source: [],
+    ...(request.bounded ? { deferred: [] } : {}),
+  };
   const targets = await listTargets(request);
   if (targets.length === 0) return report;
-  const index = request.index ?? (await LedgerLines.read(projectDir));
+  // Most reads find every commit ledgered: they answer from the caller's index and never take the lock.
+  if (pendingOf(targets, request.index ?? (await LedgerLines.read(projectDir))).length === 0) return report;
+  const release = await lockReconcile(projectDir, request.bounded ? 0 : (request.waitMs ?? DEFAULT_WAIT_MS));
+  if (!release) {
+    if (request.bounded) {
+      report.deferred = pendingOf(targets, await LedgerLines.read(projectDir));
+      return report;
+    }
+    throw new TracerError(
+      'reconcile_busy',
+      `Another reconcile of this project (${join(projectDir, RECONCILE_LOCK)}) is still running after ${Math.round((request.waitMs ?? DEFAULT_WAIT_MS) / 1000)} s; run this again once it is done.`,
+      { exitCode: ExitCode.localState },
+    );
+  }
+  try {
+    // Read again under the lock: the holder before may have written the very ledgers this run was about to.
+    return await reconcileLocked(request, report, targets, await LedgerLines.read(projectDir));
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+/** The targets without a ledger, and those whose reconciled ledger missed a source that has one now. */
+function pendingOf(targets: readonly string[], index: LedgerLines): string[] {
+  return targets.filter((commit) => {
+    if (!index.has(commit)) return true;
+    const view = index.ledgersOf([commit]).get(commit);
+    // A reconciled ledger is redone once a source that had no ledger has one.
+    return view?.reconciled !== undefined && view.reconciled.without_ledger.some((source) => index.has(source));
+  });
+}
+
+async function reconcileLocked(
+  request: ReconcileRequest,
+  report: ReconcileReport,
+  targets: readonly string[],
+  index: LedgerLines,
+): Promise<ReconcileReport> {
+  const { git, projectDir } = request;
   const views = new Map<string, LedgerView | undefined>();
   const ledgerOf = (commit: string): LedgerView | undefined => {
     if (!views.has(commit)) views.set(commit, index.ledgersOf([commit]).get(commit));
     return views.get(commit);
   };
-  const pending = targets.filter((commit) => {
-    if (!index.has(commit)) return true;
-    const view = ledgerOf(commit);
-    // A reconciled ledger is redone once a source that had no ledger has one.
-    return view?.reconciled !== undefined && view.reconciled.without_ledger.some((source) => index.has(source));
-  });
-  report.examined = pending.length;
+  const examined = pendingOf(targets, index);
+  report.examined = examined.length;
+  // Oldest first: a commit left for later never stands before one done now that it could be the source of.
+  const pending = request.bounded ? examined.slice(0, request.bounded.maxCommits) : examined;
+  report.deferred?.push(...examined.slice(pending.length));
   if (pending.length === 0) return report;
 
   const cache = await readReconcileCache(projectDir);
@@ -153,10 +208,14 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
   const read = await readCommitsBatch([...new Set([...inSight, ...sources])], git);
   context.read = read;
   const notes: Ledger[] = [];
-  for (const commit of pending) {
+  for (const [position, commit] of pending.entries()) {
     const skipFull = request.depth === 'full' && !request.retry && cache.no_source[commit] === ledgerCount;
     const target = new Target(commit, git, read.get(commit));
     const found = await findSources(target, context, skipFull);
+    if (found === 'fetch') {
+      report.deferred!.unshift(...pending.slice(position));
+      break;
+    }
     if (!found || found.mapped.from.size === 0) {
       if (request.depth === 'full') cache.no_source[commit] = ledgerCount;
       report.without_source.push(commit);
@@ -194,11 +253,16 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
 }
 
 async function listTargets(request: ReconcileRequest): Promise<string[]> {
-  // A repository without a commit yet has nothing to reconcile.
-  if ((await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], request.git).catch(() => '')).trim() === '') return [];
   const walk = request.walk === false ? ['--no-walk=unsorted'] : [];
   const args = ['rev-list', '--no-merges', ...walk, `--max-count=${request.limit ?? DEFAULT_LIMIT}`, ...request.revisions, '--'];
-  return (await runGit(args, request.git)).split('\n').filter(Boolean).reverse();
+  try {
+    return (await runGit(args, request.git)).split('\n').filter(Boolean).reverse();
+  } catch (error) {
+    // A repository without a commit yet has nothing to reconcile; asked only then, so a reconcile costs one git call less.
+    const born = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], request.git).catch(() => '');
+    if (error instanceof GitCommandError && born.trim() === '') return [];
+    throw error;
+  }
 }
 
 /** Files with at least one line someone wrote: a file of blank lines is nobody's work. */
@@ -277,7 +341,8 @@ class Target {
   }
 }
 
-async function findSources(target: Target, context: SourceContext, skipFull: boolean): Promise<Found | undefined> {
+/** The sources of a commit; 'fetch' when a bounded run would need the request's head from the remote to tell. */
+async function findSources(target: Target, context: SourceContext, skipFull: boolean): Promise<Found | 'fetch' | undefined> {
   const { git } = context.request;
   const commit = target.commit;
   const same = samePatch(commit, context);
@@ -296,12 +361,14 @@ async function findSources(target: Target, context: SourceContext, skipFull: boo
   const info = await target.info();
   const landedOn = info.parents[0];
   if (landedOn === undefined) return undefined;
+  let fetchWanted = false;
   if (pullRequest) {
     const policy: FetchPolicy = {
-      fetch: full,
+      fetch: full && !context.request.bounded,
       timeoutMs: context.request.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
       skip: context.request.retry ? undefined : new Set(Object.keys(context.cache.missing_heads)),
       onFetchFailed: (ref) => (context.cache.missing_heads[ref] = true),
+      onFetchWanted: () => (fetchWanted = true),
     };
     const head = await pullRequestHead(pullRequest, git, policy);
     if (head !== undefined) {
@@ -322,6 +389,8 @@ async function findSources(target: Target, context: SourceContext, skipFull: boo
   }
   // Only a merged request may gain lines by content: a person's own commit never does.
   if (!pullRequest) return undefined;
+  // The head the remote may have maps every line exactly; content only recovers some. A bounded run leaves the commit to a run that may fetch.
+  if (fetchWanted) return 'fetch';
   return recoverLines(target, info, context);
 }
 

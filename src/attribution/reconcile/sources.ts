@@ -82,6 +82,8 @@ export interface FetchPolicy {
   onFetchFailed?: (ref: string) => void;
   /** Heads known to be missing on the remote: not asked again. */
   skip?: ReadonlySet<string>;
+  /** Called when the head is not here and `fetch` is false, yet the remote was never asked for it. */
+  onFetchWanted?: (ref: string) => void;
 }
 
 /** The head commit of the pull request: a local ref, else fetched quietly into refs/tracer/… with a short time-out. */
@@ -91,7 +93,11 @@ export async function pullRequestHead(request: PullRequest, git: GitOptions, pol
     const id = await resolve(ref, git);
     if (id !== undefined) return id;
   }
-  if (!policy.fetch || policy.skip?.has(refs.remote)) return undefined;
+  if (policy.skip?.has(refs.remote)) return undefined;
+  if (!policy.fetch) {
+    policy.onFetchWanted?.(refs.remote);
+    return undefined;
+  }
   const remote = await defaultRemote(git);
   if (remote === undefined) return undefined;
   const target = refs.local.at(-1)!;

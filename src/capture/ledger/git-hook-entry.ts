@@ -3,6 +3,7 @@
 // output: by default they print nothing, exit 0 whatever happens, and write each
 // failure as one JSON line to hook-errors.log in the project folder. Run by hand
 // with --verbose they say what they did and report failures with their exit code.
+import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { commitSummaryEnabled, printCommitSummary } from '../../attribution/commit-summary.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
@@ -11,6 +12,7 @@ import { findGit } from '../../store/git.js';
 import { resolveProject } from '../../store/project.js';
 import { resolveDestination } from '../hook/destination.js';
 import { logHookFailure, type HookFailure } from '../hook/error-log.js';
+import { GitCommandError, runGit } from './git-exec.js';
 import { linkCommit, type LinkResult } from './link-commit.js';
 import { parseRewritePairs, REWRITE_KINDS, type RewriteKind } from './rewrite.js';
 
@@ -57,25 +59,90 @@ export async function runRewriteLedger(kind: string, stdin: Readable, io: GitHoo
 }
 
 /**
+ * Commits git's post-merge hook reconciles before `git pull` returns; more, or
+ * one whose pull-request head must be fetched, go to a run in the background
+ * that blame, show, stats and `tracer pull` wait for (reconcile/lock.ts).
+ */
+const HOOK_MAX_COMMITS = 20;
+
+/**
  * git's post-merge hook, after `git pull` (or a merge): the commits that arrived
  * and have no ledger are reconciled with their branch's ledgers
  * (src/attribution/reconcile/). Whatever happens, the pull has already worked
- * and stays so.
+ * and stays so. With `range`, the hook's run in the background: no bounds.
  */
-export async function runPostMerge(io: GitHookIo): Promise<number> {
+export async function runPostMerge(io: GitHookIo, range?: string): Promise<number> {
   return guarded('post-merge', io, async (dir) => {
     const git = { cwd: io.cwd, env: io.env };
     const { reconcile } = await import('../../attribution/reconcile/reconcile.js');
-    const { commitId } = await import('../../attribution/git-read.js');
-    // ORIG_HEAD is where the branch stood before the merge; without it (a first pull into an empty branch) there is nothing to compare.
-    if ((await commitId('ORIG_HEAD', git)) === undefined) return;
-    const report = await reconcile({ projectDir: dir, git, revisions: ['ORIG_HEAD..HEAD'], depth: 'full' });
-    if (io.verbose) {
-      for (const done of report.reconciled) {
-        io.stdout.write(`${done.commit.slice(0, 12)}: reconciled by ${done.method} from ${done.sources.length} commit(s)\n`);
+    if (range !== undefined) {
+      const { clearHandOff } = await import('../../attribution/reconcile/lock.js');
+      try {
+        const report = await reconcile({ projectDir: dir, git, revisions: [range], depth: 'full' });
+        if (io.verbose) writeReconciled(io, report.reconciled);
+      } finally {
+        clearHandOff(dir);
       }
+      return;
+    }
+    // ORIG_HEAD is where the branch stood before the merge.
+    const report = await reconcile({
+      projectDir: dir,
+      git,
+      revisions: ['ORIG_HEAD..HEAD'],
+      depth: 'full',
+      bounded: { maxCommits: HOOK_MAX_COMMITS },
+    }).catch(async (error: unknown) => {
+      // Without it (a first pull into an empty branch) there is nothing to compare: asked only then, so a pull pays one git call less.
+      if (error instanceof GitCommandError && (await mergedSpan(git)) === undefined) return undefined;
+      throw error;
+    });
+    if (report === undefined) return;
+    if (io.verbose) writeReconciled(io, report.reconciled);
+    if (report.deferred !== undefined && report.deferred.length > 0) {
+      // As commit ids: ORIG_HEAD and HEAD move with the next pull.
+      const span = await mergedSpan(git);
+      if (span !== undefined) await continueInBackground(dir, span, io);
     }
   });
+}
+
+/** ORIG_HEAD..HEAD as commit ids; undefined without ORIG_HEAD. */
+async function mergedSpan(git: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string | undefined> {
+  try {
+    const [before, after] = (await runGit(['rev-parse', 'ORIG_HEAD^{commit}', 'HEAD^{commit}'], git)).trim().split('\n');
+    return before && after ? `${before}..${after}` : undefined;
+  } catch (error) {
+    if (error instanceof GitCommandError) return undefined;
+    throw error;
+  }
+}
+
+/** `tracer reconcile --post-merge <span>`, detached: git pull returns now; its failures go to hook-errors.log as the hook's do. */
+async function continueInBackground(projectDir: string, span: string, io: GitHookIo): Promise<void> {
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, 'reconcile', '--post-merge', span], {
+    cwd: io.cwd,
+    env: io.env,
+    detached: true,
+    stdio: 'ignore',
+  });
+  // Waited for, so a program that cannot start is logged before this process exits.
+  const started = await new Promise<boolean>((resolve) => {
+    child.once('spawn', () => resolve(true));
+    child.once('error', (error) => {
+      logHookFailure(projectDir, { agent: 'git', event: 'post-merge' }, failureOf(error));
+      resolve(false);
+    });
+  });
+  child.unref();
+  // Before git pull returns, so a blame run the next moment waits for that run.
+  if (started) (await import('../../attribution/reconcile/lock.js')).markHandOff(projectDir, child.pid!);
+}
+
+function writeReconciled(io: GitHookIo, reconciled: ReadonlyArray<{ commit: string; method: string; sources: string[] }>): void {
+  for (const done of reconciled) {
+    io.stdout.write(`${done.commit.slice(0, 12)}: reconciled by ${done.method} from ${done.sources.length} commit(s)\n`);
+  }
 }
 
 async function guarded(
@@ -150,6 +217,6 @@ function failureOf(error: unknown): HookFailure {
  */
 export function runGitHookCommand(argv: readonly string[], io: Omit<GitHookIo, 'verbose'> & { stdin: Readable }): Promise<number> {
   const hookIo = { ...io, verbose: false };
-  if (argv[0] === 'reconcile') return runPostMerge(hookIo);
+  if (argv[0] === 'reconcile') return runPostMerge(hookIo, argv[2]);
   return argv[0] === 'rewrite-ledger' ? runRewriteLedger(argv[1]!, io.stdin, hookIo) : runCommitLink('HEAD', hookIo);
 }
