@@ -50,7 +50,7 @@ export class InitCommand extends TracerCommand {
   async run() {
     const { kernel } = this.context;
     const { cwd, env, home } = kernel.context;
-    const agents = parseAgentList(this.agents, kernel.agents);
+    const agents = parseAgentList(this.agents, await kernel.loadAgents());
     const git = findGit(cwd, env);
     // Outside a repository only the user-wide agent hooks make sense; resolveProject says why otherwise.
     if (!git && !this.global) resolveProject({ cwd, home, env });

@@ -28,7 +28,8 @@ export class PluginsCommand extends TracerCommand {
     const { kernel } = this.context;
     const layers = await pluginLayers(kernel.context.home, kernel.context.project);
     const list = effectivePluginList(layers);
-    // applyPlugins applied the enabled entries in list order, so the i-th loaded plugin is the i-th entry.
+    const agentList = await kernel.loadAgents();
+    // Once the agents are loaded too, kernel.plugins holds the enabled entries in list order: the i-th plugin is the i-th entry.
     const enabled = list.enabled.map((entry, index) => ({
       spec: entry.spec,
       name: kernel.plugins[index]?.name ?? entry.spec,
@@ -48,7 +49,7 @@ export class PluginsCommand extends TracerCommand {
       manifest_key: family.manifestKey,
       follows: family.follows ?? null,
     }));
-    const agents = kernel.agents.map((agent) => ({
+    const agents = agentList.map((agent) => ({
       id: agent.id,
       title: agent.title,
       plugin: agent.plugin,

@@ -35,6 +35,14 @@ export class Kernel {
   readonly plugins: TracerPlugin[] = [];
   readonly #families: RegisteredFamily[] = [];
   readonly #agents: Array<AgentAdapter & { plugin: string }> = [];
+  /** Where each plugin stands in the plugin list, so plugins applied late still read in list order. */
+  readonly #positions = new WeakMap<object, number>();
+  /**
+   * The agents' own plugins, imported on first need (loadAgents): most commands
+   * use no agent, and a dozen adapters with their helpers cost a no-op push
+   * about a sixth of its start-up (BENCHMARKS.md, issue 23).
+   */
+  #deferredAgents: (() => Promise<void>) | undefined;
   /** The plugin being applied: families it registers are its own. */
   #applying = '(no plugin)';
 
@@ -44,7 +52,8 @@ export class Kernel {
     }
   }
 
-  async use(plugin: TracerPlugin): Promise<void> {
+  /** Applies a plugin; `position` is its place in the plugin list when it is applied out of order. */
+  async use(plugin: TracerPlugin, position = this.plugins.length): Promise<void> {
     this.#applying = plugin.name;
     try {
       await plugin.apply(this);
@@ -53,20 +62,39 @@ export class Kernel {
     } finally {
       this.#applying = '(no plugin)';
     }
-    for (const agent of plugin.agents ?? []) this.#registerAgent(agent, plugin.name);
+    this.#positions.set(plugin, position);
+    for (const agent of plugin.agents ?? []) this.#positions.set(this.#registerAgent(agent, plugin.name), position);
     this.plugins.push(plugin);
+    this.plugins.sort(this.#byPosition);
+    this.#agents.sort(this.#byPosition);
   }
 
-  /** The agents of the enabled plugins, in plugin-list order. */
-  get agents(): ReadonlyArray<AgentAdapter & { plugin: string }> {
+  /** Plugins that only bring agents, applied by `load` when a command first needs the agents. */
+  deferAgents(load: () => Promise<void>): void {
+    this.#deferredAgents = load;
+  }
+
+  /** Applies the deferred agents' plugins (once); commands that install, list or name agents call it first. */
+  async loadAgents(): Promise<ReadonlyArray<AgentAdapter & { plugin: string }>> {
+    const load = this.#deferredAgents;
+    this.#deferredAgents = undefined;
+    if (load) await load();
     return this.#agents;
   }
 
-  agent(id: string): (AgentAdapter & { plugin: string }) | undefined {
-    return this.#agents.find((agent) => agent.id === id);
+  /** The agents of the enabled plugins, in plugin-list order; loadAgents() must have run. */
+  get agents(): ReadonlyArray<AgentAdapter & { plugin: string }> {
+    if (this.#deferredAgents) throw new Error('kernel.agents was read before kernel.loadAgents(): await it first.');
+    return this.#agents;
   }
 
-  #registerAgent(agent: AgentAdapter, plugin: string): void {
+  readonly #byPosition = (a: object, b: object): number => (this.#positions.get(a) ?? 0) - (this.#positions.get(b) ?? 0);
+
+  agent(id: string): (AgentAdapter & { plugin: string }) | undefined {
+    return this.agents.find((agent) => agent.id === id);
+  }
+
+  #registerAgent(agent: AgentAdapter, plugin: string): AgentAdapter & { plugin: string } {
     if (typeof agent?.id !== 'string' || !AGENT_ID.test(agent.id) || typeof agent.normalize !== 'function' || !agent.install) {
       throw new TracerError(
         'invalid_plugin',
@@ -82,7 +110,9 @@ export class Kernel {
         { exitCode: ExitCode.localState },
       );
     }
-    this.#agents.push(Object.assign(Object.create(agent) as AgentAdapter, agent, { plugin }));
+    const registered = Object.assign(Object.create(agent) as AgentAdapter, agent, { plugin });
+    this.#agents.push(registered);
+    return registered;
   }
 
   get families(): readonly RegisteredFamily[] {

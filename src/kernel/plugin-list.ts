@@ -100,10 +100,27 @@ function isModulePath(spec: string): boolean {
   return spec.startsWith('.') || isAbsolute(spec);
 }
 
-/** Imports every enabled plugin (in parallel: start-up time matters) and applies them in list order. */
+/**
+ * Imports every enabled plugin (in parallel: start-up time matters) and applies
+ * them in list order, except the built-in agents (`agents/<id>`, plugins that
+ * bring an agent and nothing else): those are imported when a command asks the
+ * kernel for its agents.
+ */
 export async function applyPlugins(kernel: Kernel, entries: readonly PluginEntry[]): Promise<void> {
-  const plugins = await Promise.all(entries.map(importPlugin));
-  for (const plugin of plugins) await kernel.use(plugin);
+  const placed = entries.map((entry, position) => ({ entry, position }));
+  const agents = placed.filter(({ entry }) => isBuiltinAgent(entry.spec));
+  const now = placed.filter(({ entry }) => !isBuiltinAgent(entry.spec));
+  const plugins = await Promise.all(now.map(({ entry }) => importPlugin(entry)));
+  for (const [index, plugin] of plugins.entries()) await kernel.use(plugin, now[index]!.position);
+  if (agents.length === 0) return;
+  kernel.deferAgents(async () => {
+    const loaded = await Promise.all(agents.map(({ entry }) => importPlugin(entry)));
+    for (const [index, plugin] of loaded.entries()) await kernel.use(plugin, agents[index]!.position);
+  });
+}
+
+function isBuiltinAgent(spec: string): boolean {
+  return spec.startsWith('agents/') && BUILTIN_NAME.test(spec);
 }
 
 export async function importPlugin(entry: PluginEntry): Promise<TracerPlugin> {

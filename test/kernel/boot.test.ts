@@ -11,6 +11,8 @@ import { resolveProject } from '../../src/store/project.js';
 import { cleanup, runTracer, tempDir, tempRepo } from '../helpers/cli.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/plugins/', import.meta.url));
+const HOUSE_AGENT = fileURLToPath(new URL('../../examples/plugins/house-agent.ts', import.meta.url));
+const HOUSE_PLUGIN = 'acme-agent';
 const BUILTIN_FAMILIES = ['traces', 'ledgers', 'commit-links', 'conversations', 'summaries'];
 
 test.after(cleanup);
@@ -59,6 +61,27 @@ test('outside a project the kernel boots with the built-ins and the user layer o
     (await pluginLayers(home, undefined)).map((layer) => layer.source),
     ['builtin', 'user'],
   );
+});
+
+test('the built-in agents are applied only when a command asks for them, then in plugin-list order', async () => {
+  const { repo, home } = initializedRepo();
+  // A custom agent listed after the built-ins stays after them, though it is applied first.
+  writeFileSync(homePaths(home).plugins, JSON.stringify({ plugins: [HOUSE_AGENT] }));
+  const kernel = await bootKernel({ home, cwd: repo, env: {} });
+  assert.ok(
+    kernel.plugins.every((plugin) => !plugin.name.startsWith('agents/')),
+    'no built-in agent is applied at boot',
+  );
+  assert.throws(() => kernel.agents, /loadAgents/);
+  const agents = await kernel.loadAgents();
+  const ids = agents.map((agent) => agent.id);
+  assert.equal(ids.slice(0, 3), ['claude-code', 'cursor', 'codex']);
+  assert.is(ids.at(-1), 'acme');
+  assert.equal(
+    kernel.plugins.map((plugin) => plugin.name).filter((name) => name.startsWith('agents/') || name === HOUSE_PLUGIN),
+    [...ids.slice(0, -1).map((id) => `agents/${id}`), HOUSE_PLUGIN],
+  );
+  assert.is(await kernel.loadAgents(), agents, 'loaded once');
 });
 
 test('a project plugins setting that is not a list of strings is refused with invalid_setting_value', async () => {

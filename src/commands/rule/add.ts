@@ -38,7 +38,7 @@ export class RuleAddCommand extends TracerCommand {
   async run() {
     const { cwd, env } = this.context.kernel.context;
     const name = checkRuleName(this.name);
-    const agents = parseAgentList(this.agents, ruleAgents(this.context.kernel.agents));
+    const agents = parseAgentList(this.agents, ruleAgents(await this.context.kernel.loadAgents()));
     const source = this.source(cwd);
     const worktree = worktreeFor(cwd, env);
     const writes = planRule(worktree, agents, name, source, this.force);

@@ -21,7 +21,7 @@ export class RuleListCommand extends TracerCommand {
   async run() {
     const { cwd, env } = this.context.kernel.context;
     const worktree = worktreeFor(cwd, env);
-    const rules = listRules(worktree, ruleAgents(this.context.kernel.agents));
+    const rules = listRules(worktree, ruleAgents(await this.context.kernel.loadAgents()));
     if (this.json) {
       this.printJson(
         [...rules].map(([name, agents]) => ({

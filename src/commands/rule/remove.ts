@@ -26,7 +26,7 @@ export class RuleRemoveCommand extends TracerCommand {
     const { cwd, env } = this.context.kernel.context;
     const name = checkRuleName(this.name);
     const worktree = worktreeFor(cwd, env);
-    const removed = removeRule(worktree, parseAgentList(this.agents, ruleAgents(this.context.kernel.agents)), name);
+    const removed = removeRule(worktree, parseAgentList(this.agents, ruleAgents(await this.context.kernel.loadAgents())), name);
     this.print(`Removed rule ${name}:`);
     for (const path of removed) this.print(`  ${relative(worktree, path)}`);
   }
