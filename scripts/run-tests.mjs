@@ -1,12 +1,13 @@
-// `npm test`: every test file in its own uvu process, several at once. The files are
+// `npm test`: test files in uvu processes of their own, several at once (quick files
+// share one, see batches()). The files are
 // independent (each makes its own temporary homes, repositories, services on port 0 and
 // PostgreSQL schemas, test/helpers/), and most of their time is spent waiting on child
 // processes, fsync and sockets, so running them side by side uses the idle core time one
 // uvu process leaves (BENCHMARKS.md, "Test suite").
 //
 // Usage: node scripts/run-tests.mjs [dir] [pattern]  (uvu's own arguments; default: test "\.test\.ts$")
-// TRACER_TEST_JOBS sets how many files run at once (default: cores + 2).
-// TRACER_TEST_FILE_TIMEOUT_MS kills a file that runs longer (default 15 minutes).
+// TRACER_TEST_JOBS sets how many processes run at once (default: cores + 2).
+// TRACER_TEST_FILE_TIMEOUT_MS kills a process that runs longer (default 15 minutes).
 //
 // Output: one line per passing file, the whole uvu output of a failing one, then a summary
 // in uvu's words (Total excludes skipped tests) preceded by a `Files:` line, which .ci/run
@@ -29,6 +30,8 @@ const fileTimeoutMs = positive(process.env.TRACER_TEST_FILE_TIMEOUT_MS) ?? 15 * 
 const timesDir = join(root, '.tracer-test');
 const timesPath = join(timesDir, 'times.json');
 const seedPath = join(root, 'test', 'durations.json');
+const QUICK_MS = 30_000;
+const BATCH_MS = 60_000;
 
 const { suites } = await parse(dir, pattern, { cwd: root });
 if (suites.length === 0) {
@@ -38,7 +41,7 @@ if (suites.length === 0) {
 const previous = readTimes();
 const seed = dir === 'test' ? readJson(seedPath) : {};
 const expected = (name) => previous[name] ?? (seed[name] === undefined ? Infinity : seed[name] * 1000);
-const queue = [...suites].sort((a, b) => expected(b.name) - expected(a.name));
+const queue = batches(suites).sort((a, b) => b.expected - a.expected);
 
 const started = Date.now();
 const running = new Set();
@@ -67,18 +70,38 @@ const totals = results.reduce(
   }),
   { total: 0, passed: 0, skipped: 0, failedFiles: 0 },
 );
-const notRun = suites.length - results.length;
+const notRun = queue.reduce((files, batch) => files + batch.names.length, 0);
 if (!interrupted) writeTimes();
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 8);
 process.stdout.write(`\n  Slowest:   ${slowest.map((result) => `${result.name} ${seconds(result.ms)}`).join(', ')}\n`);
 process.stdout.write(
-  `\n  Files:     ${suites.length} (${totals.failedFiles} failed${notRun ? `, ${notRun} not run` : ''}, ${jobs} at once)`,
+  `\n  Files:     ${suites.length} in ${results.length + queue.length} processes (${totals.failedFiles} failed${notRun ? `, ${notRun} files not run` : ''}, ${jobs} at once)`,
 );
 process.stdout.write(`\n  Total:     ${totals.total + notRun}`);
 process.stdout.write(`\n  Passed:    ${totals.passed}`);
 process.stdout.write(`\n  Skipped:   ${totals.skipped}`);
 process.stdout.write(`\n  Duration:  ${seconds(Date.now() - started)}\n\n`);
 process.exitCode = totals.failedFiles || notRun ? 1 : (process.exitCode ?? 0);
+
+/**
+ * Files known to be quick share one uvu process, a batch of about BATCH_MS: starting
+ * node with tsx and uvu costs ~0.8 s of CPU per process, a tenth of the whole suite's
+ * CPU when every small file pays it (BENCHMARKS.md, "Test suite"). Long files, and
+ * files with no time yet, keep a process of their own.
+ */
+function batches(found) {
+  const alone = [];
+  const quick = [];
+  for (const suite of found) (expected(suite.name) < QUICK_MS ? quick : alone).push(suite);
+  const groups = alone.map((suite) => ({ names: [suite.name], expected: expected(suite.name) }));
+  let current;
+  for (const suite of quick.sort((a, b) => expected(b.name) - expected(a.name))) {
+    if (!current || current.expected + expected(suite.name) > BATCH_MS) groups.push((current = { names: [], expected: 0 }));
+    current.names.push(suite.name);
+    current.expected += expected(suite.name);
+  }
+  return groups;
+}
 
 async function worker() {
   for (let suite = queue.shift(); suite && !interrupted; suite = queue.shift()) {
@@ -88,9 +111,9 @@ async function worker() {
   }
 }
 
-/** One test file in its own uvu process (and process group, so a timeout takes its children too). */
-function runFile(suite) {
-  const args = ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), dir, `^${escapeRegExp(suite.name)}$`];
+/** One file, or a batch of quick ones, in its own uvu process (and process group, so a timeout takes its children too). */
+function runFile(batch) {
+  const args = ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), dir, `^(?:${batch.names.map(escapeRegExp).join('|')})$`];
   const begin = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -107,7 +130,7 @@ function runFile(suite) {
       clearTimeout(timer);
       running.delete(child);
       const text = Buffer.concat(output).toString('utf8') + (error ? `\n${error.stack}\n` : '');
-      resolve(summarize(suite.name, text, { code, signal, timedOut, ms: Date.now() - begin }));
+      resolve({ ...summarize(nameOf(batch), text, { code, signal, timedOut, ms: Date.now() - begin }), batch });
     };
     child.on('error', (error) => finish(null, null, error));
     child.on('close', (code, signal) => finish(code, signal));
@@ -133,6 +156,10 @@ function summarize(name, text, { code, signal, timedOut, ms }) {
   }
   if (why) total = Math.max(total, passed) + 1;
   return { name, ok: !why && passed === total && code === 0, total, passed, skipped, ms, text, why };
+}
+
+function nameOf(batch) {
+  return batch.names.length === 1 ? batch.names[0] : `${batch.names[0]} and ${batch.names.length - 1} more`;
 }
 
 function report(result) {
@@ -170,7 +197,12 @@ function readJson(path) {
 function writeTimes() {
   try {
     mkdirSync(timesDir, { recursive: true });
-    writeFileSync(timesPath, JSON.stringify({ ...previous, ...Object.fromEntries(results.map((result) => [result.name, result.ms])) }));
+    // A batch's time is shared out in proportion to what its files were expected to take.
+    const times = results.flatMap(({ batch, ms }) => {
+      const sum = batch.names.reduce((total, name) => total + (Number.isFinite(expected(name)) ? expected(name) : 0), 0);
+      return batch.names.map((name) => [name, batch.names.length === 1 || sum === 0 ? ms : Math.round((ms * expected(name)) / sum)]);
+    });
+    writeFileSync(timesPath, JSON.stringify({ ...previous, ...Object.fromEntries(times) }));
   } catch {
     // Only the order of the next run depends on it.
   }
