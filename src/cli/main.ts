@@ -53,7 +53,7 @@ export async function main(argv: string[]): Promise<number> {
   // Loaded only past the fast paths above, so that they pay for none of it.
   const [{ Builtins, Cli }, coreCommands, { withPluginUsage }] = await Promise.all([
     import('clipanion'),
-    import('./solo-commands.js').then(({ coreCommandsFor }) => coreCommandsFor(argv)),
+    import('../commands/index.js').then(({ coreCommandsFor }) => coreCommandsFor(argv)),
     import('./plugin-usage.js'),
   ]);
   let context: TracerContext;

@@ -1,83 +1,81 @@
-// Commands that belong to no plugin. A plugin's own commands arrive through its
-// `commands` array (see kernel.ts), so this list never names a family.
+// Commands that belong to no plugin, by the first word of their command line. A
+// command line loads only its own word's modules: importing every command and
+// what each imports costs a command about 100 ms of a 2-core machine's start-up
+// (BENCHMARKS.md, "Commands by first word"). Help, and a word no command has,
+// load them all. A plugin's own commands arrive through its `commands` array
+// (see kernel.ts), so this table never names a family.
 import type { CommandClass } from 'clipanion';
 import type { TracerContext } from '../cli/context.js';
-import { BlameCommand } from './blame.js';
-import { ConfigGetCommand } from './config/get.js';
-import { ConfigListCommand } from './config/list.js';
-import { ConfigSetCommand } from './config/set.js';
-import { ConfigUnsetCommand } from './config/unset.js';
-import { CommitLinkCommand } from './commit-link.js';
-import { ContextCommand } from './context.js';
-import { DoctorCommand } from './doctor.js';
-import { HookCommand } from './hook.js';
-import { InitCommand } from './init.js';
-import { PluginsCommand } from './plugins.js';
-import { ProjectCreateCommand } from './project/create.js';
-import { PullCommand } from './pull.js';
-import { PushCommand } from './push.js';
-import { CiGithubCommand } from './ci/github.js';
-import { CiGitlabCommand } from './ci/gitlab.js';
-import { ReconcileCommand } from './reconcile.js';
-import { RemoteAddCommand } from './remote/add.js';
-import { RemoteListCommand } from './remote/list.js';
-import { RemoteRemoveCommand } from './remote/remove.js';
-import { RemoteRenameCommand } from './remote/rename.js';
-import { RemoteSetTokenCommand } from './remote/set-token.js';
-import { RemoteSetUrlCommand } from './remote/set-url.js';
-import { RemoteShowCommand } from './remote/show.js';
-import { ResetCommand } from './reset.js';
-import { RewriteLedgerCommand } from './rewrite-ledger.js';
-import { RuleAddCommand } from './rule/add.js';
-import { RuleListCommand } from './rule/list.js';
-import { RuleRemoveCommand } from './rule/remove.js';
-import { ServeCommand } from './serve.js';
-import { ShowCommand } from './show.js';
-import { SetGlobalCommand } from './set/global.js';
-import { SetGlobalUserCommand } from './set/globaluser.js';
-import { StatsCommand } from './stats.js';
-import { StatusCommand } from './status.js';
-import { SyncCommand } from './sync.js';
-import { TokenCreateCommand } from './token/create.js';
-import { ViewCommand } from './view.js';
 
-export const CORE_COMMANDS: CommandClass<TracerContext>[] = [
-  InitCommand,
-  ResetCommand,
-  ConfigGetCommand,
-  ConfigSetCommand,
-  ConfigUnsetCommand,
-  ConfigListCommand,
-  SetGlobalCommand,
-  SetGlobalUserCommand,
-  RemoteAddCommand,
-  RemoteSetUrlCommand,
-  RemoteSetTokenCommand,
-  RemoteRenameCommand,
-  RemoteRemoveCommand,
-  RemoteShowCommand,
-  RemoteListCommand,
-  PluginsCommand,
-  ServeCommand,
-  ProjectCreateCommand,
-  TokenCreateCommand,
-  PushCommand,
-  PullCommand,
-  SyncCommand,
-  StatusCommand,
-  DoctorCommand,
-  HookCommand,
-  ContextCommand,
-  ViewCommand,
-  CommitLinkCommand,
-  RewriteLedgerCommand,
-  BlameCommand,
-  ShowCommand,
-  StatsCommand,
-  ReconcileCommand,
-  CiGithubCommand,
-  CiGitlabCommand,
-  RuleAddCommand,
-  RuleListCommand,
-  RuleRemoveCommand,
-];
+type Commands = CommandClass<TracerContext>[];
+
+export const COMMANDS_BY_WORD: Readonly<Record<string, () => Promise<Commands>>> = {
+  init: async () => [(await import('./init.js')).InitCommand],
+  reset: async () => [(await import('./reset.js')).ResetCommand],
+  config: async () => {
+    const [get, set, unset, list] = await Promise.all([
+      import('./config/get.js'),
+      import('./config/set.js'),
+      import('./config/unset.js'),
+      import('./config/list.js'),
+    ]);
+    return [get.ConfigGetCommand, set.ConfigSetCommand, unset.ConfigUnsetCommand, list.ConfigListCommand];
+  },
+  set: async () => {
+    const [global, globalUser] = await Promise.all([import('./set/global.js'), import('./set/globaluser.js')]);
+    return [global.SetGlobalCommand, globalUser.SetGlobalUserCommand];
+  },
+  remote: async () => {
+    const [add, setUrl, setToken, rename, remove, show, list] = await Promise.all([
+      import('./remote/add.js'),
+      import('./remote/set-url.js'),
+      import('./remote/set-token.js'),
+      import('./remote/rename.js'),
+      import('./remote/remove.js'),
+      import('./remote/show.js'),
+      import('./remote/list.js'),
+    ]);
+    return [
+      add.RemoteAddCommand,
+      setUrl.RemoteSetUrlCommand,
+      setToken.RemoteSetTokenCommand,
+      rename.RemoteRenameCommand,
+      remove.RemoteRemoveCommand,
+      show.RemoteShowCommand,
+      list.RemoteListCommand,
+    ];
+  },
+  plugins: async () => [(await import('./plugins.js')).PluginsCommand],
+  serve: async () => [(await import('./serve.js')).ServeCommand],
+  project: async () => [(await import('./project/create.js')).ProjectCreateCommand],
+  token: async () => [(await import('./token/create.js')).TokenCreateCommand],
+  push: async () => [(await import('./push.js')).PushCommand],
+  pull: async () => [(await import('./pull.js')).PullCommand],
+  sync: async () => [(await import('./sync.js')).SyncCommand],
+  status: async () => [(await import('./status.js')).StatusCommand],
+  doctor: async () => [(await import('./doctor.js')).DoctorCommand],
+  hook: async () => [(await import('./hook.js')).HookCommand],
+  context: async () => [(await import('./context.js')).ContextCommand],
+  view: async () => [(await import('./view.js')).ViewCommand],
+  'commit-link': async () => [(await import('./commit-link.js')).CommitLinkCommand],
+  'rewrite-ledger': async () => [(await import('./rewrite-ledger.js')).RewriteLedgerCommand],
+  blame: async () => [(await import('./blame.js')).BlameCommand],
+  show: async () => [(await import('./show.js')).ShowCommand],
+  stats: async () => [(await import('./stats.js')).StatsCommand],
+  reconcile: async () => [(await import('./reconcile.js')).ReconcileCommand],
+  ci: async () => {
+    const [github, gitlab] = await Promise.all([import('./ci/github.js'), import('./ci/gitlab.js')]);
+    return [github.CiGithubCommand, gitlab.CiGitlabCommand];
+  },
+  rule: async () => {
+    const [add, list, remove] = await Promise.all([import('./rule/add.js'), import('./rule/list.js'), import('./rule/remove.js')]);
+    return [add.RuleAddCommand, list.RuleListCommand, remove.RuleRemoveCommand];
+  },
+};
+
+/** The core command classes to register for this command line: its first word's, or all of them. */
+export async function coreCommandsFor(argv: readonly string[]): Promise<Commands> {
+  const word = argv[0] ?? '';
+  if (Object.hasOwn(COMMANDS_BY_WORD, word)) return COMMANDS_BY_WORD[word]!();
+  return (await Promise.all(Object.values(COMMANDS_BY_WORD).map((load) => load()))).flat();
+}
