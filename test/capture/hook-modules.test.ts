@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,6 +12,8 @@ import { BIN, cleanEnv, cleanup, sandbox, tempDir } from '../helpers/cli.js';
  * module the compiled hook resolves is reported by a resolve hook.
  */
 test.after(cleanup);
+
+const HOOK_BUNDLES = join(dirname(BIN), '..', 'dist', 'hooks');
 
 function loadedModules(agent: string, event: string, payload: unknown, cwd: string, home: string): string[] {
   const dir = tempDir('hook-modules-');
@@ -46,9 +48,10 @@ for (const [agent, event, payload] of [
     const box = sandbox();
     assert.is((await box.run(['init', '--agents', 'none'])).code, 0);
     const modules = loadedModules(agent, event, { ...payload, cwd: box.repo }, box.repo, box.home);
-    const adapters = modules.filter((url) => url.includes('/plugins/agents/'));
+    // The agent's adapter module, or its hook bundle (dist/hooks/, which holds that adapter and no other).
+    const adapters = modules.filter((url) => /\/(plugins\/agents|dist\/hooks)\//.test(url));
     assert.equal(
-      adapters.map((url) => url.replace(/^.*\/plugins\/agents\//, '')),
+      adapters.map((url) => url.replace(/^.*\/(plugins\/agents|dist\/hooks)\//, '')),
       [`${agent}.js`],
     );
     assert.equal(
@@ -57,5 +60,23 @@ for (const [agent, event, payload] of [
     );
   });
 }
+
+test('each hook bundle holds its own agent and no other: one per built-in agent', async () => {
+  const box = sandbox();
+  const listed = await box.run(['plugins', '--json']);
+  assert.is(listed.code, 0, listed.stderr);
+  const agents: Array<{ id: string; title: string }> = JSON.parse(listed.stdout).agents;
+  assert.equal(readdirSync(HOOK_BUNDLES).sort(), agents.map((agent) => `${agent.id}.js`).sort());
+  for (const agent of agents) {
+    const bundle = readFileSync(join(HOOK_BUNDLES, `${agent.id}.js`), 'utf8');
+    assert.ok(bundle.includes(JSON.stringify(agent.title)), `${agent.id}.js holds ${agent.title}`);
+    const others = agents.filter((other) => other.id !== agent.id && bundle.includes(JSON.stringify(other.title)));
+    assert.equal(
+      others.map((other) => other.id),
+      [],
+      `${agent.id}.js holds no other agent`,
+    );
+  }
+});
 
 test.run();

@@ -23,7 +23,11 @@ export interface HookIo {
   stdin: Readable & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Built-in agent plugins already in memory, by plugin-list entry (`agents/<id>`): a hook bundle's own (scripts/build-hook-bundles.mjs). */
+  builtins?: BuiltinAgents;
 }
+
+export type BuiltinAgents = Readonly<Record<string, { agents?: AgentAdapter[] } | undefined>>;
 
 export async function runHook(agent: string, event: string, io: HookIo): Promise<0> {
   const home = tracerHome(io.env);
@@ -34,7 +38,7 @@ export async function runHook(agent: string, event: string, io: HookIo): Promise
     logHookFailure(logDir ?? existingProjectDir(io.cwd, home, io.env) ?? home, { agent, event }, failure);
   try {
     // Only the calling agent's adapter is loaded: every module costs the agent's tool call start-up time.
-    let adapter = await loadAgent(agent, { home, cwd: io.cwd, env: io.env });
+    let adapter = await loadAgent(agent, { home, cwd: io.cwd, env: io.env, builtins: io.builtins });
     if (!adapter) {
       fail({
         code: 'unknown_agent',
@@ -50,7 +54,7 @@ export async function runHook(agent: string, event: string, io: HookIo): Promise
     const context = { env: io.env, cwd: io.cwd };
     const other = adapter.handOff?.(payload.value);
     if (other !== undefined) {
-      const taker = await loadAgent(other, { home, cwd: io.cwd, env: io.env });
+      const taker = await loadAgent(other, { home, cwd: io.cwd, env: io.env, builtins: io.builtins });
       if (taker) {
         if (taker.acceptsHandOff?.(payload.value, context) === false) return 0;
         adapter = taker;
@@ -198,6 +202,7 @@ export interface LoadContext {
   home: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  builtins?: BuiltinAgents;
 }
 
 /**
@@ -215,6 +220,8 @@ export async function loadAgent(id: string, context: LoadContext): Promise<Agent
   ]).enabled;
   const spec = `agents/${id}`;
   if (enabled.some((entry) => entry.spec === spec)) {
+    const loaded = context.builtins?.[spec];
+    if (loaded) return agentOf({ default: loaded }, id);
     const path = builtinPluginPath(spec);
     if (path) return agentOf((await import(pathToFileURL(path).href)) as { default?: { agents?: AgentAdapter[] } }, id);
   }
