@@ -6,6 +6,7 @@ import type { TracerContext } from './context.js';
 import type { BareOutput } from './bare-transfers.js';
 import { reportError } from './report.js';
 import { TracerError } from '../core/errors.js';
+import { isBareTransfer, isGitHookInvocation, isHookInvocation } from './fast-paths.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -83,31 +84,6 @@ export async function main(argv: string[]): Promise<number> {
     return reportError(error, stderr, env);
   }
   return cli.run(command, context);
-}
-
-/** `hook <agent> <event>` exactly; anything else (`hook --help`, a missing event) goes to clipanion. */
-function isHookInvocation(argv: readonly string[]): boolean {
-  return argv.length === 3 && argv[0] === 'hook' && argv.slice(1).every((arg) => !arg.startsWith('-'));
-}
-
-/** `push`, `pull` or `sync`, alone or with `--json` or `--quiet` (src/cli/bare-transfers.ts); anything else goes to clipanion. */
-function isBareTransfer(argv: readonly string[]): boolean {
-  const [command, output, ...rest] = argv;
-  return (
-    (command === 'push' || command === 'pull' || command === 'sync') &&
-    rest.length === 0 &&
-    (output === undefined || output === '--json' || output === '--quiet')
-  );
-}
-
-/** `commit-link`, `rewrite-ledger <kind>` and `reconcile --post-merge [<span>]` exactly, as the git hooks (and the post-merge hook's run in the background) call them; flags and --help go to clipanion. */
-function isGitHookInvocation(argv: readonly string[]): boolean {
-  return (
-    (argv.length === 1 && argv[0] === 'commit-link') ||
-    (argv.length === 2 && argv[0] === 'rewrite-ledger' && !argv[1]!.startsWith('-')) ||
-    (argv.length === 2 && argv[0] === 'reconcile' && argv[1] === '--post-merge') ||
-    (argv.length === 3 && argv[0] === 'reconcile' && argv[1] === '--post-merge' && !argv[2]!.startsWith('-'))
-  );
 }
 
 /** Failures of a plugin list entry, which config and plugins must still start despite. */

@@ -61,12 +61,13 @@ for (const [agent, event, payload] of [
   });
 }
 
-test('each hook bundle holds its own agent and no other: one per built-in agent', async () => {
+test('each agent hook bundle holds its own agent and no other: one per built-in agent, and one for git', async () => {
   const box = sandbox();
   const listed = await box.run(['plugins', '--json']);
   assert.is(listed.code, 0, listed.stderr);
   const agents: Array<{ id: string; title: string }> = JSON.parse(listed.stdout).agents;
-  assert.equal(readdirSync(HOOK_BUNDLES).sort(), agents.map((agent) => `${agent.id}.js`).sort());
+  // One per agent, and git.js for git's hooks.
+  assert.equal(readdirSync(HOOK_BUNDLES).sort(), [...agents.map((agent) => `${agent.id}.js`), 'git.js'].sort());
   for (const agent of agents) {
     const bundle = readFileSync(join(HOOK_BUNDLES, `${agent.id}.js`), 'utf8');
     assert.ok(bundle.includes(JSON.stringify(agent.title)), `${agent.id}.js holds ${agent.title}`);
