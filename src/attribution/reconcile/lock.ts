@@ -11,7 +11,8 @@
 // The lock is proper-lockfile's (a folder made with mkdir, atomic on every
 // file system, its mtime refreshed while held): a holder that was killed
 // leaves a lock that goes stale after STALE_MS instead of blocking every later
-// reconcile, which a pid file cannot promise across machines sharing a home.
+// reconcile, with no pid to check (the hand-over's pid is only waited on for
+// minutes, and not at all once that process is gone).
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
