@@ -15,8 +15,10 @@ import { pathToFileURL } from 'node:url';
 import { BUILTIN_LIST_FILE, builtinPluginPath, effectivePluginList, type PluginEntry, type PluginLayer } from '../../kernel/plugin-list.js';
 import type { AgentAdapter } from '../../core/agent.js';
 import { AGENT_ID, isObject, PayloadError, type HookEvent, type Payload } from './hook-event.js';
-import { PAYLOAD_CAP_BYTES, readPayload } from './payload.js';
-import { appendTrace } from './trace-row.js';
+import { PAYLOAD_CAP_BYTES, readPayload, type PayloadRead } from './payload.js';
+import { TRACES_FILE, traceRow } from './trace-row.js';
+import { appendRecord } from '../../store/jsonl.js';
+import type { TraceRecord } from '../trace-record.js';
 import { parseWellFormedJson } from './well-formed.js';
 
 export interface HookIo {
@@ -30,6 +32,36 @@ export interface HookIo {
 export type BuiltinAgents = Readonly<Record<string, { agents?: AgentAdapter[] } | undefined>>;
 
 export async function runHook(agent: string, event: string, io: HookIo): Promise<0> {
+  await recordEvent(agent, event, await readPayload(io.stdin), io, { ts: new Date().toISOString() });
+  return 0;
+}
+
+/** How a folded spool entry (src/capture/spool/fold.ts) has its trace row written exactly once. */
+export interface TraceWriter {
+  /** The row this event was given by an earlier, interrupted fold: written as it is, not made again from the file. */
+  earlier?: TraceRecord;
+  write(path: string, row: TraceRecord): void;
+}
+
+export interface RecordOptions {
+  /** When the agent reported the event: now for a hook, the spool entry's time for a fold. */
+  ts: string;
+  trace?: TraceWriter;
+}
+
+/**
+ * One agent event, from its payload to its trace row, transcript snapshot and
+ * summary. Failures are logged, never thrown: the agent is never in the way.
+ * `retry` when the trace row could not be written (a full disk), so that a
+ * spooled event is kept for the next fold instead of being lost.
+ */
+export async function recordEvent(
+  agent: string,
+  event: string,
+  read: PayloadRead,
+  io: Omit<HookIo, 'stdin'>,
+  options: RecordOptions,
+): Promise<'done' | 'retry'> {
   const home = tracerHome(io.env);
   // Until the payload names the agent's folder, failures go to the project of the folder the hook runs in,
   // looked up only when one happens: a hook that records resolves its project once.
@@ -44,32 +76,32 @@ export async function runHook(agent: string, event: string, io: HookIo): Promise
         code: 'unknown_agent',
         message: `"${agent}" is not an agent of the enabled plugins (tracer plugins lists them); fix the hook command that runs tracer hook.`,
       });
-      return 0;
+      return 'done';
     }
-    const payload = await parsePayload(io.stdin);
+    const payload = parsePayload(read);
     if ('failure' in payload) {
       fail(payload.failure);
-      return 0;
+      return 'done';
     }
     const context = { env: io.env, cwd: io.cwd };
     const other = adapter.handOff?.(payload.value);
     if (other !== undefined) {
       const taker = await loadAgent(other, { home, cwd: io.cwd, env: io.env, builtins: io.builtins });
       if (taker) {
-        if (taker.acceptsHandOff?.(payload.value, context) === false) return 0;
+        if (taker.acceptsHandOff?.(payload.value, context) === false) return 'done';
         adapter = taker;
       }
     }
     const normalized = adapter.normalize(event, payload.value, context);
-    if (normalized.nothingToRecord) return 0;
+    if (normalized.nothingToRecord) return 'done';
     const destination = await resolveDestination(normalized.cwd ?? io.cwd, home, io.env);
-    if (!destination) return 0;
+    if (!destination) return 'done';
     logDir = destination.dir;
-    await record(adapter, normalized, destination, io.cwd, fail);
+    return await record(adapter, normalized, destination, io.cwd, fail, options);
   } catch (error) {
     fail(asFailure(error));
+    return 'done';
   }
-  return 0;
 }
 
 /** Each step stands alone: a transcript that cannot be read must not lose the trace row, nor the reverse. */
@@ -79,12 +111,16 @@ async function record(
   destination: Destination,
   processCwd: string,
   fail: (failure: HookFailure) => void,
-): Promise<void> {
-  const ts = new Date().toISOString();
+  { ts, trace }: RecordOptions,
+): Promise<'done' | 'retry'> {
   try {
-    appendTrace(destination, event, ts, event.cwd ?? processCwd);
+    const path = join(destination.dir, TRACES_FILE);
+    const row = trace?.earlier ?? traceRow(destination, event, ts, event.cwd ?? processCwd);
+    if (trace) trace.write(path, row);
+    else appendRecord(path, row);
   } catch (error) {
     fail(asFailure(error));
+    return 'retry';
   }
   const refresh = refreshMarker(destination, event);
   if (!event.endsTurn && existsSync(refresh)) {
@@ -92,7 +128,7 @@ async function record(
     await snapshot(destination, event, readMarker(refresh), ts, fail);
     rmSync(refresh, { force: true });
   }
-  if (!event.endsTurn && event.reportedSummary === undefined) return;
+  if (!event.endsTurn && event.reportedSummary === undefined) return 'done';
   if (event.endsTurn && event.transcriptPath) await snapshot(destination, event, event.transcriptPath, ts, fail);
   try {
     let text = event.reportedSummary;
@@ -110,6 +146,7 @@ async function record(
   } catch (error) {
     fail({ code: 'summary_failed', message: `No summary was recorded: ${messageOf(error)}.` });
   }
+  return 'done';
 }
 
 async function snapshot(
@@ -149,8 +186,7 @@ function readMarker(path: string): string {
   return readFileSync(path, 'utf8');
 }
 
-async function parsePayload(stdin: HookIo['stdin']): Promise<{ value: Payload } | { failure: HookFailure }> {
-  const read = await readPayload(stdin);
+function parsePayload(read: PayloadRead): { value: Payload } | { failure: HookFailure } {
   if (read.kind === 'none')
     return { failure: { code: 'empty_payload', message: 'No payload arrived on stdin; agents pass their hook JSON there.' } };
   if (read.kind === 'too_large') {

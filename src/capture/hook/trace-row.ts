@@ -1,7 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { withContentId } from '../../core/content-id.js';
-import { appendRecord } from '../../store/jsonl.js';
 import type { TraceRecord, TracedFile } from '../trace-record.js';
 import { realPath, type Destination } from './destination.js';
 import type { FileWrite, HookEvent, WrittenFragment } from './hook-event.js';
@@ -11,7 +10,8 @@ export const TRACES_FILE = 'traces.jsonl';
 /** Files bigger than this are not read back: their written lines count by the fragments alone. */
 const READ_BACK_CAP_BYTES = 32 * 1024 * 1024;
 
-export function appendTrace(destination: Destination, event: HookEvent, ts: string, cwd: string): TraceRecord {
+/** The event's row of traces.jsonl: its written lines read back from the files as they stand now. */
+export function traceRow(destination: Destination, event: HookEvent, ts: string, cwd: string): TraceRecord {
   const files = tracedFiles(destination, event.writes, cwd);
   const row: Record<string, unknown> = { id: '', ts, agent: event.agent, event: event.event, conversation_id: event.conversationId };
   if (event.turnId !== undefined) row.turn_id = event.turnId;
@@ -19,9 +19,7 @@ export function appendTrace(destination: Destination, event: HookEvent, ts: stri
   if (event.model !== undefined) row.model = event.model;
   if (files.length > 0) row.files = files;
   if (event.promptChars !== undefined) row.prompt_chars = event.promptChars;
-  const record = withContentId(row, 'id') as unknown as TraceRecord;
-  appendRecord(join(destination.dir, TRACES_FILE), record);
-  return record;
+  return withContentId(row, 'id') as unknown as TraceRecord;
 }
 
 /** One entry per file, in the order the agent gave them; files outside the repository are not the project's. */
