@@ -281,6 +281,12 @@ addon_loads() {
 write_launcher() {
   name=$1 args=$2
   tmp="$home/bin/.$name.tmp.$$"
+  hook_step=
+  # An agent's hook (hook <agent> <event>) is spooled by sh, without node starting while the agent waits.
+  [ -n "$args" ] || hook_step='if [ "$#" -eq 3 ] && [ "$1" = hook ] && [ -f "$tracer_home/lib/current/bin/tracer-hook.sh" ]; then
+  exec /bin/sh "$tracer_home/lib/current/bin/tracer-hook.sh" "$tracer_node" "$tracer_home/lib/current/bin/tracer.js" "$@"
+fi'
+
   cat >"$tmp" <<EOF || die "cannot write $home/bin; check free space and permissions and run install.sh again"
 #!/bin/sh
 # The $name launcher, written by install.sh; install.sh --uninstall removes it.
@@ -300,6 +306,7 @@ fi
 # Agents started from a desktop launcher may not have TRACER_HOME: the installed home is the default.
 TRACER_HOME=\${TRACER_HOME:-\$tracer_home}
 export TRACER_HOME
+$hook_step
 exec "\$tracer_node" "\$tracer_home/lib/current/bin/tracer.js"$args "\$@"
 EOF
   # A launcher is a regular file, which mv replaces with one rename(2) (folders and symlinks need atomic_rename).

@@ -1,5 +1,5 @@
 // One module per built-in agent (dist/hooks/<id>.js), and one for git's hooks
-// (dist/hooks/git.js), after tsc (npm run build): `tracer hook <agent> <event>`
+// (dist/hooks/git.js), and one for the spool's fold (dist/hooks/fold.js), after tsc (npm run build): `tracer hook <agent> <event>`
 // runs on every tool use of every agent, the git hooks on every commit and pull,
 // and loading their few dozen modules one by one (resolving, reading, compiling
 // and linking each) was about a quarter of the agent hook's CPU (BENCHMARKS.md,
@@ -41,9 +41,20 @@ await Promise.all([
       `export const run = (argv, io) => runHook(argv[1], argv[2], { ...io, builtins: { ${JSON.stringify(`agents/${id}`)}: plugin } });`,
     ]),
   ),
-  // git's post-commit, post-rewrite and post-merge hooks: on every commit and pull.
+  // git's post-commit, post-rewrite and post-merge hooks: on every commit and pull, after the agents' spooled events are folded in.
   bundle('git', [
     "import { runGitHookCommand } from './dist/capture/ledger/git-hook-entry.js';",
-    'export const run = (argv, io) => runGitHookCommand(argv, { ...io, stdout: process.stdout, stderr: process.stderr });',
+    "import { foldSpoolFirst } from './dist/capture/spool/fold-first.js';",
+    'export const run = async (argv, io) => {',
+    '  await foldSpoolFirst(io.env);',
+    '  return runGitHookCommand(argv, { ...io, stdout: process.stdout, stderr: process.stderr });',
+    '};',
+  ]),
+  // The fold bin/tracer-hook.sh starts in the background: spooled events of any built-in agent.
+  bundle('fold', [
+    ...agents.map((id, index) => `import agent${index} from './dist/plugins/agents/${id}.js';`),
+    "import { runSpoolFold } from './dist/capture/spool/fold-first.js';",
+    `const builtins = { ${agents.map((id, index) => `${JSON.stringify(`agents/${id}`)}: agent${index}`).join(', ')} };`,
+    'export const run = (argv, io) => runSpoolFold(io.env, builtins);',
   ]),
 ]);

@@ -9,6 +9,11 @@ export function isHookInvocation(argv: readonly string[]): boolean {
   return argv.length === 3 && argv[0] === 'hook' && argv.slice(1).every((arg) => !arg.startsWith('-'));
 }
 
+/** `hook --fold`, which bin/tracer-hook.sh starts in the background after spooling an event. */
+export function isSpoolFold(argv: readonly string[]): boolean {
+  return argv.length === 2 && argv[0] === 'hook' && argv[1] === '--fold';
+}
+
 /** `commit-link`, `rewrite-ledger <kind>` and `reconcile --post-merge [<span>]` exactly, as the git hooks (and the post-merge hook's run in the background) call them; flags and --help go to clipanion. */
 export function isGitHookInvocation(argv: readonly string[]): boolean {
   return (
@@ -29,9 +34,10 @@ export function isBareTransfer(argv: readonly string[]): boolean {
   );
 }
 
-/** The file of dist/hooks/ that answers this command line, when one may: a built-in agent's hook, or git's. */
+/** The file of dist/hooks/ that answers this command line, when one may: a built-in agent's hook, git's, or the spool's fold. */
 export function bundleFor(argv: readonly string[]): string | undefined {
   if (isHookInvocation(argv) && AGENT_ID.test(argv[1]!)) return `${argv[1]}.js`;
   if (isGitHookInvocation(argv)) return 'git.js';
+  if (isSpoolFold(argv)) return 'fold.js';
   return undefined;
 }

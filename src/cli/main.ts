@@ -6,7 +6,8 @@ import type { TracerContext } from './context.js';
 import type { BareOutput } from './bare-transfers.js';
 import { reportError } from './report.js';
 import { TracerError } from '../core/errors.js';
-import { isBareTransfer, isGitHookInvocation, isHookInvocation } from './fast-paths.js';
+import { isBareTransfer, isGitHookInvocation, isHookInvocation, isSpoolFold } from './fast-paths.js';
+import { spoolPending } from '../capture/spool/pending.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -22,6 +23,12 @@ export async function main(argv: string[]): Promise<number> {
     const { runHook } = await import('../capture/hook/run-hook.js');
     return runHook(argv[1]!, argv[2]!, { stdin: process.stdin, env, cwd: process.cwd() });
   }
+  if (isSpoolFold(argv)) {
+    const { runSpoolFold } = await import('../capture/spool/fold-first.js');
+    return runSpoolFold(env);
+  }
+  // Whatever the command, it reads after the agents' spooled events are in traces.jsonl.
+  if (spoolPending(tracerHome(env))) await (await import('../capture/spool/fold-first.js')).foldSpoolFirst(env);
   // Git's post-commit, post-rewrite and post-merge hooks run these exact command lines on every commit and pull.
   if (isGitHookInvocation(argv)) {
     const { runGitHookCommand } = await import('../capture/ledger/git-hook-entry.js');

@@ -1,5 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../cli/tracer-command.js';
+import { ExitCode, TracerError } from '../core/errors.js';
 
 /**
  * Help text and a fallback only: `tracer hook <agent> <event>` is answered by the
@@ -14,22 +15,39 @@ export class HookCommand extends TracerCommand {
     details: `
       Reads the agent's hook payload (JSON) on stdin and appends one row to \`traces.jsonl\` of the project the agent works in: agent, event, conversation id, tool, model when known, and for edits the files written with the line ranges, content hashes and line hashes of what the agent wrote. On stop and session-end events it also snapshots the transcript into \`conversations/\` and records the agent's closing message in \`session-summaries.jsonl\`.
 
-      \`<agent>\` is \`claude-code\`, \`cursor\` or \`codex\`; \`<event>\` is the agent's own event name (\`PostToolUse\`, \`afterFileEdit\`, \`Stop\`, ...).
+      \`<agent>\` is an agent id (\`tracer plugins\` lists them: \`claude-code\`, \`cursor\`, \`codex\`, \`gemini\`, ...); \`<event>\` is the agent's own event name (\`PostToolUse\`, \`afterFileEdit\`, \`Stop\`, ...).
+
+      The hooks \`tracer init\` installs do not run this directly: they run \`bin/tracer-hook.sh\`, which saves the payload to \`$TRACER_HOME/spool/\` without starting node (the agent waits for its hooks) and starts \`tracer hook --fold\` in the background to record it. Every tracer command folds the spool before it reads, so a commit, a push or a view sees every event a hook has returned from. Set \`TRACER_HOOK_SYNC=1\` in the agent's environment to record before the hook returns instead.
 
       It never gets in the agent's way: it always exits 0 and prints nothing. Failures (invalid JSON, missing fields, payloads over 8 MiB) go to \`hook-errors.log\` in the project folder, or in \`$TRACER_HOME\` when there is no project. Outside a git repository nothing is recorded unless the global setting \`capture_detached_edits\` is true.
     `,
     examples: [
       ['What a Claude Code PostToolUse hook runs', '$0 hook claude-code PostToolUse < payload.json'],
       ['What a Cursor afterFileEdit hook runs', '$0 hook cursor afterFileEdit < payload.json'],
+      ['Record the events the installed hooks spooled', '$0 hook --fold'],
     ],
   });
 
-  agent = Option.String({ name: 'agent', required: true });
-  event = Option.String({ name: 'event', required: true });
+  fold = Option.Boolean('--fold', false, { description: 'Record the events the installed hooks spooled, then exit' });
+  agent = Option.String({ name: 'agent', required: false });
+  event = Option.String({ name: 'event', required: false });
 
   async run() {
-    const { runHook } = await import('../capture/hook/run-hook.js');
     const { env, cwd } = this.context.kernel.context;
+    if (this.fold) {
+      // The fold itself ran before this command did (cli/main.ts folds before every command); this waits for one under way.
+      if (this.agent !== undefined) throw usage('tracer hook --fold takes no agent or event; run it alone.');
+      const { foldSpoolFirst } = await import('../capture/spool/fold-first.js');
+      await foldSpoolFirst(env);
+      return 0;
+    }
+    if (this.agent === undefined || this.event === undefined)
+      throw usage('tracer hook needs an agent and an event, as in: tracer hook claude-code PostToolUse.');
+    const { runHook } = await import('../capture/hook/run-hook.js');
     return runHook(this.agent, this.event, { stdin: this.context.stdin, env, cwd });
   }
+}
+
+function usage(message: string): TracerError {
+  return new TracerError('invalid_usage', message, { exitCode: ExitCode.usage });
 }

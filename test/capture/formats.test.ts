@@ -154,7 +154,14 @@ test('init keeps a hook command that runs the same program under another spellin
       wanted,
     ),
   );
-  assert.ok(sameHookCommand(`'${process.execPath}' '${script}' hook codex PostToolUse`, wanted), 'quoted the other way');
+  assert.ok(
+    sameHookCommand(`'/bin/sh' '${join(dir, 'tracer-hook.sh')}' '${process.execPath}' '${script}' hook codex PostToolUse`, wanted),
+    'quoted the other way',
+  );
+  assert.not.ok(
+    sameHookCommand(`${process.execPath} ${script} hook codex PostToolUse`, wanted),
+    'an older command that starts node itself is replaced',
+  );
   assert.not.ok(
     sameHookCommand(agentHookCommand({ node: process.execPath, script: join(dir, 'other.js') }, 'codex', 'PostToolUse'), wanted),
   );

@@ -61,13 +61,15 @@ for (const [agent, event, payload] of [
   });
 }
 
-test('each agent hook bundle holds its own agent and no other: one per built-in agent, and one for git', async () => {
+test('each agent hook bundle holds its own agent and no other: one per built-in agent, one for git, and one for the spool fold with them all', async () => {
   const box = sandbox();
   const listed = await box.run(['plugins', '--json']);
   assert.is(listed.code, 0, listed.stderr);
   const agents: Array<{ id: string; title: string }> = JSON.parse(listed.stdout).agents;
-  // One per agent, and git.js for git's hooks.
-  assert.equal(readdirSync(HOOK_BUNDLES).sort(), [...agents.map((agent) => `${agent.id}.js`), 'git.js'].sort());
+  // One per agent, git.js for git's hooks, fold.js for the spool's background fold.
+  assert.equal(readdirSync(HOOK_BUNDLES).sort(), [...agents.map((agent) => `${agent.id}.js`), 'fold.js', 'git.js'].sort());
+  const fold = readFileSync(join(HOOK_BUNDLES, 'fold.js'), 'utf8');
+  for (const agent of agents) assert.ok(fold.includes(JSON.stringify(agent.title)), `fold.js folds ${agent.title}'s events`);
   for (const agent of agents) {
     const bundle = readFileSync(join(HOOK_BUNDLES, `${agent.id}.js`), 'utf8');
     assert.ok(bundle.includes(JSON.stringify(agent.title)), `${agent.id}.js holds ${agent.title}`);

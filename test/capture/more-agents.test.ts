@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { cleanEnv, cleanup, sandbox, tempDir } from '../helpers/cli.js';
 import { assertValidLedger } from './agent-trace-schema.js';
 import { projectDir, readJsonl } from './hook-fixtures.js';
+import { spoolFolded } from '../helpers/spool.js';
 
 /**
  * The nine agents added by issue 21, each through what `tracer init --agents <id>`
@@ -63,8 +64,12 @@ function run(command: string, args: string[], options: { cwd: string; home: stri
 }
 
 /** Through the shell, as the agents run their hook commands: tracer prints nothing. */
-function runShell(command: string, options: { cwd: string; home: string; input: string; env?: Record<string, string> }): void {
+async function runShell(
+  command: string,
+  options: { cwd: string; home: string; input: string; env?: Record<string, string> },
+): Promise<void> {
   assert.is(run('sh', ['-c', command], options).stdout, '', 'a hook prints nothing');
+  await spoolFolded(options.home);
 }
 
 function commit(repo: string, home: string, message: string): string {
@@ -190,7 +195,11 @@ for (const { agent, file, event, fixtureName, conversation, model, transcript } 
 
     edited(repo, home);
     const transcriptPath = transcript ? transcriptCopy(agent) : undefined;
-    runShell(commandIn(path, agent, event), { cwd: repo, home, input: fixture(agent, fixtureName, { repo, transcript: transcriptPath }) });
+    await runShell(commandIn(path, agent, event), {
+      cwd: repo,
+      home,
+      input: fixture(agent, fixtureName, { repo, transcript: transcriptPath }),
+    });
     assertAttributed(repo, home, agent, conversation, model);
 
     await uninstall(box, agent);
@@ -203,7 +212,7 @@ test('gemini: AfterAgent records prompt_response as the summary and snapshots th
   const { repo, home } = box;
   await init(box, 'gemini');
   const transcript = transcriptCopy('gemini');
-  runShell(commandIn(join(repo, '.gemini/settings.json'), 'gemini', 'AfterAgent'), {
+  await runShell(commandIn(join(repo, '.gemini/settings.json'), 'gemini', 'AfterAgent'), {
     cwd: repo,
     home,
     input: fixture('gemini', 'AfterAgent.json', { repo, transcript }),
@@ -238,16 +247,16 @@ test("copilot: its own .github/hooks/tracer.json, toolArgs as a JSON string, the
   const postToolUse = commandIn(path, 'copilot', 'postToolUse');
   const env = { HOME: userHome };
   // A read reaches the hook too (Copilot hooks have no matcher): it records nothing.
-  runShell(postToolUse, { cwd: repo, home, env, input: fixture('copilot', 'postToolUse.view.json', { repo }) });
-  runShell(postToolUse, { cwd: repo, home, env, input: fixture('copilot', 'postToolUse.edit.json', { repo }) });
+  await runShell(postToolUse, { cwd: repo, home, env, input: fixture('copilot', 'postToolUse.view.json', { repo }) });
+  await runShell(postToolUse, { cwd: repo, home, env, input: fixture('copilot', 'postToolUse.edit.json', { repo }) });
   assert.is(readJsonl(join(projectDir(home), 'traces.jsonl')).length, 1, 'one row: the edit');
   assertAttributed(repo, home, 'copilot', sessionId, 'claude-sonnet-4.5');
 
   // A subagent's stop names no transcript; the session's stop does, and its last assistant message is the summary.
   const agentStop = commandIn(path, 'copilot', 'agentStop');
-  runShell(agentStop, { cwd: repo, home, env, input: fixture('copilot', 'agentStop.subagent.json', { repo }) });
+  await runShell(agentStop, { cwd: repo, home, env, input: fixture('copilot', 'agentStop.subagent.json', { repo }) });
   const transcript = transcriptCopy('copilot', 'events.jsonl');
-  runShell(agentStop, { cwd: repo, home, env, input: fixture('copilot', 'agentStop.json', { repo, transcript }) });
+  await runShell(agentStop, { cwd: repo, home, env, input: fixture('copilot', 'agentStop.json', { repo, transcript }) });
   const summaries = readJsonl(join(projectDir(home), 'session-summaries.jsonl'));
   assert.equal(
     summaries.map((row) => [row.conversation_url, row.summary]),
@@ -274,12 +283,12 @@ test('windsurf: post_write_code without cwd finds the project from the file, mod
   edited(repo, home);
   // Run from another folder: only the payload's file path says where the project is.
   const elsewhere = tempDir('windsurf-cwd-');
-  runShell(commandIn(path, 'windsurf', 'pre_user_prompt'), {
+  await runShell(commandIn(path, 'windsurf', 'pre_user_prompt'), {
     cwd: elsewhere,
     home,
     input: fixture('windsurf', 'pre_user_prompt.json', { repo }),
   });
-  runShell(commandIn(path, 'windsurf', 'post_write_code'), {
+  await runShell(commandIn(path, 'windsurf', 'post_write_code'), {
     cwd: elsewhere,
     home,
     input: fixture('windsurf', 'post_write_code.json', { repo }),
@@ -298,9 +307,9 @@ test('kiro: .kiro/hooks/tracer.json, fs_write edits (also deferred, batched) und
   await initAgain(box, 'kiro', [path]);
   edited(repo, home);
   const command = commandIn(path, 'kiro', 'postToolUse');
-  runShell(command, { cwd: repo, home, input: fixture('kiro', 'postToolUse.fs_write.json', { repo }) });
+  await runShell(command, { cwd: repo, home, input: fixture('kiro', 'postToolUse.fs_write.json', { repo }) });
   const deferredRepo = repo;
-  runShell(command, { cwd: repo, home, input: fixture('kiro', 'postToolUse.deferred.json', { repo: deferredRepo }) });
+  await runShell(command, { cwd: repo, home, input: fixture('kiro', 'postToolUse.deferred.json', { repo: deferredRepo }) });
   const traces = readJsonl(join(projectDir(home), 'traces.jsonl'));
   assert.is(traces.length, 2);
   assert.match(traces[0]!.conversation_id, /^kiro-[0-9a-f]{16}$/);
@@ -357,13 +366,13 @@ test("goose: an Open Plugins plugin in .agents/plugins/tracer; working_dir and a
   assert.is(JSON.parse(readFileSync(join(repo, '.agents/plugins/tracer/plugin.json'), 'utf8')).name, 'tracer');
   await initAgain(box, 'goose', [hooks]);
   edited(repo, home);
-  runShell(commandIn(hooks, 'goose', 'PostToolUse'), {
+  await runShell(commandIn(hooks, 'goose', 'PostToolUse'), {
     cwd: tempDir('goose-cwd-'),
     home,
     input: fixture('goose', 'PostToolUse.edit.json', { repo }),
   });
   assertAttributed(repo, home, 'goose', '20260120_3');
-  runShell(commandIn(hooks, 'goose', 'Stop'), { cwd: repo, home, input: fixture('goose', 'Stop.json', { repo }) });
+  await runShell(commandIn(hooks, 'goose', 'Stop'), { cwd: repo, home, input: fixture('goose', 'Stop.json', { repo }) });
   assert.equal(
     readJsonl(join(projectDir(home), 'session-summaries.jsonl')).map((row) => row.summary),
     ['greet() now returns an f-string.'],
@@ -394,6 +403,7 @@ test("opencode: the plugin in .opencode/plugins passes tool.execute.after to tra
     await hooks.event({ event: { type: 'file.edited', properties: { file: 'greet.py' } } });
   `;
   run(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, home, input: '' });
+  await spoolFolded(home);
   assert.is(readJsonl(join(projectDir(home), 'traces.jsonl')).length, 1, 'file.edited adds no row');
   assertAttributed(repo, home, 'opencode', 'ses_4a1f2c9e8d7bffe1', 'claude-sonnet-4-5');
   await uninstall(box, 'opencode');

@@ -9,6 +9,7 @@ import { conversationTraceIds, ledgerRecordOf } from '../../src/capture/ledger/l
 import { cleanEnv, cleanup, sandbox, tempDir } from '../helpers/cli.js';
 import { assertValidLedger } from './agent-trace-schema.js';
 import { projectDir, readJsonl } from './hook-fixtures.js';
+import { spoolFolded } from '../helpers/spool.js';
 
 /**
  * Payloads and transcripts captured from real agents (test/fixtures/agents,
@@ -45,7 +46,7 @@ function installedCommand(repo: string, agent: 'claude-code' | 'cursor' | 'codex
 }
 
 /** Runs an installed hook command through the shell, as the agents do, and checks its promises. */
-function runHookCommand(command: string, payload: string, options: { cwd: string; home: string }): void {
+async function runHookCommand(command: string, payload: string, options: { cwd: string; home: string }): Promise<void> {
   const result = spawnSync('sh', ['-c', command], {
     cwd: options.cwd,
     input: payload,
@@ -54,6 +55,7 @@ function runHookCommand(command: string, payload: string, options: { cwd: string
   });
   assert.is(result.status, 0, `${command} exited ${result.status}: ${result.stderr}`);
   assert.is(result.stdout, '', 'a hook prints nothing');
+  await spoolFolded(options.home);
 }
 
 function commit(repo: string, home: string, message: string): string {
@@ -106,7 +108,7 @@ test('Claude Code: an Edit becomes a trace with the model read from the transcri
   commit(repo, home, 'requirements');
   writeFileSync(join(repo, 'requirements.txt'), before.replace('numpy>=1.21.0,<2.0.0', 'numpy>=1.21.0'));
   const transcript = transcriptCopy('claude-code');
-  runHookCommand(
+  await runHookCommand(
     installedCommand(repo, 'claude-code', 'PostToolUse'),
     fixture('claude-code', 'PostToolUse.Edit.json', { repo, transcript }),
     {
@@ -141,7 +143,7 @@ test("Claude Code: Stop's summary is the transcript's last assistant text, or la
   const { repo, home } = await initialized();
   const transcript = transcriptCopy('claude-code');
   const stop = installedCommand(repo, 'claude-code', 'Stop');
-  runHookCommand(stop, fixture('claude-code', 'Stop.json', { repo, transcript }), { cwd: repo, home });
+  await runHookCommand(stop, fixture('claude-code', 'Stop.json', { repo, transcript }), { cwd: repo, home });
   const dir = projectDir(home);
   const lines = readFileSync(transcript, 'utf8').trim().split('\n');
   const last = JSON.parse(lines.at(-1)!).message.content[0].text;
@@ -153,7 +155,7 @@ test("Claude Code: Stop's summary is the transcript's last assistant text, or la
     ...JSON.parse(fixture('claude-code', 'Stop.json', { repo, transcript })),
     last_assistant_message: 'Reported by the payload.',
   };
-  runHookCommand(stop, JSON.stringify(reported), { cwd: repo, home });
+  await runHookCommand(stop, JSON.stringify(reported), { cwd: repo, home });
   assert.equal(
     readJsonl(join(dir, 'session-summaries.jsonl')).map((row) => row.summary),
     [last, 'Reported by the payload.'],
@@ -168,20 +170,20 @@ test('Claude Code: a Stop that fired before the final message was written is sna
   // What the transcript held when Stop fired: the final reply not flushed yet.
   writeFileSync(transcript, `${lines.slice(0, -1).join('\n')}\n`);
   const stopPayload = fixture('claude-code', 'Stop.json', { repo, transcript });
-  runHookCommand(installedCommand(repo, 'claude-code', 'Stop'), stopPayload, { cwd: repo, home });
+  await runHookCommand(installedCommand(repo, 'claude-code', 'Stop'), stopPayload, { cwd: repo, home });
   const dir = projectDir(home);
   assert.is(countSnapshots(dir), 1);
 
   writeFileSync(transcript, full);
   const next = { ...JSON.parse(stopPayload), hook_event_name: 'UserPromptSubmit', prompt: 'next' };
   delete next.stop_hook_active;
-  runHookCommand(installedCommand(repo, 'claude-code', 'UserPromptSubmit'), JSON.stringify(next), { cwd: repo, home });
+  await runHookCommand(installedCommand(repo, 'claude-code', 'UserPromptSubmit'), JSON.stringify(next), { cwd: repo, home });
   assert.is(countSnapshots(dir), 2, 'the complete transcript was snapshotted');
   const index = JSON.parse(readFileSync(join(dir, 'conversations', '_index.json'), 'utf8'));
   assert.is(index['7ee10dea-3895-4de7-b942-540c8b19b951'], sha256(full), 'the newest snapshot is the complete one');
 
   // Nothing is pending any more: the next event takes no further snapshot.
-  runHookCommand(installedCommand(repo, 'claude-code', 'UserPromptSubmit'), JSON.stringify(next), { cwd: repo, home });
+  await runHookCommand(installedCommand(repo, 'claude-code', 'UserPromptSubmit'), JSON.stringify(next), { cwd: repo, home });
   assert.is(countSnapshots(dir), 2);
   assert.is(hookErrors(home), '');
 });
@@ -194,7 +196,7 @@ test('Cursor: afterFileEdit through the installed hook becomes a trace, then a v
   commit(repo, home, 'welcome');
   writeFileSync(path, 'const styles = {\n  title: css({\n      color: theme.colors.success.text,\n  }),\n};\n');
   const transcript = transcriptCopy('cursor');
-  runHookCommand(installedCommand(repo, 'cursor', 'afterFileEdit'), fixture('cursor', 'afterFileEdit.json', { repo, transcript }), {
+  await runHookCommand(installedCommand(repo, 'cursor', 'afterFileEdit'), fixture('cursor', 'afterFileEdit.json', { repo, transcript }), {
     cwd: tempDir('cursor-cwd-'),
     home,
   });
@@ -223,8 +225,8 @@ test("Cursor running Claude Code's hooks: recorded once, as Cursor's, whether or
   const both = await initialized();
   edit(both.repo);
   const payload = fixture('cursor', 'afterFileEdit.json', { repo: both.repo });
-  runHookCommand(installedCommand(both.repo, 'cursor', 'afterFileEdit'), payload, { cwd: both.repo, home: both.home });
-  runHookCommand(installedCommand(both.repo, 'claude-code', 'PostToolUse'), payload, { cwd: both.repo, home: both.home });
+  await runHookCommand(installedCommand(both.repo, 'cursor', 'afterFileEdit'), payload, { cwd: both.repo, home: both.home });
+  await runHookCommand(installedCommand(both.repo, 'claude-code', 'PostToolUse'), payload, { cwd: both.repo, home: both.home });
   assert.equal(
     readJsonl(join(projectDir(both.home), 'traces.jsonl')).map((row) => [row.agent, row.event]),
     [['cursor', 'afterFileEdit']],
@@ -232,7 +234,7 @@ test("Cursor running Claude Code's hooks: recorded once, as Cursor's, whether or
   // Only Claude Code's hooks installed: the Cursor edit arriving there is recorded under cursor.
   const claudeOnly = await initialized('claude-code');
   edit(claudeOnly.repo);
-  runHookCommand(
+  await runHookCommand(
     installedCommand(claudeOnly.repo, 'claude-code', 'PostToolUse'),
     fixture('cursor', 'afterFileEdit.json', { repo: claudeOnly.repo }),
     { cwd: claudeOnly.repo, home: claudeOnly.home },
@@ -251,7 +253,7 @@ test('Cursor: a multi-root workspace records the edit in the root that holds the
   const payload = JSON.parse(fixture('cursor', 'afterFileEdit.json', { repo }));
   payload.workspace_roots = [other, repo];
   payload.file_path = join(repo, 'Welcome.tsx');
-  runHookCommand(installedCommand(repo, 'cursor', 'afterFileEdit'), JSON.stringify(payload), { cwd: other, home });
+  await runHookCommand(installedCommand(repo, 'cursor', 'afterFileEdit'), JSON.stringify(payload), { cwd: other, home });
   const [trace] = readJsonl(join(projectDir(home), 'traces.jsonl'));
   assert.is(trace!.files[0].path, 'Welcome.tsx');
 });
@@ -259,7 +261,7 @@ test('Cursor: a multi-root workspace records the edit in the root that holds the
 test('Cursor: afterAgentResponse gives the summary; stop snapshots the transcript without repeating it', async () => {
   const { repo, home } = await initialized();
   const transcript = transcriptCopy('cursor');
-  runHookCommand(
+  await runHookCommand(
     installedCommand(repo, 'cursor', 'afterAgentResponse'),
     fixture('cursor', 'afterAgentResponse.json', { repo, transcript }),
     {
@@ -267,7 +269,7 @@ test('Cursor: afterAgentResponse gives the summary; stop snapshots the transcrip
       home,
     },
   );
-  runHookCommand(installedCommand(repo, 'cursor', 'stop'), fixture('cursor', 'stop.json', { repo, transcript }), { cwd: repo, home });
+  await runHookCommand(installedCommand(repo, 'cursor', 'stop'), fixture('cursor', 'stop.json', { repo, transcript }), { cwd: repo, home });
   const dir = projectDir(home);
   const text = JSON.parse(fixture('cursor', 'afterAgentResponse.json', { repo })).text;
   assert.equal(
@@ -284,12 +286,12 @@ test('Codex: apply_patch through the shell tool is captured, a plain shell comma
   writeFileSync(join(repo, 'VERSION'), '1.0.0\n');
   commit(repo, home, 'version');
   const command = installedCommand(repo, 'codex', 'PostToolUse');
-  runHookCommand(command, fixture('codex', 'PostToolUse.Bash.json', { repo }), { cwd: repo, home });
+  await runHookCommand(command, fixture('codex', 'PostToolUse.Bash.json', { repo }), { cwd: repo, home });
   assert.not.ok(existsSync(join(home, 'projects')) && readJsonl(join(projectDir(home), 'traces.jsonl')).length > 0, 'nothing recorded');
 
   writeFileSync(join(repo, 'VERSION'), '1.1.0\n');
   writeFileSync(join(repo, 'NOTES.md'), '# Migration notes\n\n- Move the reverse proxy first.\n');
-  runHookCommand(command, fixture('codex', 'PostToolUse.BashPatch.json', { repo }), { cwd: repo, home });
+  await runHookCommand(command, fixture('codex', 'PostToolUse.BashPatch.json', { repo }), { cwd: repo, home });
   const [trace] = readJsonl(join(projectDir(home), 'traces.jsonl'));
   assert.equal([trace!.tool, trace!.model], ['Bash', 'gpt-5.5']);
   assert.equal(
@@ -297,8 +299,8 @@ test('Codex: apply_patch through the shell tool is captured, a plain shell comma
     ['NOTES.md', 'VERSION'],
   );
   const transcript = transcriptCopy('codex');
-  runHookCommand(installedCommand(repo, 'codex', 'Stop'), fixture('codex', 'Stop.json', { repo, transcript }), { cwd: repo, home });
-  runHookCommand(installedCommand(repo, 'codex', 'SessionEnd'), fixture('codex', 'SessionEnd.json', { repo, transcript }), {
+  await runHookCommand(installedCommand(repo, 'codex', 'Stop'), fixture('codex', 'Stop.json', { repo, transcript }), { cwd: repo, home });
+  await runHookCommand(installedCommand(repo, 'codex', 'SessionEnd'), fixture('codex', 'SessionEnd.json', { repo, transcript }), {
     cwd: repo,
     home,
   });

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 
 /**
  * How installed hooks start tracer: the absolute path of the node that runs this
@@ -68,12 +69,22 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The command line an agent runs for one of its events. */
+/**
+ * The command line an agent runs for one of its events. The agent waits for it
+ * on every tool use, so it is bin/tracer-hook.sh, which spools the payload
+ * without starting node: run by /bin/sh (no execute bit to lose), told the
+ * node and the bin/tracer.js to start for the fold (or in its stead, for what
+ * it cannot spool). install.sh's launcher hands `hook` to that same script itself.
+ */
 export function agentHookCommand(invocation: TracerInvocation, agent: string, event: string): string {
   const program =
-    'launcher' in invocation ? shellQuote(invocation.launcher) : `${shellQuote(invocation.node)} ${shellQuote(invocation.script)}`;
+    'launcher' in invocation
+      ? shellQuote(invocation.launcher)
+      : `/bin/sh ${shellQuote(join(dirname(invocation.script), HOOK_SCRIPT))} ${shellQuote(invocation.node)} ${shellQuote(invocation.script)}`;
   return `${program} hook ${agent} ${event}`;
 }
+
+const HOOK_SCRIPT = 'tracer-hook.sh';
 
 /**
  * Recognizes a command tracer installed, whatever path it was written with (an
@@ -102,17 +113,19 @@ export function sameHookCommand(installed: unknown, wanted: string): boolean {
   const a = parseAgentHookCommand(installed);
   const b = parseAgentHookCommand(wanted);
   if (!a || !b || a.agent !== b.agent || a.event !== b.event) return false;
-  const [nodeA, scriptA] = programWords(installed);
-  const [nodeB, scriptB] = programWords(wanted);
-  if (nodeA === undefined || scriptA === undefined || nodeB === undefined || scriptB === undefined) return false;
-  return realpathOr(nodeA) === realpathOr(nodeB) && realpathOr(scriptA) === realpathOr(scriptB);
+  const programA = programWords(installed);
+  const programB = programWords(wanted);
+  // The hook script is the one next to bin/tracer.js, so the node and script words decide; the form must be the same.
+  const same = (a: string, b: string) =>
+    (a.endsWith(`/${HOOK_SCRIPT}`) && b.endsWith(`/${HOOK_SCRIPT}`)) || realpathOr(a) === realpathOr(b);
+  return programA.length === programB.length && programA.every((word, index) => same(word, programB[index]!));
 }
 
-/** The first two words of a command written by agentHookCommand, unquoted. */
+/** The words of a command written by agentHookCommand before `hook`, unquoted: sh, the hook script, node and bin/tracer.js; or a launcher (or, written by an older tracer, node and bin/tracer.js). */
 function programWords(command: string): string[] {
   const words: string[] = [];
   const word = /'((?:[^']|'\\'')*)'|(\S+)/g;
-  for (let match = word.exec(command); match && words.length < 2; match = word.exec(command)) {
+  for (let match = word.exec(command); match && match[0] !== 'hook'; match = word.exec(command)) {
     words.push(match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : match[2]!);
   }
   return words;

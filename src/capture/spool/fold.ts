@@ -1,0 +1,205 @@
+// Folds the hook's spool into traces.jsonl: every event exactly once, in the
+// order the agents reported them, whoever folds and whenever it is killed.
+//
+// bin/tracer-hook.sh writes one entry per event and starts `tracer hook
+// --fold` in the background; every other tracer command folds first too
+// (spoolPending() says when there is anything), so a command that reads
+// traces sees every event a hook has returned from.
+//
+// Exactly once: an entry's trace row is made once (its `ts` is the entry's
+// time, its written lines read back from the files as they stand), saved as
+// `<entry>.row` before it is appended, and the entry is removed after. A fold
+// killed in between finds the `.row` and appends that same row, unless the
+// file's end already holds its id. Only a summary may then be appended twice,
+// and session-summaries.jsonl keeps the latest per conversation anyway.
+//
+// One fold at a time: proper-lockfile's lock on the spool folder (its mtime
+// kept fresh while held, stale when its holder was killed). The background
+// fold does not wait for it; it leaves its entry to the holder, which looks
+// again once it has let go of the lock.
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomicSync } from '../../files/atomic-write.js';
+import { appendRecord } from '../../store/jsonl.js';
+import { logHookFailure } from '../hook/error-log.js';
+import { recordEvent, type BuiltinAgents, type TraceWriter } from '../hook/run-hook.js';
+import type { TraceRecord } from '../trace-record.js';
+import { entryEnvironment, parseSpoolEntry } from './entry.js';
+import { ENTRY_SUFFIX, spoolDir } from './pending.js';
+
+const LOCK_STALE_MS = 10_000;
+const LOCK_POLL_MS = 25;
+/** How far back from the end of traces.jsonl an interrupted fold's row is looked for. */
+const TAIL_BYTES = 1024 * 1024;
+/** An entry the hook never finished writing (killed mid-payload) is removed once this old. */
+const TORN_ENTRY_MAX_AGE_MS = 60 * 60_000;
+
+export interface FoldOptions {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** How long to wait for another fold to finish: a command waits, so that it reads every event; the hook's background fold does not. */
+  waitMs: number;
+  builtins?: BuiltinAgents;
+}
+
+export interface FoldReport {
+  folded: number;
+  /** Entries left for a later fold: the lock was held past waitMs, or a row could not be written. */
+  left: number;
+}
+
+export async function foldSpool(options: FoldOptions): Promise<FoldReport> {
+  const dir = spoolDir(options.home);
+  const report: FoldReport = { folded: 0, left: 0 };
+  for (let wait = options.waitMs; entriesOf(dir).length > 0; wait = 0) {
+    const release = await lock(dir, wait);
+    if (!release) break;
+    try {
+      const stopped = await foldEntries(dir, options, report);
+      if (stopped) break;
+    } finally {
+      await release();
+    }
+  }
+  report.left = entriesOf(dir).length;
+  return report;
+}
+
+/** true when an entry could not be folded and must wait for a later fold (the ones after it with it, to keep their order). */
+async function foldEntries(dir: string, options: FoldOptions, report: FoldReport): Promise<boolean> {
+  removeLeftovers(dir);
+  for (const entry of entriesOf(dir)) {
+    if ((await foldEntry(join(dir, entry.name), entry.mtimeMs, options)) === 'retry') return true;
+    report.folded += 1;
+  }
+  return false;
+}
+
+async function foldEntry(path: string, mtimeMs: number, options: FoldOptions): Promise<'done' | 'retry'> {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    return 'done'; // folded and removed by a fold whose lock had gone stale
+  }
+  const entry = parseSpoolEntry(bytes);
+  if (!entry) {
+    logHookFailure(
+      options.home,
+      { agent: 'spool', event: 'fold' },
+      {
+        code: 'invalid_spool_entry',
+        message: `${path} is not an event bin/tracer-hook.sh wrote; it was removed.`,
+      },
+    );
+    rmSync(path, { force: true });
+    return 'done';
+  }
+  const journal = `${path}.row`;
+  const result = await recordEvent(
+    entry.agent,
+    entry.event,
+    entry.payload,
+    { env: entryEnvironment(entry, options.home, options.env), cwd: entry.cwd, builtins: options.builtins },
+    { ts: new Date(mtimeMs).toISOString(), trace: writerFor(journal) },
+  );
+  if (result === 'done') {
+    rmSync(path, { force: true });
+    rmSync(journal, { force: true });
+  }
+  return result;
+}
+
+function writerFor(journal: string): TraceWriter {
+  let earlier: TraceRecord | undefined;
+  try {
+    earlier = JSON.parse(readFileSync(journal, 'utf8')) as TraceRecord;
+  } catch {
+    earlier = undefined; // none, or torn before its rename: this fold makes the row
+  }
+  return {
+    earlier,
+    write(path, row) {
+      if (earlier && tailHolds(path, row.id)) return;
+      if (!earlier) writeFileAtomicSync(journal, JSON.stringify(row), { mode: 0o600 });
+      appendRecord(path, row);
+    },
+  };
+}
+
+function tailHolds(path: string, id: string): boolean {
+  let text: string;
+  try {
+    const size = statSync(path).size;
+    const start = Math.max(0, size - TAIL_BYTES);
+    text = readFileSync(path).subarray(start).toString('utf8');
+  } catch {
+    return false;
+  }
+  return text.includes(`"id":${JSON.stringify(id)}`);
+}
+
+interface Listed {
+  name: string;
+  mtimeMs: number;
+  mtimeNs: bigint;
+}
+
+/** Finished entries, oldest first: by modification time to the nanosecond where the file system keeps it, then by name. */
+function entriesOf(dir: string): Listed[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith(ENTRY_SUFFIX));
+  } catch {
+    return [];
+  }
+  const listed: Listed[] = [];
+  for (const name of names) {
+    try {
+      const stat = statSync(join(dir, name), { bigint: true });
+      listed.push({ name, mtimeMs: Number(stat.mtimeMs), mtimeNs: stat.mtimeNs });
+    } catch {
+      // folded meanwhile
+    }
+  }
+  return listed.sort((a, b) => (a.mtimeNs < b.mtimeNs ? -1 : a.mtimeNs > b.mtimeNs ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** A `.row` whose entry is gone (killed between the two removals), and entries the hook never finished. */
+function removeLeftovers(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    if (name.endsWith(`${ENTRY_SUFFIX}.row`) && !existsSync(path.slice(0, -'.row'.length))) rmSync(path, { force: true });
+    else if (name.startsWith('.') && !name.endsWith('.lock')) {
+      try {
+        if (Date.now() - statSync(path).mtimeMs > TORN_ENTRY_MAX_AGE_MS) rmSync(path, { force: true });
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+}
+
+async function lock(dir: string, waitMs: number): Promise<(() => Promise<void>) | undefined> {
+  const { default: lockfile } = await import('proper-lockfile');
+  const retries = Math.ceil(waitMs / LOCK_POLL_MS);
+  try {
+    return await lockfile.lock(dir, {
+      realpath: false,
+      lockfilePath: join(dir, '.fold.lock'),
+      stale: LOCK_STALE_MS,
+      retries: { retries, factor: 1, minTimeout: LOCK_POLL_MS, maxTimeout: LOCK_POLL_MS },
+      // A lock taken away while held (its folder removed by hand) risks at worst a row the journal then finds: keep going.
+      onCompromised: () => undefined,
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return undefined;
+    throw error;
+  }
+}
