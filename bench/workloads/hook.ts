@@ -1,10 +1,14 @@
-// Workload 5: `tracer hook claude-code PostToolUse` with the recorded Edit
-// payload (test/fixtures/hooks), in an initialized repository, against
-// `node -e 0`; they alternate so machine load hits all alike. Two ways: node on
-// bin/tracer.js (as `tracer init` writes hooks for an npm or clone install), and
-// the way an agent runs the hook of an install.sh install: `sh -c` on the
-// installed launcher (a shell script that execs node), which is what the bar
-// (issue 23: no slower than starting node at all) is about.
+// Workload 5: the claude-code PostToolUse hook with the recorded Edit payload
+// (test/fixtures/hooks), in an initialized repository, against `node -e 0`;
+// they alternate so machine load hits all alike. The way an agent runs it,
+// which is what the bar (issue 23: no slower than starting node at all) is
+// about: `sh -c` on the command `tracer init` writes for an npm or clone
+// install (bin/tracer-hook.sh, which spools the payload and folds it in the
+// background), and `sh -c` on an install.sh install's launcher (which hands
+// the hook to the same script). For reference, node on bin/tracer.js `hook`,
+// which records before it returns (TRACER_HOOK_SYNC=1, or a call by hand).
+// The background folds run while later samples are taken, as on an agent's
+// machine; every event must be in traces.jsonl once they are done.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,21 +33,25 @@ export async function hookWorkload(options: { runs: number }, log: (line: string
   const hook = client.spec(['hook', 'claude-code', 'PostToolUse'], { input: payload });
   const launcher = installLauncher(dir);
   const viaLauncher = { ...hook, command: '/bin/sh', args: ['-c', `'${launcher}' hook claude-code PostToolUse`] };
+  const installed = { ...hook, command: '/bin/sh', args: ['-c', installedCommand(client.repo)] };
   const bare = { command: process.execPath, args: ['-e', '0'] };
-  const samples = { direct: [] as number[], launcher: [] as number[], node: [] as number[] };
+  const samples = { direct: [] as number[], installed: [] as number[], launcher: [] as number[], node: [] as number[] };
   const steps = [
     async () => samples.direct.push(recorded(await measure(hook))),
+    async () => samples.installed.push(recorded(await measure(installed))),
     async () => samples.launcher.push(recorded(await measure(viaLauncher))),
     async () => samples.node.push(expectOk(await measure(bare), 'node -e 0').wallMs),
   ];
   // One warm-up each: the first run pays for cold file caches.
-  for (const spec of [hook, viaLauncher, bare]) await measure(spec);
+  for (const spec of [hook, installed, viaLauncher, bare]) await measure(spec);
   for (let n = 0; n < options.runs; n += 1) for (const step of n % 2 ? [...steps].reverse() : steps) await step();
+  // A command folds what the background folds have not yet (it waits for one under way).
+  expectOk(await measure(client.spec(['status'])), 'tracer status');
   const rows = readFileSync(join(client.projectDir, 'traces.jsonl'), 'utf8').split('\n').filter(Boolean).length;
-  if (rows < 2 * options.runs) throw new Error(`the hook recorded ${rows} traces for ${2 * (options.runs + 1)} runs`);
+  if (rows !== 3 * (options.runs + 1)) throw new Error(`the hook recorded ${rows} traces for ${3 * (options.runs + 1)} runs`);
   const node = median(samples.node);
   log(
-    `  hook median ${round(median(samples.direct))} ms (node bin/tracer.js), ${round(median(samples.launcher))} ms (sh -c launcher), node -e 0 median ${round(node)} ms over ${options.runs} runs`,
+    `  hook median ${round(median(samples.installed))} ms (sh -c installed command), ${round(median(samples.launcher))} ms (sh -c launcher), ${round(median(samples.direct))} ms (node bin/tracer.js hook, records before it returns), node -e 0 median ${round(node)} ms over ${options.runs} runs`,
   );
   const row = (how: string, values: number[]): Result => ({
     workload: `5. hook latency, ${how}`,
@@ -56,7 +64,14 @@ export async function hookWorkload(options: { runs: number }, log: (line: string
     pass: median(values) <= node,
     samples: { tracer: values, baseline: samples.node },
   });
-  return [row('node bin/tracer.js', samples.direct), row('sh -c on the installed launcher', samples.launcher)];
+  // The bar is the agent's path; `tracer hook` by hand is only in the log line above.
+  return [row('sh -c on the installed command', samples.installed), row('sh -c on the installed launcher', samples.launcher)];
+}
+
+/** The PostToolUse command `tracer init` wrote into .claude/settings.json. */
+function installedCommand(repo: string): string {
+  const settings = JSON.parse(readFileSync(join(repo, '.claude', 'settings.json'), 'utf8'));
+  return settings.hooks.PostToolUse[0].hooks[0].command;
 }
 
 function recorded(result: Measured): number {
