@@ -1,6 +1,5 @@
 import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../cli/tracer-command.js';
-import { ExitCode, TracerError } from '../core/errors.js';
 
 /**
  * Help text and a fallback only: `tracer hook <agent> <event>` is answered by the
@@ -17,7 +16,7 @@ export class HookCommand extends TracerCommand {
 
       \`<agent>\` is an agent id (\`tracer plugins\` lists them: \`claude-code\`, \`cursor\`, \`codex\`, \`gemini\`, ...); \`<event>\` is the agent's own event name (\`PostToolUse\`, \`afterFileEdit\`, \`Stop\`, ...).
 
-      The hooks \`tracer init\` installs do not run this directly: they run \`bin/tracer-hook.sh\`, which saves the payload to \`$TRACER_HOME/spool/\` without starting node (the agent waits for its hooks) and starts \`tracer hook --fold\` in the background to record it. Every tracer command folds the spool before it reads, so a commit, a push or a view sees every event a hook has returned from. Set \`TRACER_HOOK_SYNC=1\` in the agent's environment to record before the hook returns instead.
+      The hooks \`tracer init\` installs do not run this directly: they run \`bin/tracer-hook.sh\`, which saves the payload to \`$TRACER_HOME/spool/\` without starting node (the agent waits for its hooks) and starts \`tracer hook --fold\` in the background to record it (it folds the spool into each project's \`traces.jsonl\`, transcripts and summaries, every event once and in the order the hooks ran). Every tracer command folds the spool before it reads, so a commit, a push or a view sees every event a hook has returned from. Set \`TRACER_HOOK_SYNC=1\` in the agent's environment to record before the hook returns instead.
 
       It never gets in the agent's way: it always exits 0 and prints nothing. Failures (invalid JSON, missing fields, payloads over 8 MiB) go to \`hook-errors.log\` in the project folder, or in \`$TRACER_HOME\` when there is no project. Outside a git repository nothing is recorded unless the global setting \`capture_detached_edits\` is true.
     `,
@@ -28,26 +27,12 @@ export class HookCommand extends TracerCommand {
     ],
   });
 
-  fold = Option.Boolean('--fold', false, { description: 'Record the events the installed hooks spooled, then exit' });
-  agent = Option.String({ name: 'agent', required: false });
-  event = Option.String({ name: 'event', required: false });
+  agent = Option.String({ name: 'agent', required: true });
+  event = Option.String({ name: 'event', required: true });
 
   async run() {
     const { env, cwd } = this.context.kernel.context;
-    if (this.fold) {
-      // The fold itself ran before this command did (cli/main.ts folds before every command); this waits for one under way.
-      if (this.agent !== undefined) throw usage('tracer hook --fold takes no agent or event; run it alone.');
-      const { foldSpoolFirst } = await import('../capture/spool/fold-first.js');
-      await foldSpoolFirst(env);
-      return 0;
-    }
-    if (this.agent === undefined || this.event === undefined)
-      throw usage('tracer hook needs an agent and an event, as in: tracer hook claude-code PostToolUse.');
     const { runHook } = await import('../capture/hook/run-hook.js');
     return runHook(this.agent, this.event, { stdin: this.context.stdin, env, cwd });
   }
-}
-
-function usage(message: string): TracerError {
-  return new TracerError('invalid_usage', message, { exitCode: ExitCode.usage });
 }
