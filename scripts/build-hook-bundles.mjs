@@ -9,7 +9,7 @@
 // reaches plugins' agents) otherwise. The agents are the files of
 // src/plugins/agents/: removing one removes its bundle.
 import { build } from 'esbuild';
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,6 +33,10 @@ const bundle = (name, contents) =>
     outfile: join(out, `${name}.js`),
     logLevel: 'warning',
   });
+// The built-in plugins that are not agents, as plugins.json lists them: a bare push, pull or sync boots them all.
+const plugins = JSON.parse(readFileSync(join(root, 'plugins.json'), 'utf8')).plugins.filter(
+  (name) => !name.startsWith('agents/') && existsSync(join(root, 'dist', 'plugins', `${name}.js`)),
+);
 await Promise.all([
   ...agents.map((id) =>
     bundle(id, [
@@ -48,6 +52,20 @@ await Promise.all([
     'export const run = async (argv, io) => {',
     '  await foldSpoolFirst(io.env);',
     '  return runGitHookCommand(argv, { ...io, stdout: process.stdout, stderr: process.stderr });',
+    '};',
+  ]),
+  // `tracer push`, `pull` or `sync` alone, as agents' and git's hooks and schedulers run them. The CLI's
+  // own modules are loaded at run time (a URL esbuild leaves alone) when the plugin list names another plugin.
+  bundle('transfer', [
+    ...plugins.map((name, index) => `import * as plugin${index} from './dist/plugins/${name}.js';`),
+    "import { bareMain } from './dist/cli/bare-entry.js';",
+    "import { spoolPending } from './dist/capture/spool/pending.js';",
+    "import { tracerHome } from './dist/store/home.js';",
+    `const builtins = { ${plugins.map((name, index) => `${JSON.stringify(name)}: plugin${index}`).join(', ')} };`,
+    'const unbundled = (path) => import(new URL(path, import.meta.url).href);',
+    'export const run = async (argv, io) => {',
+    '  if (spoolPending(tracerHome(io.env))) await (await unbundled("../capture/spool/fold-first.js")).foldSpoolFirst(io.env);',
+    '  return bareMain(argv, { builtins, unbundled: async () => (await unbundled("../cli/main.js")).main(argv) });',
     '};',
   ]),
   // The fold bin/tracer-hook.sh starts in the background: spooled events of any built-in agent.

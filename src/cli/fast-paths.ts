@@ -34,10 +34,11 @@ export function isBareTransfer(argv: readonly string[]): boolean {
   );
 }
 
-/** The file of dist/hooks/ that answers this command line, when one may: a built-in agent's hook, git's, or the spool's fold. */
+/** The file of dist/hooks/ that answers this command line, when one may: a built-in agent's hook, git's, the spool's fold, or a bare push, pull or sync. */
 export function bundleFor(argv: readonly string[]): string | undefined {
   if (isHookInvocation(argv) && AGENT_ID.test(argv[1]!)) return `${argv[1]}.js`;
   if (isGitHookInvocation(argv)) return 'git.js';
   if (isSpoolFold(argv)) return 'fold.js';
+  if (isBareTransfer(argv)) return 'transfer.js';
   return undefined;
 }

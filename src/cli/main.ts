@@ -3,7 +3,6 @@ import type { Cli } from 'clipanion';
 import type { bootKernel } from '../kernel/boot.js';
 import { tracerHome } from '../store/home.js';
 import type { TracerContext } from './context.js';
-import type { BareOutput } from './bare-transfers.js';
 import { reportError } from './report.js';
 import { TracerError } from '../core/errors.js';
 import { isBareTransfer, isGitHookInvocation, isHookInvocation, isSpoolFold } from './fast-paths.js';
@@ -35,23 +34,7 @@ export async function main(argv: string[]): Promise<number> {
     return runGitHookCommand(argv, { stdin: process.stdin, env, cwd: process.cwd(), stdout, stderr });
   }
   // `push`, `pull` or `sync` alone, as hooks and schedulers run them: their work without clipanion.
-  if (isBareTransfer(argv)) {
-    // The transfer code, and the HTTP client under it, load while the kernel boots.
-    const loading = import('./bare-transfers.js');
-    loading.catch(() => {}); // a boot failure is reported first
-    import('../net/http-client.js').then(
-      ({ preloadFetch }) => preloadFetch(),
-      () => undefined,
-    );
-    let kernel;
-    try {
-      kernel = await bootWithRepair(argv, { home: tracerHome(env), cwd: process.cwd(), env });
-    } catch (error) {
-      return reportError(error, stderr, env);
-    }
-    const { runBareTransfer } = await loading;
-    return runBareTransfer(argv[0] as 'push' | 'pull' | 'sync', (argv[1] ?? '') as BareOutput, kernel, stdout, stderr);
-  }
+  if (isBareTransfer(argv)) return (await import('./bare-entry.js')).bareMain(argv);
   // A plain `blame <path> [options]` runs without clipanion or the kernel (src/attribution/plain-blame.ts).
   if (argv[0] === 'blame') {
     const { runPlainBlame } = await import('../attribution/plain-blame.js');

@@ -106,11 +106,14 @@ function isModulePath(spec: string): boolean {
  * bring an agent and nothing else): those are imported when a command asks the
  * kernel for its agents.
  */
-export async function applyPlugins(kernel: Kernel, entries: readonly PluginEntry[]): Promise<void> {
+/** Built-in plugin modules already in memory, by plugin-list name: a prebuilt module's own (scripts/build-hook-bundles.mjs). */
+export type BuiltinPlugins = Readonly<Record<string, { default?: unknown } | undefined>>;
+
+export async function applyPlugins(kernel: Kernel, entries: readonly PluginEntry[], builtins?: BuiltinPlugins): Promise<void> {
   const placed = entries.map((entry, position) => ({ entry, position }));
   const agents = placed.filter(({ entry }) => isBuiltinAgent(entry.spec));
   const now = placed.filter(({ entry }) => !isBuiltinAgent(entry.spec));
-  const plugins = await Promise.all(now.map(({ entry }) => importPlugin(entry)));
+  const plugins = await Promise.all(now.map(({ entry }) => importPlugin(entry, builtins)));
   for (const [index, plugin] of plugins.entries()) await kernel.use(plugin, now[index]!.position);
   if (agents.length === 0) return;
   kernel.deferAgents(async () => {
@@ -119,17 +122,24 @@ export async function applyPlugins(kernel: Kernel, entries: readonly PluginEntry
   });
 }
 
+/** Whether every enabled entry is in `builtins` or a built-in agent (loaded later, from its file, if at all). */
+export function coveredByBuiltins(entries: readonly PluginEntry[], builtins: BuiltinPlugins): boolean {
+  return entries.every((entry) => isBuiltinAgent(entry.spec) || (!isModulePath(entry.spec) && builtins[entry.spec] !== undefined));
+}
+
 function isBuiltinAgent(spec: string): boolean {
   return spec.startsWith('agents/') && BUILTIN_NAME.test(spec);
 }
 
-export async function importPlugin(entry: PluginEntry): Promise<TracerPlugin> {
-  const path = locate(entry);
-  let module: { default?: unknown };
-  try {
-    module = (await import(pathToFileURL(path).href)) as { default?: unknown };
-  } catch (error) {
-    throw invalidPlugin(entry, `could not be loaded from ${path}: ${(error as Error).message}`);
+export async function importPlugin(entry: PluginEntry, builtins?: BuiltinPlugins): Promise<TracerPlugin> {
+  let module = isModulePath(entry.spec) ? undefined : builtins?.[entry.spec];
+  if (!module) {
+    const path = locate(entry);
+    try {
+      module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+    } catch (error) {
+      throw invalidPlugin(entry, `could not be loaded from ${path}: ${(error as Error).message}`);
+    }
   }
   let plugin = module.default;
   if (typeof plugin === 'function') plugin = new (plugin as new () => unknown)();

@@ -61,13 +61,13 @@ for (const [agent, event, payload] of [
   });
 }
 
-test('each agent hook bundle holds its own agent and no other: one per built-in agent, one for git, and one for the spool fold with them all', async () => {
+test('each agent hook bundle holds its own agent and no other: one per built-in agent, one for git, one for the spool fold with them all, one for bare transfers', async () => {
   const box = sandbox();
   const listed = await box.run(['plugins', '--json']);
   assert.is(listed.code, 0, listed.stderr);
   const agents: Array<{ id: string; title: string }> = JSON.parse(listed.stdout).agents;
-  // One per agent, git.js for git's hooks, fold.js for the spool's background fold.
-  assert.equal(readdirSync(HOOK_BUNDLES).sort(), [...agents.map((agent) => `${agent.id}.js`), 'fold.js', 'git.js'].sort());
+  // One per agent, git.js for git's hooks, fold.js for the spool's background fold, transfer.js for bare push, pull and sync.
+  assert.equal(readdirSync(HOOK_BUNDLES).sort(), [...agents.map((agent) => `${agent.id}.js`), 'fold.js', 'git.js', 'transfer.js'].sort());
   const fold = readFileSync(join(HOOK_BUNDLES, 'fold.js'), 'utf8');
   for (const agent of agents) assert.ok(fold.includes(JSON.stringify(agent.title)), `fold.js folds ${agent.title}'s events`);
   for (const agent of agents) {
