@@ -154,7 +154,7 @@ test('a commit sees the edit the hook spooled: the ledger names the agent', asyn
 
 test('a fold killed at any moment, then run again until done, records every event exactly once and in order', async () => {
   const box = await initialized();
-  const sessions = Array.from({ length: 30 }, (_, index) => `k-${index}`);
+  const sessions = Array.from({ length: 16 }, (_, index) => `k-${index}`);
   for (const session of sessions) spoolWith(NO_FOLD, box, 'UserPromptSubmit', prompt(box, session));
   const names = spooled(box.home);
   const order = [...names].sort();
@@ -162,7 +162,7 @@ test('a fold killed at any moment, then run again until done, records every even
   const sessionOf = (name: string) => JSON.parse(readFileSync(join(box.home, 'spool', name), 'utf8').split('\n\n')[1]!).session_id;
   const expected = order.map(sessionOf);
   let kills = 0;
-  for (let round = 0; spooled(box.home).length > 0 && round < 200; round += 1) {
+  for (let round = 0; spooled(box.home).length > 0 && round < 80; round += 1) {
     const child = spawn(process.execPath, [BIN, 'hook', '--fold'], {
       env: { ...cleanEnv(), TRACER_HOME: box.home },
       stdio: 'ignore',
