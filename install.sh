@@ -176,8 +176,9 @@ install_build_dependencies() {
   how='npm install'
   [ -f "$src/package-lock.json" ] && how='npm ci'
   say "Installing the build dependencies in $src ($how; compiling better-sqlite3 takes a minute or two)..."
+  # --prefer-offline: the lock file pins every version and its hash, so a package already in npm's cache needs no trip to the registry.
   # shellcheck disable=SC2086 # $how is two words on purpose
-  (cd "$src" && PATH="$(dirname "$node_bin"):$PATH" $how --no-audit --no-fund --loglevel=error >/dev/null) ||
+  (cd "$src" && PATH="$(dirname "$node_bin"):$PATH" $how --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null) ||
     die "$how failed in $src; run it there to see why (npm needs the registry or its cache), then run install.sh again"
 }
 
