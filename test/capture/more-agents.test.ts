@@ -152,7 +152,8 @@ for (const { agent, file, event, fixtureName, conversation, model, transcript } 
     event: 'AfterTool',
     fixtureName: 'AfterTool.replace.json',
     conversation: '5c0d3f7e-2b9a-4c1e-9f3a-7d2e1b6a4c80',
-    model: 'gemini-2.5-pro',
+    // The model of the latest Gemini message of the (captured) chat recording.
+    model: 'gemini-2.5-flash',
     transcript: true,
   },
   {
@@ -170,7 +171,8 @@ for (const { agent, file, event, fixtureName, conversation, model, transcript } 
     event: 'PostToolUse',
     fixtureName: 'PostToolUse.Edit.json',
     conversation: 'b6f1c2d4-8e3a-4f7b-a9c0-5d2e7f1a3b64',
-    model: 'claude-sonnet-4-5-20250929',
+    // A captured Droid transcript names no model: its <session>.settings.json beside it does.
+    model: 'custom:BYOK-GPT-5-MINI-0',
     transcript: true,
   },
 ]) {
@@ -190,6 +192,7 @@ for (const { agent, file, event, fixtureName, conversation, model, transcript } 
 
     edited(repo, home);
     const transcriptPath = transcript ? transcriptCopy(agent) : undefined;
+    if (agent === 'droid') transcriptCopy(agent, 'transcript.settings.json', join(dirname(transcriptPath!), 'transcript.settings.json'));
     runShell(commandIn(path, agent, event), { cwd: repo, home, input: fixture(agent, fixtureName, { repo, transcript: transcriptPath }) });
     assertAttributed(repo, home, agent, conversation, model);
 
@@ -241,7 +244,8 @@ test("copilot: its own .github/hooks/tracer.json, toolArgs as a JSON string, the
   runShell(postToolUse, { cwd: repo, home, env, input: fixture('copilot', 'postToolUse.view.json', { repo }) });
   runShell(postToolUse, { cwd: repo, home, env, input: fixture('copilot', 'postToolUse.edit.json', { repo }) });
   assert.is(readJsonl(join(projectDir(home), 'traces.jsonl')).length, 1, 'one row: the edit');
-  assertAttributed(repo, home, 'copilot', sessionId, 'claude-sonnet-4.5');
+  // The captured events.jsonl names the model in session.model_change.
+  assertAttributed(repo, home, 'copilot', sessionId, 'gpt-4.1');
 
   // A subagent's stop names no transcript; the session's stop does, and its last assistant message is the summary.
   const agentStop = commandIn(path, 'copilot', 'agentStop');
@@ -251,7 +255,7 @@ test("copilot: its own .github/hooks/tracer.json, toolArgs as a JSON string, the
   const summaries = readJsonl(join(projectDir(home), 'session-summaries.jsonl'));
   assert.equal(
     summaries.map((row) => [row.conversation_url, row.summary]),
-    [[`copilot://session/${sessionId}`, 'greet() now returns an f-string.']],
+    [[`copilot://session/${sessionId}`, "I'll create a hello world file for you."]],
   );
 
   // The user's entry added to tracer's file survives uninstall; tracer's go.
