@@ -293,6 +293,45 @@ test('windsurf: post_write_code without cwd finds the project from the file, mod
   assert.is(readFileSync(path, 'utf8'), original);
 });
 
+test('windsurf: post_cascade_response_with_transcript snapshots the JSONL transcript; its last planner response is the summary', async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'windsurf');
+  edited(repo, home);
+  const transcript = transcriptCopy('windsurf');
+  runShell(commandIn(join(repo, '.windsurf/hooks.json'), 'windsurf', 'post_cascade_response_with_transcript'), {
+    cwd: repo,
+    home,
+    input: fixture('windsurf', 'post_cascade_response_with_transcript.json', { repo, transcript }),
+  });
+  const dir = projectDir(home);
+  assert.is(existsSync(join(dir, 'hook-errors.log')), false);
+  const [snapshot] = readJsonl(join(dir, 'conversations.jsonl'));
+  assert.is(snapshot!.size, statSync(transcript).size);
+  const [summary] = readJsonl(join(dir, 'session-summaries.jsonl'));
+  assert.is(summary!.conversation_url, 'windsurf://session/9d41a7c2e0b84f6e');
+  assert.match(summary!.summary, /^Called several tools to explore your workspace:/);
+});
+
+test("windsurf: without tool_info.transcript_path, the transcript is Windsurf's own ~/.windsurf/transcripts/<trajectory_id>.jsonl", async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'windsurf');
+  const userHome = tempDir('windsurf-home-');
+  const saved = transcriptCopy('windsurf', 'transcript.jsonl', join(userHome, '.windsurf/transcripts/9d41a7c2e0b84f6e.jsonl'));
+  const payload = JSON.parse(fixture('windsurf', 'post_cascade_response_with_transcript.json', { repo }));
+  delete payload.tool_info.transcript_path;
+  // Windsurf payloads have no cwd: the hook runs in the workspace.
+  runShell(commandIn(join(repo, '.windsurf/hooks.json'), 'windsurf', 'post_cascade_response_with_transcript'), {
+    cwd: repo,
+    home,
+    env: { HOME: userHome },
+    input: JSON.stringify(payload),
+  });
+  const [snapshot] = readJsonl(join(projectDir(home), 'conversations.jsonl'));
+  assert.is(snapshot!.size, statSync(saved).size);
+});
+
 test('kiro: .kiro/hooks/tracer.json, fs_write edits (also deferred, batched) under a derived stable session', async () => {
   const box = sandbox();
   const { repo, home } = box;

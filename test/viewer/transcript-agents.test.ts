@@ -7,7 +7,7 @@ import type { TranscriptEntry } from '../../src/viewer/data-source.js';
 import { normalizeLine } from '../../src/viewer/local/transcript-normalize.js';
 
 // The session page's reading of the JSONL transcripts of Gemini CLI, Copilot CLI,
-// Factory Droid and Qwen Code (test/fixtures/agents/<agent>, provenance in
+// Factory Droid, Qwen Code and Windsurf (test/fixtures/agents/<agent>, provenance in
 // test/fixtures/README.md): user and assistant turns in order, the tool calls
 // between them, the model where the agent writes it.
 const AGENTS_DIR = fileURLToPath(new URL('../fixtures/agents/', import.meta.url));
@@ -79,6 +79,39 @@ test("Factory Droid transcript (a captured session): Claude's content blocks ins
   assert.ok(closing.kind === 'message' && closing.role === 'assistant' && closing.text.startsWith('# Update complete'));
   const patch = entries.find((entry) => entry.kind === 'tool_call' && entry.name === 'ApplyPatch');
   assert.ok(patch?.kind === 'tool_call' && patch.diff?.some((line) => line.op === '+' && line.text === '// DROID3'));
+});
+
+test('Windsurf Cascade transcript (a captured session): user inputs, planner responses, tool steps with their output, a failed step', () => {
+  const entries = entriesOf('windsurf');
+  const steps = entries.map((entry) =>
+    entry.kind === 'message' ? entry.role : entry.kind === 'tool_call' ? `call ${entry.name}` : entry.kind,
+  );
+  assert.equal(steps, [
+    'user',
+    'assistant',
+    'call view_file',
+    'tool_result',
+    'call code_action',
+    'assistant',
+    'call run_command',
+    'user',
+    'call list_directory',
+    'call grep_search',
+    'call list_resources',
+    'tool_result',
+    'assistant',
+  ]);
+  assert.equal(shape(entries.slice(0, 2)), [
+    'user: Write a song in @[xyz.md] ',
+    "assistant: I'll write a song in the xyz.md file for you.",
+  ]);
+  assert.match(shape([entries[5]!])[0]!, /^assistant: I've written a song called/);
+  const failed = entries[11]!;
+  assert.ok(failed.kind === 'tool_result' && failed.error === true);
+  const view = entries[3]!;
+  assert.ok(view.kind === 'tool_result' && view.text.includes('# XYZ') && view.error === false);
+  const command = entries[6]!;
+  assert.ok(command.kind === 'tool_call' && JSON.parse(command.input).command === 'clear');
 });
 
 test('Qwen Code chat: parts with text and function calls, the model of the line', () => {
