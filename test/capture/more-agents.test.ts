@@ -360,6 +360,20 @@ test('kiro: .kiro/hooks/tracer.json, fs_write edits (also deferred, batched) und
   assert.equal(JSON.parse(readFileSync(path, 'utf8')), { hooks: { stop: [{ command: './done.sh' }] } });
 });
 
+test("kiro: a payload that names its session (Kiro CLI 3's, captured in kirodotdev/Kiro#10308) keeps it: nothing is derived", async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'kiro');
+  runShell(commandIn(join(repo, '.kiro/hooks/tracer.json'), 'kiro', 'userPromptSubmit'), {
+    cwd: repo,
+    home,
+    input: fixture('kiro', 'UserPromptSubmit.v3.json', { repo }),
+  });
+  const [row] = readJsonl(join(projectDir(home), 'traces.jsonl'));
+  assert.is(row!.conversation_id, 'sess_5e748cf0-2069-4448-b1f7-35a1e42ad9b3');
+  assert.is(row!.prompt_chars, 0, 'that release sends the prompt empty');
+});
+
 test("cline: executable hook scripts in .clinerules/hooks answer {cancel: false}; the user's own scripts stay", async () => {
   const box = sandbox();
   const { repo, home } = box;
