@@ -92,7 +92,7 @@ export function effectivePluginList(layers: readonly PluginLayer[]): EffectivePl
  * listing file, so "./x.js" in two folders is two plugins, and a later layer can
  * switch a module off by any path that reaches it.
  */
-function entryKey(spec: string, file: string): string {
+export function entryKey(spec: string, file: string): string {
   return isModulePath(spec) ? resolve(dirname(file), spec) : spec;
 }
 

@@ -157,7 +157,8 @@ for (const { agent, file, event, fixtureName, conversation, model, transcript } 
     event: 'AfterTool',
     fixtureName: 'AfterTool.replace.json',
     conversation: '5c0d3f7e-2b9a-4c1e-9f3a-7d2e1b6a4c80',
-    model: 'gemini-2.5-pro',
+    // The model of the latest Gemini message of the (captured) chat recording.
+    model: 'gemini-2.5-flash',
     transcript: true,
   },
   {
@@ -175,7 +176,8 @@ for (const { agent, file, event, fixtureName, conversation, model, transcript } 
     event: 'PostToolUse',
     fixtureName: 'PostToolUse.Edit.json',
     conversation: 'b6f1c2d4-8e3a-4f7b-a9c0-5d2e7f1a3b64',
-    model: 'claude-sonnet-4-5-20250929',
+    // A captured Droid transcript names no model: its <session>.settings.json beside it does.
+    model: 'custom:BYOK-GPT-5-MINI-0',
     transcript: true,
   },
 ]) {
@@ -195,6 +197,7 @@ for (const { agent, file, event, fixtureName, conversation, model, transcript } 
 
     edited(repo, home);
     const transcriptPath = transcript ? transcriptCopy(agent) : undefined;
+    if (agent === 'droid') transcriptCopy(agent, 'transcript.settings.json', join(dirname(transcriptPath!), 'transcript.settings.json'));
     await runShell(commandIn(path, agent, event), {
       cwd: repo,
       home,
@@ -250,7 +253,8 @@ test("copilot: its own .github/hooks/tracer.json, toolArgs as a JSON string, the
   await runShell(postToolUse, { cwd: repo, home, env, input: fixture('copilot', 'postToolUse.view.json', { repo }) });
   await runShell(postToolUse, { cwd: repo, home, env, input: fixture('copilot', 'postToolUse.edit.json', { repo }) });
   assert.is(readJsonl(join(projectDir(home), 'traces.jsonl')).length, 1, 'one row: the edit');
-  assertAttributed(repo, home, 'copilot', sessionId, 'claude-sonnet-4.5');
+  // The captured events.jsonl names the model in session.model_change.
+  assertAttributed(repo, home, 'copilot', sessionId, 'gpt-4.1');
 
   // A subagent's stop names no transcript; the session's stop does, and its last assistant message is the summary.
   const agentStop = commandIn(path, 'copilot', 'agentStop');
@@ -260,7 +264,7 @@ test("copilot: its own .github/hooks/tracer.json, toolArgs as a JSON string, the
   const summaries = readJsonl(join(projectDir(home), 'session-summaries.jsonl'));
   assert.equal(
     summaries.map((row) => [row.conversation_url, row.summary]),
-    [[`copilot://session/${sessionId}`, 'greet() now returns an f-string.']],
+    [[`copilot://session/${sessionId}`, "I'll create a hello world file for you."]],
   );
 
   // The user's entry added to tracer's file survives uninstall; tracer's go.
@@ -298,6 +302,45 @@ test('windsurf: post_write_code without cwd finds the project from the file, mod
   assert.is(readFileSync(path, 'utf8'), original);
 });
 
+test('windsurf: post_cascade_response_with_transcript snapshots the JSONL transcript; its last planner response is the summary', async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'windsurf');
+  edited(repo, home);
+  const transcript = transcriptCopy('windsurf');
+  await runShell(commandIn(join(repo, '.windsurf/hooks.json'), 'windsurf', 'post_cascade_response_with_transcript'), {
+    cwd: repo,
+    home,
+    input: fixture('windsurf', 'post_cascade_response_with_transcript.json', { repo, transcript }),
+  });
+  const dir = projectDir(home);
+  assert.is(existsSync(join(dir, 'hook-errors.log')), false);
+  const [snapshot] = readJsonl(join(dir, 'conversations.jsonl'));
+  assert.is(snapshot!.size, statSync(transcript).size);
+  const [summary] = readJsonl(join(dir, 'session-summaries.jsonl'));
+  assert.is(summary!.conversation_url, 'windsurf://session/9d41a7c2e0b84f6e');
+  assert.match(summary!.summary, /^Called several tools to explore your workspace:/);
+});
+
+test("windsurf: without tool_info.transcript_path, the transcript is Windsurf's own ~/.windsurf/transcripts/<trajectory_id>.jsonl", async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'windsurf');
+  const userHome = tempDir('windsurf-home-');
+  const saved = transcriptCopy('windsurf', 'transcript.jsonl', join(userHome, '.windsurf/transcripts/9d41a7c2e0b84f6e.jsonl'));
+  const payload = JSON.parse(fixture('windsurf', 'post_cascade_response_with_transcript.json', { repo }));
+  delete payload.tool_info.transcript_path;
+  // Windsurf payloads have no cwd: the hook runs in the workspace.
+  await runShell(commandIn(join(repo, '.windsurf/hooks.json'), 'windsurf', 'post_cascade_response_with_transcript'), {
+    cwd: repo,
+    home,
+    env: { HOME: userHome },
+    input: JSON.stringify(payload),
+  });
+  const [snapshot] = readJsonl(join(projectDir(home), 'conversations.jsonl'));
+  assert.is(snapshot!.size, statSync(saved).size);
+});
+
 test('kiro: .kiro/hooks/tracer.json, fs_write edits (also deferred, batched) under a derived stable session', async () => {
   const box = sandbox();
   const { repo, home } = box;
@@ -324,6 +367,20 @@ test('kiro: .kiro/hooks/tracer.json, fs_write edits (also deferred, batched) und
   writeJson(path, withMine);
   await uninstall(box, 'kiro');
   assert.equal(JSON.parse(readFileSync(path, 'utf8')), { hooks: { stop: [{ command: './done.sh' }] } });
+});
+
+test("kiro: a payload that names its session (Kiro CLI 3's, captured in kirodotdev/Kiro#10308) keeps it: nothing is derived", async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'kiro');
+  await runShell(commandIn(join(repo, '.kiro/hooks/tracer.json'), 'kiro', 'userPromptSubmit'), {
+    cwd: repo,
+    home,
+    input: fixture('kiro', 'UserPromptSubmit.v3.json', { repo }),
+  });
+  const [row] = readJsonl(join(projectDir(home), 'traces.jsonl'));
+  assert.is(row!.conversation_id, 'sess_5e748cf0-2069-4448-b1f7-35a1e42ad9b3');
+  assert.is(row!.prompt_chars, 0, 'that release sends the prompt empty');
 });
 
 test("cline: executable hook scripts in .clinerules/hooks answer {cancel: false}; the user's own scripts stay", async () => {

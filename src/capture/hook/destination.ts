@@ -16,7 +16,17 @@ export interface Destination {
 
 export const DETACHED_DIR = 'detached';
 
-export async function resolveDestination(cwd: string, home: string, env: NodeJS.ProcessEnv): Promise<Destination | undefined> {
+export interface DestinationOptions {
+  /** Asked once the project is known, before anything is written for it: false, and nothing is recorded there. */
+  recordsIn?(projectDir: string): boolean;
+}
+
+export async function resolveDestination(
+  cwd: string,
+  home: string,
+  env: NodeJS.ProcessEnv,
+  options: DestinationOptions = {},
+): Promise<Destination | undefined> {
   // One walk for .git: resolveProject says when there is no repository.
   let project: ResolvedProject;
   try {
@@ -28,6 +38,7 @@ export async function resolveDestination(cwd: string, home: string, env: NodeJS.
     mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     return { dir };
   }
+  if (options.recordsIn?.(project.dir) === false) return undefined;
   const isNew = !existsSync(project.dir);
   mkdirSync(project.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   // projects.json is rewritten only for a new project or a worktree it has not seen, not on every tool use.

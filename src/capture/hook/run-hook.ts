@@ -7,12 +7,19 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { writeFileAtomicSync } from '../../files/atomic-write.js';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { homePaths, tracerHome } from '../../store/home.js';
+import { homePaths, PROJECT_STATE_FILES, tracerHome } from '../../store/home.js';
 import { resolveProject } from '../../store/project.js';
 import { resolveDestination, type Destination } from './destination.js';
 import { logHookFailure, type HookFailure } from './error-log.js';
 import { pathToFileURL } from 'node:url';
-import { BUILTIN_LIST_FILE, builtinPluginPath, effectivePluginList, type PluginEntry, type PluginLayer } from '../../kernel/plugin-list.js';
+import {
+  BUILTIN_LIST_FILE,
+  builtinPluginPath,
+  effectivePluginList,
+  entryKey,
+  type PluginEntry,
+  type PluginLayer,
+} from '../../kernel/plugin-list.js';
 import type { AgentAdapter } from '../../core/agent.js';
 import { AGENT_ID, isObject, PayloadError, type HookEvent, type Payload } from './hook-event.js';
 import { PAYLOAD_CAP_BYTES, readPayload, type PayloadRead } from './payload.js';
@@ -70,8 +77,8 @@ export async function recordEvent(
     logHookFailure(logDir ?? existingProjectDir(io.cwd, home, io.env) ?? home, { agent, event }, failure);
   try {
     // Only the calling agent's adapter is loaded: every module costs the agent's tool call start-up time.
-    let adapter = await loadAgent(agent, { home, cwd: io.cwd, env: io.env, builtins: io.builtins });
-    if (!adapter) {
+    let loaded = await loadAgent(agent, { home, cwd: io.cwd, env: io.env, builtins: io.builtins });
+    if (!loaded) {
       fail({
         code: 'unknown_agent',
         message: `"${agent}" is not an agent of the enabled plugins (tracer plugins lists them); fix the hook command that runs tracer hook.`,
@@ -84,17 +91,22 @@ export async function recordEvent(
       return 'done';
     }
     const context = { env: io.env, cwd: io.cwd };
-    const other = adapter.handOff?.(payload.value);
+    const other = loaded.adapter.handOff?.(payload.value);
     if (other !== undefined) {
       const taker = await loadAgent(other, { home, cwd: io.cwd, env: io.env, builtins: io.builtins });
       if (taker) {
-        if (taker.acceptsHandOff?.(payload.value, context) === false) return 'done';
-        adapter = taker;
+        if (taker.adapter.acceptsHandOff?.(payload.value, context) === false) return 'done';
+        loaded = taker;
       }
     }
+    const chosen = loaded;
+    const { adapter } = chosen;
     const normalized = adapter.normalize(event, payload.value, context);
     if (normalized.nothingToRecord) return 'done';
-    const destination = await resolveDestination(normalized.cwd ?? io.cwd, home, io.env);
+    // A project whose `plugins` setting switches this agent off gets nothing from it: no row, no log line.
+    const destination = await resolveDestination(normalized.cwd ?? io.cwd, home, io.env, {
+      recordsIn: (projectDir) => enabledInProject(chosen, projectDir),
+    });
     if (!destination) return 'done';
     logDir = destination.dir;
     return await record(adapter, normalized, destination, io.cwd, fail, options);
@@ -248,20 +260,45 @@ export interface LoadContext {
  * the two small list files and its own module, whatever the number of adapters.
  * Only an id that no enabled built-in has imports the lists' module entries.
  */
-export async function loadAgent(id: string, context: LoadContext): Promise<AgentAdapter | undefined> {
+export async function loadAgent(id: string, context: LoadContext): Promise<LoadedAgent | undefined> {
   if (!AGENT_ID.test(id)) return undefined;
-  const enabled = effectivePluginList([
-    listLayer(BUILTIN_LIST_FILE, 'builtin'),
-    listLayer(homePaths(context.home).plugins, 'user'),
-  ]).enabled;
+  const layers = [listLayer(BUILTIN_LIST_FILE, 'builtin'), listLayer(homePaths(context.home).plugins, 'user')];
+  const enabled = effectivePluginList(layers).enabled;
   const spec = `agents/${id}`;
-  if (enabled.some((entry) => entry.spec === spec)) {
-    const loaded = context.builtins?.[spec];
-    if (loaded) return agentOf({ default: loaded }, id);
-    const path = builtinPluginPath(spec);
-    if (path) return agentOf((await import(pathToFileURL(path).href)) as { default?: { agents?: AgentAdapter[] } }, id);
+  const entry = enabled.find((candidate) => candidate.spec === spec);
+  if (entry) {
+    const preloaded = context.builtins?.[spec];
+    const path = preloaded ? undefined : builtinPluginPath(spec);
+    const module = preloaded
+      ? { default: preloaded }
+      : path
+        ? ((await import(pathToFileURL(path).href)) as { default?: { agents?: AgentAdapter[] } })
+        : undefined;
+    const adapter = module && agentOf(module, id);
+    if (adapter) return { adapter, entry, layers };
   }
-  return customAgent(id, context, enabled);
+  return customAgent(id, context, enabled, layers);
+}
+
+/** An adapter, the plugin-list entry that brought it, and the built-in and user lists it was found with. */
+export interface LoadedAgent {
+  adapter: AgentAdapter;
+  entry: PluginEntry;
+  layers: PluginLayer[];
+}
+
+/**
+ * Whether the project's own `plugins` setting (project-config.json, read as
+ * the hook reads lists) leaves the adapter's plugin enabled: `!agents/<id>`
+ * there switches the agent off for that project alone.
+ */
+function enabledInProject(loaded: LoadedAgent, projectDir: string): boolean {
+  // Joined here rather than through config-files.js, whose state-file helpers the hook must not load.
+  const project = listLayer(join(projectDir, PROJECT_STATE_FILES.config), 'project');
+  if (project.entries.length === 0) return true;
+  // The same plugin by any listing: a later `agents/<id>` in the setting switches the built-in back on.
+  const key = entryKey(loaded.entry.spec, loaded.entry.file);
+  return effectivePluginList([...loaded.layers, project]).enabled.some((candidate) => entryKey(candidate.spec, candidate.file) === key);
 }
 
 /**
@@ -281,17 +318,20 @@ export function listLayer(file: string, source: PluginLayer['source']): PluginLa
 }
 
 /** An agent brought by a module entry of the user's or the project's plugin list. */
-async function customAgent(id: string, context: LoadContext, userEnabled: readonly PluginEntry[]): Promise<AgentAdapter | undefined> {
+async function customAgent(
+  id: string,
+  context: LoadContext,
+  userEnabled: readonly PluginEntry[],
+  layers: PluginLayer[],
+): Promise<LoadedAgent | undefined> {
   const { importPlugin, projectLayer } = await import('./custom-agents.js');
   const project = projectLayer(context);
-  const entries = project
-    ? effectivePluginList([listLayer(BUILTIN_LIST_FILE, 'builtin'), listLayer(homePaths(context.home).plugins, 'user'), project]).enabled
-    : userEnabled;
+  const entries = project ? effectivePluginList([...layers, project]).enabled : userEnabled;
   for (const entry of entries) {
     if (entry.source === 'builtin' || builtinPluginPath(entry.spec)) continue;
     const plugin = await importPlugin(entry);
-    const agent = plugin.agents?.find((candidate) => candidate.id === id);
-    if (agent) return agent;
+    const adapter = plugin.agents?.find((candidate) => candidate.id === id);
+    if (adapter) return { adapter, entry, layers };
   }
   return undefined;
 }

@@ -1,10 +1,14 @@
 // Factory Droid hooks (.factory/hooks.json, Claude Code's grouped layout and
 // payloads: `session_id`, `transcript_path`, `cwd`, `hook_event_name`,
-// `tool_name`, `tool_input`). Its file tools: `Create` (`file_path`, `content`),
+// `tool_name`, `tool_input`; releases that send the common members in camelCase,
+// `sessionId` and `transcriptPath`, are read too: recorders of real Droid
+// sessions met both). Its file tools: `Create` (`file_path`, `content`),
 // `Edit` (`file_path`, `old_str`/`new_str`, or Claude's `old_string`/`new_string`),
 // `MultiEdit` (`edits`) and `ApplyPatch` (a patch in Codex's format). Stop may
 // carry `last_assistant_message`; transcripts are JSONL,
-// `{type: "message", message: {role, content: [{type: "text", text}]}}`.
+// `{type: "message", message: {role, content: [{type: "text", text}]}}`, and
+// name no model: Droid keeps it beside the transcript, in `<session>.settings.json`.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   agentPlugin,
@@ -36,15 +40,13 @@ export function normalizeDroid(event: string, payload: Payload): HookEvent {
   const key = eventKey(event);
   const tool = optionalString(payload.tool_name);
   const writes = key === 'posttooluse' && tool !== undefined ? droidWrites(tool, payload.tool_input) : [];
-  const transcript = optionalString(payload.transcript_path);
+  const transcript = optionalString(payload.transcript_path) ?? optionalString(payload.transcriptPath);
   const endsTurn = TURN_ENDS.has(key);
   return {
     agent: 'droid',
     event,
-    conversationId: requiredString(payload, 'session_id', 'droid'),
-    model:
-      optionalString(payload.model) ??
-      (writes.length > 0 && transcript ? findFromEnd(transcript, (line) => MODEL.exec(line)?.[1]) : undefined),
+    conversationId: optionalString(payload.sessionId) ?? requiredString(payload, 'session_id', 'droid'),
+    model: optionalString(payload.model) ?? (writes.length > 0 && transcript ? sessionModel(transcript) : undefined),
     tool,
     cwd: optionalString(payload.cwd),
     writes,
@@ -53,6 +55,18 @@ export function normalizeDroid(event: string, payload: Payload): HookEvent {
     endsTurn,
     reportedSummary: endsTurn ? optionalString(payload.last_assistant_message) : undefined,
   };
+}
+
+/** The session's settings file beside its transcript names the model; older transcripts carry it on the messages. */
+function sessionModel(transcript: string): string | undefined {
+  try {
+    const settings: unknown = JSON.parse(readFileSync(transcript.replace(/\.jsonl$/, '') + '.settings.json', 'utf8'));
+    const model = isObject(settings) ? optionalString(settings.model) : undefined;
+    if (model !== undefined) return model;
+  } catch {
+    // no settings file, or not JSON: the transcript may still say
+  }
+  return findFromEnd(transcript, (line) => MODEL.exec(line)?.[1]);
 }
 
 function droidWrites(tool: string, input: unknown): FileWrite[] {

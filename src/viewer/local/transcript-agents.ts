@@ -2,7 +2,7 @@
 // session page reads (transcript-normalize.ts handles Claude Code, Codex and
 // Cursor). Each is recognised by its shape:
 // - Gemini CLI's chat recording: `{type: "user" | "gemini", content, model, toolCalls}`;
-// - Copilot CLI's session events: `{type: "user.message" | "assistant.message" | "tool.execution_complete", data}`;
+// - Copilot CLI's session events: `{type: "user.message" | "assistant.message" | "tool.execution_complete" | "session.model_change", data}`;
 // - Factory Droid: `{type: "message", message: {role, content: [blocks]}}` (Claude's blocks);
 // - Qwen Code: `{type: "user" | "assistant", message: {role, parts: [{text} | {functionCall} | {functionResponse}]}}`.
 import type { TranscriptEntry } from '../data-source.js';
@@ -44,18 +44,27 @@ export function copilotLine(value: Row, line: number, tool: Tool): Entry[] {
       const model = str(data.selectedModel);
       return [stamp({ kind: 'meta', line, text: `Copilot CLI session${model ? ` (${model})` : ''}` }, ts)];
     }
+    case 'session.model_change': {
+      const model = str(data.newModel);
+      return model ? [stamp({ kind: 'meta', line, text: `Model: ${model}` }, ts)] : [];
+    }
     case 'user.message':
     case 'assistant.message': {
       const role = value.type === 'user.message' ? 'user' : 'assistant';
       const text = textOf(data.content);
       const entries: Entry[] = text === '' ? [] : [stamp({ kind: 'message', line, role, text }, ts)];
+      // Copilot CLI 1.x writes a request's arguments as a JSON string.
       for (const request of Array.isArray(data.toolRequests) ? data.toolRequests.filter(isObject) : [])
-        entries.push(stamp(tool(line, str(request.toolCallId), str(request.name) ?? 'tool', request.arguments), ts));
+        entries.push(stamp(tool(line, str(request.toolCallId), str(request.name) ?? 'tool', objectOrText(request.arguments)), ts));
       return entries;
     }
     case 'tool.execution_complete': {
-      const result = isObject(data.result) ? data.result.content : data.result;
-      return [stamp({ kind: 'tool_result', line, id: str(data.toolCallId), text: textOf(result), error: data.success === false }, ts)];
+      // `{content}` in some releases, `{result_type, text_result_for_llm}` in others.
+      const result = isObject(data.result)
+        ? (data.result.content ?? data.result.text_result_for_llm ?? data.result.textResultForLlm)
+        : data.result;
+      const failed = data.success === false || (isObject(data.result) && data.result.result_type === 'failure');
+      return [stamp({ kind: 'tool_result', line, id: str(data.toolCallId), text: textOf(result), error: failed }, ts)];
     }
     default:
       return [];
@@ -90,6 +99,16 @@ export function partsLine(value: Row, line: number, tool: Tool): Entry[] {
       );
   }
   return entries;
+}
+
+function objectOrText(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return isObject(parsed) ? parsed : value;
+  } catch {
+    return value;
+  }
 }
 
 function textOf(content: unknown): string {

@@ -1,5 +1,5 @@
 // One transcript line, in Claude Code's, Codex's or Cursor's own JSONL (the
-// other agents' shapes: transcript-agents.ts), to the
+// other agents' shapes: transcript-agents.ts, transcript-windsurf.ts), to the
 // entries the session page reads. Each format is recognised by its shape, not
 // by the session's agent, so a transcript from a newer agent version that adds
 // line types still shows what it can. Everything stays text: the page escapes
@@ -7,6 +7,7 @@
 import type { DiffLine, TranscriptEntry } from '../data-source.js';
 import { isObject, str } from './refreshing-file.js';
 import { copilotLine, geminiLine, hasParts, isCopilotLine, isDroidLine, isGeminiLine, partsLine } from './transcript-agents.js';
+import { isWindsurfLine, windsurfLine } from './transcript-windsurf.js';
 
 const TEXT_MAX = 100_000;
 const INPUT_MAX = 20_000;
@@ -18,6 +19,7 @@ export function normalizeLine(value: unknown, line: number): Entry[] {
   if (value.type === 'response_item' || value.type === 'session_meta' || value.type === 'event_msg' || value.type === 'turn_context')
     return codexLine(value, line);
   if (isCopilotLine(value)) return copilotLine(value, line, toolCall);
+  if (isWindsurfLine(value)) return windsurfLine(value, line, toolCall);
   if (hasParts(value)) return partsLine(value, line, toolCall);
   // Factory Droid wraps Claude's message in `{type: "message"}`.
   if (isDroidLine(value)) return claudeLine({ ...value, type: (value.message as Record<string, unknown>).role }, line);
