@@ -20,6 +20,31 @@ await build({
   // Its CommonJS parts still call require() for Node's own modules.
   banner: { js: "import { createRequire as __tracerRequire } from 'node:module'; const require = __tracerRequire(import.meta.url);" },
   legalComments: 'inline',
+  // https (with tls and crypto under it) and zlib cost a no-op push to an http:// remote about 9 ms to load, and
+  // node-fetch only calls https.request for https: URLs and zlib for compressed bodies: they load on first use.
+  plugins: [lazyBuiltins(['node:https', 'node:zlib'])],
   outfile: 'dist/vendor/node-fetch.js',
   logLevel: 'warning',
 });
+
+/** Each named built-in as a module whose default export loads the real one on first property access. */
+function lazyBuiltins(names) {
+  return {
+    name: 'lazy-builtins',
+    setup(build) {
+      const filter = new RegExp(`^(${names.join('|')})$`);
+      build.onResolve({ filter }, (args) =>
+        args.namespace === 'lazy-builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'lazy-builtin' },
+      );
+      build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+        contents: [
+          "import { createRequire } from 'node:module';",
+          'let loaded;',
+          `const real = () => (loaded ??= createRequire(import.meta.url)(${JSON.stringify(args.path)}));`,
+          'export default new Proxy({}, { get: (_, key) => real()[key], has: (_, key) => key in real() });',
+        ].join('\n'),
+        loader: 'js',
+      }));
+    },
+  };
+}

@@ -5,7 +5,7 @@
 // does. Every route the service offers is idempotent (dedup by content id), so
 // any request may be retried, POSTs included.
 import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RequestInit, Response } from 'node-fetch';
@@ -78,6 +78,11 @@ async function loadFetch(): Promise<Fetch> {
   return (loadedFetch ??= (await import(BUNDLED_FETCH).catch(() => import('node-fetch'))).default as Fetch);
 }
 
+/** node:https (tls and crypto under it) loads only for an https: remote: 7 ms a command to an http:// one would otherwise pay. */
+function httpsAgent(): typeof import('node:https').Agent {
+  return (createRequire(import.meta.url)('node:https') as typeof import('node:https')).Agent;
+}
+
 /** node-fetch bundled into one module at build time (scripts/build-http-bundle.mjs); the sources under tsx load the package. */
 const BUNDLED_FETCH = new URL('../vendor/node-fetch.js', import.meta.url).href;
 
@@ -103,7 +108,7 @@ export class HttpClient {
     this.#headers = { accept: 'application/json, application/problem+json', 'user-agent': 'tracer-client', ...options.headers };
     this.#wording = options.wording;
     const agentOptions = { keepAlive: true, maxSockets: 4 };
-    this.#agent = options.baseUrl.startsWith('https:') ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+    this.#agent = options.baseUrl.startsWith('https:') ? new (httpsAgent())(agentOptions) : new HttpAgent(agentOptions);
   }
 
   async getJson<T>(path: string, query?: RequestSpec['query']): Promise<T> {

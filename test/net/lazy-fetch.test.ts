@@ -59,4 +59,67 @@ client.close();`;
   assert.match(fetchImports(['--input-type=module', '-e', script]), /\/vendor\/node-fetch\.js\n/);
 });
 
+test('https and zlib load on first use: not for an http:// remote, and an https:// one still answers', async () => {
+  // A self-signed certificate for 127.0.0.1, trusted by the child through NODE_EXTRA_CA_CERTS.
+  const key = join(dir, 'key.pem');
+  const cert = join(dir, 'cert.pem');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
+  const { createServer } = await import('node:https');
+  const server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_, response) => {
+    response.setHeader('content-type', 'application/json');
+    response.end('{"over":"tls"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  try {
+    const script = `const { HttpClient } = await import(${JSON.stringify(pathToFileURL(join(BIN, '../../dist/net/http-client.js')).href)});
+const wording = { refusal: () => new Error('refused'), unreachable: () => 'unreachable', timedOut: () => 'timed out', notJson: () => 'not JSON' };
+const settings = { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 1 }, timeoutMs: 5000, transferTimeoutMs: 5000 };
+const loaded = (name) => process.moduleLoadList.includes('NativeModule ' + name);
+const plain = new HttpClient({ baseUrl: 'http://127.0.0.1:1', headers: {}, wording, settings });
+await plain.getJson('/').catch(() => {});
+plain.close();
+const before = { https: loaded('https'), tls: loaded('tls'), zlib: loaded('zlib') };
+const secure = new HttpClient({ baseUrl: 'https://127.0.0.1:${port}', headers: {}, wording, settings });
+const body = await secure.getJson('/');
+secure.close();
+console.log(JSON.stringify({ before, body, after: { https: loaded('https') } }));`;
+    const { execFile } = await import('node:child_process');
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--input-type=module', '-e', script],
+        { env: { ...cleanEnv(), NODE_EXTRA_CA_CERTS: cert }, cwd: dir },
+        (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
+      ),
+    );
+    const result = JSON.parse(stdout);
+    assert.equal(result.before, { https: false, tls: false, zlib: false }, 'a request to an http:// remote loads none of them');
+    assert.equal(result.body, { over: 'tls' });
+    assert.is(result.after.https, true);
+  } finally {
+    server.close();
+  }
+});
+
 test.run();
