@@ -8,8 +8,8 @@
 # (src/capture/spool/fold.ts; the entry's format is in entry.ts there).
 # Every tracer command folds the spool before it reads, so nothing waits for
 # that background run. Whatever this script cannot spool, node records at
-# once, as before: TRACER_HOOK_SYNC=1, a relative TRACER_HOME, a line break
-# in a path, a spool folder that cannot be written.
+# once, as before: TRACER_HOOK_SYNC=1, a relative TRACER_HOME or working folder,
+# a line break in a path, a spool folder that cannot be created.
 node=$1 script=$2
 shift 2
 sync() { exec "$node" "$script" "$@"; }
@@ -19,6 +19,7 @@ case $3 in -*) sync "$@" ;; esac
 [ "${TRACER_HOOK_SYNC:-}" = 1 ] && sync "$@"
 if [ -n "${TRACER_HOME:-}" ]; then home=$TRACER_HOME; elif [ -n "${HOME:-}" ]; then home=$HOME/.tracer; else sync "$@"; fi
 case $home in /*) ;; *) sync "$@" ;; esac
+case $PWD in /*) ;; *) sync "$@" ;; esac
 newline='
 '
 for value in "$PWD" "$home" "${HOME:-}" "${GIT_DIR:-}" "${GIT_WORK_TREE:-}" "${GIT_COMMON_DIR:-}"; do
