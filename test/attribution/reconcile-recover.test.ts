@@ -1,5 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { cleanup, runTracer } from '../helpers/cli.js';
 import { ledgerOf, note } from '../capture/ledger-helpers.js';
 import { goneBranchSquash } from './reconcile-fixture.js';
@@ -19,6 +21,10 @@ test('branch gone, ledgers pulled: the squash gets the agent range back by conte
   const ledger = ledgerOf(b, squash);
   assert.equal(ledger.record.metadata['dev.tracer'].recovered, { 'src/sort.ts': [[1, 5]] });
   assert.is(note(b.repo, squash), `${JSON.stringify(ledger.record)}\n`);
+  // Recorded as a commit of this clone: B has none of the traces, so its ledger claims none of their lines.
+  const state = JSON.parse(readFileSync(join(b.dir, 'attribution-state.json'), 'utf8'));
+  assert.equal(state.commits[squash], { ts: ledger.ts, ledger_sha: ledger.sha, claims: {} });
+  assert.is(state.last_commit, squash);
 
   const blame = await runTracer(['blame', 'src/sort.ts', '--json'], { cwd: b.repo, home: b.home });
   const lines = JSON.parse(blame.stdout).lines;
