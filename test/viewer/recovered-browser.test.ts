@@ -7,6 +7,7 @@ import { LocalDataSource } from '../../src/viewer/local/store-source.js';
 import { startViewer, type ViewerServer } from '../../src/viewer/server.js';
 import { loadBlameFile } from '../../src/viewer/blame-wiring.js';
 import { cleanup, runTracer } from '../helpers/cli.js';
+import { startService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { PROJECT_ID } from '../capture/ledger-helpers.js';
 import { goneBranchSquash, SORT } from '../attribution/reconcile-fixture.js';
 import { launchBrowser, type Headless } from './browser.js';
@@ -15,11 +16,15 @@ import { launchBrowser, type Headless } from './browser.js';
  * Lines reconcile re-attached by content hash are marked `recovered` in the
  * local viewer, as `tracer blame` and `tracer show` mark them: a teammate's
  * clone where a squash whose branch is gone was reconciled (only its ledgers
- * were pulled), in headless Chromium, under the viewer's CSP.
+ * were pulled), in headless Chromium, under the viewer's CSP. The teammate then
+ * pushes, and the team view's commit page (the same page, without a diff) lists
+ * the recovered ranges too.
  */
 let viewer: ViewerServer;
 let headless: Headless;
 let squash: string;
+let service: ServiceHandle;
+let teamToken: string;
 const requests: string[] = [];
 const cspViolations: string[] = [];
 
@@ -35,6 +40,13 @@ test.before(async () => {
     join(b.home, 'projects.json'),
     JSON.stringify({ projects: { [PROJECT_ID]: { dir: b.dir, repo_paths: [b.repo], created_at: now, updated_at: now } } }),
   );
+  service = await startService();
+  await service.createProject('acme', 'tools');
+  teamToken = await service.createToken({ org: 'acme', project: 'tools', name: 'bea' });
+  for (const args of [['remote', 'add', 'origin', `${service.url}/acme/tools`, '--token', teamToken], ['push']]) {
+    const result = await runTracer(args, { cwd: b.repo, home: b.home });
+    if (result.code !== 0) throw new Error(`tracer ${args[0]} failed: ${result.stderr}`);
+  }
   viewer = await startViewer({ host: '127.0.0.1', port: 0, source: new LocalDataSource(b.home, await loadBlameFile()) });
   headless = await launchBrowser();
   headless.context.on('request', (request) => requests.push(request.url()));
@@ -49,6 +61,7 @@ test.before(async () => {
 test.after(async () => {
   await headless?.close();
   await viewer?.close();
+  await stopAllServices();
   cleanup();
 });
 
@@ -81,10 +94,22 @@ test('the blame page marks the recovered run', async () => {
   await page.close();
 });
 
-test('no request left the viewer, and nothing broke its CSP', () => {
+test("the team view's commit page lists the recovered ranges", async () => {
+  const page = await headless.context.newPage();
+  await page.goto(`${service.url}/ui/sign-in`);
+  await page.fill('input[name=token]', teamToken);
+  await Promise.all([page.waitForURL(`${service.url}/ui/`), page.click('button[type=submit]')]);
+  await page.goto(`${service.url}/ui/p/acme/tools/commits/${squash}`);
+  await page.locator('div.recovered').waitFor();
+  assert.is(await page.locator('div.recovered').textContent(), 'recovered by content hash: 1–5');
+  assert.is(await page.locator('table.diff-table').count(), 0, 'the service keeps no repository: no diff');
+  await page.close();
+});
+
+test('no request left the viewer or the service, and nothing broke their CSP', () => {
   assert.ok(requests.length > 3);
   assert.equal(
-    requests.filter((url) => !url.startsWith(`${viewer.origin}/`)),
+    requests.filter((url) => !url.startsWith(`${viewer.origin}/`) && !url.startsWith(`${service.url}/`)),
     [],
   );
   assert.equal(cspViolations, []);
