@@ -210,18 +210,21 @@ interface Snapshot {
   dir: string;
 }
 
+/** What a reconcile writes in the project folder: ledger rows, commit links, and the commits' claims. */
+const SNAPSHOT_FILES = ['ledgers.jsonl', 'commit-links.jsonl', 'attribution-state.json'];
+
 function snapshot(client: ClientHome): Snapshot {
   const dir = join(client.projectDir, '..', `.snapshot-${Date.now()}`);
   mkdirSync(dir, { recursive: true });
-  for (const name of ['ledgers.jsonl', 'commit-links.jsonl']) {
+  for (const name of SNAPSHOT_FILES) {
     if (existsSync(join(client.projectDir, name))) copyFileSync(join(client.projectDir, name), join(dir, name));
   }
   return { dir };
 }
 
-/** Back to the state before the first reconcile: rows, notes and cache (not timed). */
+/** Back to the state before the first reconcile: rows, the commits' claims, notes and cache (not timed). */
 function restore(client: ClientHome, saved: Snapshot, git: (cwd: string, args: string[]) => string, keepCache = false): void {
-  for (const name of ['ledgers.jsonl', 'commit-links.jsonl']) {
+  for (const name of SNAPSHOT_FILES) {
     if (existsSync(join(saved.dir, name))) copyFileSync(join(saved.dir, name), join(client.projectDir, name));
   }
   if (!keepCache) rmSync(join(client.projectDir, 'reconcile-cache.json'), { force: true });

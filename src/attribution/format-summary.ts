@@ -73,6 +73,16 @@ export function formatShow(report: ShowReport): string {
     );
     if (conversation.summary !== null) out.push(`    ${conversation.summary.split('\n')[0]}`);
   }
+  if (report.recovered !== null) {
+    // Said apart from the counts: these lines were matched by their text, not followed through the branch's diffs.
+    const where = report.recovered.files.map(
+      ({ path, ranges }) => `${path} ${ranges.map(([start, end]) => (start === end ? `${start}` : `${start}-${end}`)).join(', ')}`,
+    );
+    const count = report.recovered.lines;
+    out.push(
+      `Recovered: ${count} agent line${count === 1 ? '' : 's'} re-attached by content hash (the branch's commits were gone): ${where.join('; ')}`,
+    );
+  }
   if (report.link?.rewritten_from) out.push(`Replaces ${report.link.rewritten_from} (amended or rebased)`);
   return `${out.join('\n').replace(/\n+$/, '')}\n`;
 }

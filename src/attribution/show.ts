@@ -6,7 +6,7 @@ import { readRecords } from '../store/jsonl.js';
 import { readCommitDiffs, tallyCommit, type LineCounts } from './commit-lines.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { commitId, unknownRevision, type GitOptions } from './git-read.js';
-import { readLedgers } from './ledger-view.js';
+import { lineContributor, readLedgers, type LedgerView } from './ledger-view.js';
 
 export interface ShowReport {
   commit: string;
@@ -16,6 +16,12 @@ export interface ShowReport {
   lines: LineCounts;
   files: Array<{ path: string; lines: LineCounts }>;
   conversations: Array<{ agent: string | null; model_id: string | null; url: string | null; summary: string | null; lines: number }>;
+  /**
+   * The agent lines reconcile re-attached by content hash (the branch's commits
+   * were gone), as `tracer blame` marks them `recovered`: how many, and their
+   * ranges per file. Null when the commit has none.
+   */
+  recovered: { lines: number; files: Array<{ path: string; ranges: Array<[number, number]> }> } | null;
   /** The commit link: sessions used, and the commit this one replaced (amend, rebase). */
   link: { session_ids: string[]; rewritten_from: string | null } | null;
 }
@@ -63,8 +69,26 @@ export async function showCommit(query: { projectDir: string; git: GitOptions; r
         lines,
       }))
       .sort((a, b) => b.lines - a.lines),
+    recovered: recoveredLines(tally.ledger),
     link,
   };
+}
+
+/** The recovered ranges of a ledger, and how many of their lines it gives an agent (counted as `lines` counts them: every line an agent's range covers). */
+function recoveredLines(ledger: LedgerView | undefined): ShowReport['recovered'] {
+  if (!ledger?.recovered || ledger.recovered.size === 0) return null;
+  let lines = 0;
+  const files: NonNullable<ShowReport['recovered']>['files'] = [];
+  for (const [path, ranges] of [...ledger.recovered].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (ranges.length === 0) continue;
+    files.push({ path, ranges: ranges.map(([start, end]): [number, number] => [start, end]) });
+    for (const [start, end] of ranges)
+      for (let line = start; line <= end; line += 1) {
+        const type = lineContributor(ledger, path, line).type;
+        if (type === 'ai' || type === 'mixed') lines += 1;
+      }
+  }
+  return files.length === 0 ? null : { lines, files };
 }
 
 async function commitLink(projectDir: string, commit: string): Promise<ShowReport['link']> {

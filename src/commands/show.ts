@@ -11,7 +11,7 @@ export class ShowCommand extends TracerCommand {
 
       It reads ledgers.jsonl, commit-links.jsonl and session-summaries.jsonl and runs git; it writes nothing.
 
-      With --json it prints \`{"commit", "subject", "author", "ledger_sha", "lines": {"ai", "human", "mixed", "unknown"}, "files": [{"path", "lines"}], "conversations": [{"agent", "model_id", "url", "summary", "lines"}], "link"}\`.
+      With --json it prints \`{"commit", "subject", "author", "ledger_sha", "lines": {"ai", "human", "mixed", "unknown"}, "files": [{"path", "lines"}], "conversations": [{"agent", "model_id", "url", "summary", "lines"}], "recovered", "link"}\`. \`recovered\` is null, or \`{"lines", "files": [{"path", "ranges": [[start, end]]}]}\` for the agent lines reconcile re-attached by content hash because the branch's commits were gone (\`tracer blame\` marks them \`recovered\` too).
     `,
     examples: [
       ['The last commit', '$0 show'],

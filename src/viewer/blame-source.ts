@@ -11,6 +11,8 @@ export interface BlameLine {
   agent: string | null;
   model_id: string | null;
   conversation_url: string | null;
+  /** Present, true, when reconcile re-attached the line by content hash. */
+  recovered?: true;
   content: string;
 }
 

@@ -170,6 +170,8 @@ export interface CommitFile {
   path: string;
   type: 'ai' | 'human' | 'mixed' | null;
   conversations: CommitConversation[];
+  /** Lines reconcile re-attached by content hash (the branch's commits were gone), as the ledger's `metadata["dev.tracer"].recovered` lists them. */
+  recovered: RangeByContributor[];
 }
 
 export interface DiffFile {
@@ -179,7 +181,15 @@ export interface DiffFile {
   truncated: boolean;
   hunks: Array<{
     header: string;
-    lines: Array<{ op: '+' | '-' | ' '; old: number | null; new: number | null; text: string; ai: string | null }>;
+    lines: Array<{
+      op: '+' | '-' | ' ';
+      old: number | null;
+      new: number | null;
+      text: string;
+      ai: string | null;
+      /** Present, true, on an agent's line that reconcile re-attached by content hash. */
+      recovered?: true;
+    }>;
   }>;
 }
 

@@ -1,57 +1,14 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BIN, cleanEnv, cleanup, runTracer, tempDir } from '../helpers/cli.js';
-import { startService, stopAllServices } from '../helpers/service.js';
-import { gitIn, ledgerOf, note } from '../capture/ledger-helpers.js';
+import { cleanup, runTracer } from '../helpers/cli.js';
 import { MERGE_SCRIPT, STATS_SCRIPT } from '../../src/attribution/ci-workflow.js';
-import { pullRequestRepo, squashOnService, teammate } from './reconcile-fixture.js';
+import { pullRequestRepo } from './reconcile-fixture.js';
 
-test.after(async () => {
-  await stopAllServices();
-  cleanup();
-});
+test.after(cleanup);
 
-/** A folder whose `tracer` runs this checkout's build, as the workflow's install step would provide. */
-function tracerOnPath(): string {
-  const dir = tempDir('tracer-path-');
-  writeFileSync(join(dir, 'tracer'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
-  chmodSync(join(dir, 'tracer'), 0o755);
-  return dir;
-}
-
-/**
- * Runs a workflow script the way a CI job does: a fresh checkout, a fresh home,
- * the variables the workflow sets. Asynchronous: the service answers from this process.
- */
-function runJob(
-  script: string,
-  checkout: string,
-  variables: Record<string, string>,
-): Promise<{ status: number; stdout: string; stderr: string }> {
-  const env = {
-    ...cleanEnv(),
-    PATH: `${tracerOnPath()}:${process.env.PATH}`,
-    TRACER_HOME: join(tempDir('tracer-ci-home-'), 'home'),
-    NO_COLOR: '1',
-    GIT_AUTHOR_NAME: 'CI',
-    GIT_AUTHOR_EMAIL: 'ci@example.com',
-    GIT_COMMITTER_NAME: 'CI',
-    GIT_COMMITTER_EMAIL: 'ci@example.com',
-    ...variables,
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', script], { cwd: checkout, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr }));
-  });
-}
+// The jobs themselves, run from the YAML against a bare repository and a real service: ci-jobs.test.ts.
 
 test('the workflows run the shared scripts; a file tracer did not write is kept unless --force', async () => {
   const pr = await pullRequestRepo();
@@ -87,46 +44,6 @@ test('the workflows run the shared scripts; a file tracer did not write is kept 
   assert.is(readFileSync(join(pr.a.repo, '.gitlab/tracer.yml'), 'utf8'), 'mine: true\n');
   const noUrl = await runTracer(['ci', 'github', '--print'], { cwd: pr.a.repo, home: pr.a.home });
   assert.match(noUrl.stderr, /no_remote/);
-});
-
-test('the merge job, run as a script against a bare repository and a real service, reconciles and pushes ledgers and notes', async () => {
-  const service = await startService();
-  await service.createProject('acme', 'tools');
-  const token = await service.createToken({ org: 'acme', project: 'tools' });
-  const url = `${service.url}/acme/tools`;
-  const pr = await pullRequestRepo();
-  assert.is((await runTracer(['remote', 'add', 'origin', url, '--token', token], { cwd: pr.a.repo, home: pr.a.home })).code, 0);
-  assert.is((await runTracer(['push'], { cwd: pr.a.repo, home: pr.a.home })).code, 0);
-
-  // The pull-request job, on the branch before it is merged.
-  const prCheckout = join(tempDir('tracer-ci-'), 'checkout');
-  gitIn(tempDir(), ['clone', '-q', `file://${pr.origin}`, prCheckout]);
-  const stats = await runJob(STATS_SCRIPT, prCheckout, {
-    TRACER_URL: url,
-    TRACER_TOKEN: token,
-    TRACER_BASE: pr.base,
-    TRACER_HEAD: pr.agentTwo,
-  });
-  assert.is(stats.status, 0, stats.stderr);
-  const markdown = readFileSync(join(prCheckout, 'tracer-stats.md'), 'utf8');
-  assert.match(markdown, /\|/, 'a Markdown table');
-  assert.match(markdown, /claude-code/);
-
-  const before = gitIn(pr.origin, ['rev-parse', 'main']);
-  const squash = squashOnService(pr.origin, 'feature', 'Parse and total (#7)');
-  const checkout = join(tempDir('tracer-ci-'), 'checkout');
-  gitIn(tempDir(), ['clone', '-q', `file://${pr.origin}`, checkout]);
-  const job = await runJob(MERGE_SCRIPT, checkout, { TRACER_URL: url, TRACER_TOKEN: token, TRACER_BEFORE: before, TRACER_AFTER: squash });
-  assert.is(job.status, 0, `${job.stdout}\n${job.stderr}`);
-  assert.not.match(job.stdout + job.stderr, new RegExp(token), 'the token is never printed');
-
-  const record = note(pr.origin, squash);
-  assert.ok(record, 'the note reached the repository');
-  // A teammate who only pulls from the service gets the same ledger the job wrote.
-  const b = teammate(pr.origin, pr.a);
-  assert.is((await runTracer(['remote', 'add', 'origin', url, '--token', token], { cwd: b.repo, home: b.home })).code, 0);
-  assert.is((await runTracer(['pull'], { cwd: b.repo, home: b.home })).code, 0);
-  assert.is(`${JSON.stringify(ledgerOf(b, squash).record)}\n`, record);
 });
 
 test.run();

@@ -104,3 +104,44 @@ export function reconcileIn(m: Machine, args: string[] = []) {
 }
 
 export { rows };
+
+export const SORT = [
+  'export function sortBy<T>(items: T[], key: (item: T) => number): T[] {',
+  '  const copy = [...items];',
+  '  copy.sort((a, b) => key(a) - key(b));',
+  '  return copy;',
+  '}',
+];
+export const BRACES = ['}', '', '}'];
+export const BY_HAND = ['# sorting', 'sortBy keeps the input untouched.'];
+
+/**
+ * A squash whose branch is gone: A's branch (an agent's sortBy and a lone-braces
+ * file, then a person's doc) is squash-merged on the service as "Sorting (#12)",
+ * the branch deleted, no request ref kept. B clones and has A's ledgers (as
+ * `tracer pull` brings them), nothing else: reconcile can only recover by content hash.
+ */
+export async function goneBranchSquash(): Promise<{ a: Machine; b: Machine; origin: string; squash: string }> {
+  const a = machine();
+  const origin = join(tempDir('tracer-origin-'), 'origin.git');
+  gitIn(tempDir(), ['init', '-q', '--bare', '-b', 'main', origin]);
+  writeFile(a.repo, 'README.md', ['# tools']);
+  commitAll(a.repo, 'base');
+  gitIn(a.repo, ['remote', 'add', 'origin', origin]);
+  gitIn(a.repo, ['push', '-q', '-u', 'origin', 'main']);
+  gitIn(a.repo, ['checkout', '-q', '-b', 'feature']);
+  seedTraces(a, [traceRow({ conversation: 'session-sort', files: { 'src/sort.ts': SORT, 'src/braces.ts': BRACES } })]);
+  writeFile(a.repo, 'src/sort.ts', SORT);
+  writeFile(a.repo, 'src/braces.ts', BRACES);
+  commitAll(a.repo, 'sortBy, by Claude Code');
+  await mustLink(a);
+  writeFile(a.repo, 'docs/sort.md', BY_HAND);
+  commitAll(a.repo, 'docs, by hand');
+  await mustLink(a);
+  gitIn(a.repo, ['push', '-q', 'origin', 'feature']);
+
+  const squash = squashOnService(origin, 'feature', 'Sorting (#12)');
+  // The service deletes the branch and keeps no request ref: only the ledgers are left.
+  gitIn(origin, ['branch', '-D', 'feature']);
+  return { a, b: teammate(origin, a), origin, squash };
+}

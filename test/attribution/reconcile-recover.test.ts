@@ -1,46 +1,16 @@
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, runTracer, tempDir } from '../helpers/cli.js';
-import { commitAll, commitLink, gitIn, ledgerOf, machine, note, seedTraces, traceRow, writeFile } from '../capture/ledger-helpers.js';
-import { squashOnService, teammate } from './reconcile-fixture.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanup, runTracer } from '../helpers/cli.js';
+import { ledgerOf, note } from '../capture/ledger-helpers.js';
+import { goneBranchSquash } from './reconcile-fixture.js';
 import { isTrivialLine } from '../../src/attribution/reconcile/recover.js';
 
 test.after(cleanup);
 
-const SORT = [
-  'export function sortBy<T>(items: T[], key: (item: T) => number): T[] {',
-  '  const copy = [...items];',
-  '  copy.sort((a, b) => key(a) - key(b));',
-  '  return copy;',
-  '}',
-];
-const BRACES = ['}', '', '}'];
-const BY_HAND = ['# sorting', 'sortBy keeps the input untouched.'];
-
 test('branch gone, ledgers pulled: the squash gets the agent range back by content hash, marked recovered; the rest is unknown', async () => {
-  const a = machine();
-  const origin = join(tempDir('tracer-origin-'), 'origin.git');
-  gitIn(tempDir(), ['init', '-q', '--bare', '-b', 'main', origin]);
-  writeFile(a.repo, 'README.md', ['# tools']);
-  commitAll(a.repo, 'base');
-  gitIn(a.repo, ['remote', 'add', 'origin', origin]);
-  gitIn(a.repo, ['push', '-q', '-u', 'origin', 'main']);
-  gitIn(a.repo, ['checkout', '-q', '-b', 'feature']);
-  seedTraces(a, [traceRow({ conversation: 'session-sort', files: { 'src/sort.ts': SORT, 'src/braces.ts': BRACES } })]);
-  writeFile(a.repo, 'src/sort.ts', SORT);
-  writeFile(a.repo, 'src/braces.ts', BRACES);
-  commitAll(a.repo, 'sortBy, by Claude Code');
-  assert.is((await commitLink(a)).code, 0);
-  writeFile(a.repo, 'docs/sort.md', BY_HAND);
-  commitAll(a.repo, 'docs, by hand');
-  assert.is((await commitLink(a)).code, 0);
-  gitIn(a.repo, ['push', '-q', 'origin', 'feature']);
-
-  const squash = squashOnService(origin, 'feature', 'Sorting (#12)');
-  // The service deletes the branch and keeps no request ref: only the ledgers are left.
-  gitIn(origin, ['branch', '-D', 'feature']);
-  const b = teammate(origin, a);
+  const { b, squash } = await goneBranchSquash();
   const result = await runTracer(['reconcile', '--json'], { cwd: b.repo, home: b.home });
   assert.is(result.code, 0, result.stderr);
   const done = JSON.parse(result.stdout).reconciled;
@@ -51,6 +21,10 @@ test('branch gone, ledgers pulled: the squash gets the agent range back by conte
   const ledger = ledgerOf(b, squash);
   assert.equal(ledger.record.metadata['dev.tracer'].recovered, { 'src/sort.ts': [[1, 5]] });
   assert.is(note(b.repo, squash), `${JSON.stringify(ledger.record)}\n`);
+  // Recorded as a commit of this clone: B has none of the traces, so its ledger claims none of their lines.
+  const state = JSON.parse(readFileSync(join(b.dir, 'attribution-state.json'), 'utf8'));
+  assert.equal(state.commits[squash], { ts: ledger.ts, ledger_sha: ledger.sha, claims: {} });
+  assert.is(state.last_commit, squash);
 
   const blame = await runTracer(['blame', 'src/sort.ts', '--json'], { cwd: b.repo, home: b.home });
   const lines = JSON.parse(blame.stdout).lines;
@@ -66,6 +40,18 @@ test('branch gone, ledgers pulled: the squash gets the agent range back by conte
     ['unknown', 'unknown', 'unknown'],
     'braces alone never match',
   );
+
+  const show = await runTracer(['show', squash, '--json'], { cwd: b.repo, home: b.home });
+  assert.is(show.code, 0, show.stderr);
+  assert.equal(JSON.parse(show.stdout).recovered, { lines: 5, files: [{ path: 'src/sort.ts', ranges: [[1, 5]] }] });
+  const shown = await runTracer(['show', squash], { cwd: b.repo, home: b.home });
+  assert.match(
+    shown.stdout,
+    /\nRecovered: 5 agent lines re-attached by content hash \(the branch's commits were gone\): src\/sort\.ts 1-5\n/,
+  );
+  const base = await runTracer(['show', `${squash}^`, '--json'], { cwd: b.repo, home: b.home });
+  assert.is(JSON.parse(base.stdout).recovered, null, 'a commit with nothing recovered says null');
+  assert.not.match((await runTracer(['show', `${squash}^`], { cwd: b.repo, home: b.home })).stdout, /Recovered/);
 });
 
 test('trivial lines: braces, blank lines, pass and friends', () => {

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, runTracer } from '../helpers/cli.js';
-import { commitAll, gitIn, ledgerOf, linesByType, note, rows, writeFile } from '../capture/ledger-helpers.js';
+import { commitAll, commitLink, gitIn, ledgerOf, linesByType, note, rows, writeFile } from '../capture/ledger-helpers.js';
 import { AGENT_ONE, AGENT_TWO, pullRequestRepo, rebaseOnService, reconcileIn, squashOnService, teammate } from './reconcile-fixture.js';
 
 test.after(cleanup);
@@ -70,6 +72,26 @@ test('squash and merge: the squash commit gets the branch attribution, the perso
   assert.is(rows(pr.a, 'ledgers.jsonl').filter((row) => row.commit === squash).length, 1);
 });
 
+test('the squash records its claims as a commit recorded by post-commit: a person’s later copy of an agent’s line stays the person’s', async () => {
+  const pr = await pullRequestRepo();
+  const squash = squashOnService(pr.origin, 'feature', 'Parse and total (#7)');
+  gitIn(pr.a.repo, ['pull', '-q', '--no-rebase', 'origin', 'main']);
+  assert.is((await reconcileIn(pr.a)).code, 0);
+  const state = JSON.parse(readFileSync(join(pr.a.dir, 'attribution-state.json'), 'utf8'));
+  const ledger = ledgerOf(pr.a, squash);
+  // The trace lines the squash carries are those its branch's commits claimed.
+  const branch = Object.assign({}, ...[pr.agentOne, pr.person, pr.agentTwo].map((commit) => state.commits[commit].claims));
+  assert.equal(Object.keys(branch).length, 2, 'two traces, one per agent commit');
+  assert.equal(state.commits[squash], { ts: ledger.ts, ledger_sha: ledger.sha, claims: branch });
+  assert.is(state.last_commit, squash);
+
+  // On main, a person copies two of the agent's lines (the branch commits, which claimed them, are no ancestors of main).
+  writeFile(pr.a.repo, 'src/total.ts', [...AGENT_TWO, 'export function sum(values: number[]) {', AGENT_TWO[1]!, AGENT_TWO[2]!]);
+  const later = commitAll(pr.a.repo, 'sum, by hand');
+  assert.is((await commitLink(pr.a)).code, 0);
+  assert.equal(linesByType(ledgerOf(pr.a, later).record.files[0]), { human: [4, 5, 6] });
+});
+
 test('a teammate who never had the branch fetches the request head and writes the same bytes', async () => {
   const pr = await pullRequestRepo();
   const squash = squashOnService(pr.origin, 'feature', 'Parse and total (#7)');
@@ -113,6 +135,12 @@ test('rebase and merge: each replayed commit gets its own source’s attribution
   assert.equal(await blame(pr.a, 'src/parse.ts'), PARSE_BLAME);
   const link = rows(pr.a, 'commit-links.jsonl').find((row) => row.commit === landed[0]);
   assert.is(link.rewritten_from, pr.agentOne);
+  const state = JSON.parse(readFileSync(join(pr.a.dir, 'attribution-state.json'), 'utf8'));
+  assert.equal(
+    landed.map((commit) => state.commits[commit].claims),
+    [pr.agentOne, pr.person, pr.agentTwo].map((commit) => state.commits[commit].claims),
+    'each copy claims what its source claimed; the sources keep theirs (their branch may go on)',
+  );
 });
 
 test('cherry-pick onto another branch: blame, show and stats reconcile it on demand', async () => {

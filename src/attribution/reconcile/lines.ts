@@ -112,7 +112,9 @@ export async function mapThroughBlame(
         }
         mapped.from.add(origin.commit);
         const author = authorOf(lineContributor(ledger, origin.origPath, origin.origLine));
-        return author ? { ...line, author } : { ...line };
+        // Where the agent wrote it: its trace names that path (attribution-state claims, claims.ts).
+        const moved = origin.origPath === path ? {} : { sourcePath: origin.origPath };
+        return author ? { ...line, author, ...moved } : { ...line };
       }),
     );
   }

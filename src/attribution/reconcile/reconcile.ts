@@ -28,6 +28,7 @@ import { appendRecord } from '../../store/jsonl.js';
 import { LedgerLines } from '../ledger-lines.js';
 import { readLedgerLine, type LedgerView } from '../ledger-view.js';
 import { readReconcileCache, writeReconcileCache, type ReconcileCache } from './cache.js';
+import { recordReconciledClaims, type ReconciledLedger } from './claims.js';
 import { lockReconcile, RECONCILE_LOCK } from './lock.js';
 import { mapByPatch, mapThroughBlame, type MappedLines } from './lines.js';
 import { recoverByContent } from './recover.js';
@@ -208,6 +209,7 @@ async function reconcileLocked(
   const read = await readCommitsBatch([...new Set([...inSight, ...sources])], git);
   context.read = read;
   const notes: Ledger[] = [];
+  const recorded: ReconciledLedger[] = [];
   for (const [position, commit] of pending.entries()) {
     const skipFull = request.depth === 'full' && !request.retry && cache.no_source[commit] === ledgerCount;
     const target = new Target(commit, git, read.get(commit));
@@ -225,7 +227,8 @@ async function reconcileLocked(
     const { mapped, method } = found;
     const from = [...mapped.from].sort();
     const withoutLedger = [...mapped.withoutLedger].sort();
-    const ledger = buildRecordLedger(await target.info(), mapped.files, {
+    const info = await target.info();
+    const ledger = buildRecordLedger(info, mapped.files, {
       reconciled: { from, ...(withoutLedger.length > 0 ? { without_ledger: withoutLedger } : {}) },
       ...(found.recovered ? { recovered: found.recovered } : {}),
     });
@@ -233,6 +236,7 @@ async function reconcileLocked(
     const written = request.dryRun
       ? false
       : await record(projectDir, ledger, method === 'patch-id' ? from[0] : undefined, git, fresh, notes);
+    if (!request.dryRun) recorded.push({ info, ledger, files: mapped.files });
     // A commit reconciled here can be the source of a later one (a cherry-pick of a squash).
     views.set(commit, readLedgerLine(ledger));
     report.reconciled.push({
@@ -246,6 +250,7 @@ async function reconcileLocked(
     });
   }
   await writeLedgerNotes(notes, git);
+  await recordReconciledClaims(projectDir, recorded);
   // blame, show and stats write nothing unless they reconciled a commit (then they wrote its ledger anyway).
   const learnt = JSON.stringify(cache) !== cacheBefore && (request.depth === 'full' || report.reconciled.length > 0);
   if (!request.dryRun && learnt) await writeReconcileCache(projectDir, cache).catch(() => undefined);

@@ -38,6 +38,8 @@ interface Candidate {
   hash: string;
   length: number;
   author: LineAuthor;
+  /** The path the source ledger names: the file's, or the one it was renamed from. */
+  path: string;
 }
 
 /**
@@ -63,7 +65,7 @@ export function recoverByContent(
           const author = authorOf(range.conversation);
           const length = range.end - range.start + 1;
           if (!author || author === UNKNOWN_AUTHOR || range.hash === null || length < MIN_LINES) continue;
-          candidates.push({ commit: source.commit, hash: range.hash, length, author });
+          candidates.push({ commit: source.commit, hash: range.hash, length, author, path: name });
         }
       }
     }
@@ -85,7 +87,7 @@ export function recoverByContent(
       const key = `${candidate.length}:${candidate.hash}`;
       if (places.has(key)) byHash.set(key, [...(byHash.get(key) ?? []), candidate]);
     }
-    const authorOfLine = new Map<number, LineAuthor>();
+    const authorOfLine = new Map<number, { author: LineAuthor; path: string }>();
     const ranges: Array<[number, number]> = [];
     for (const [key, found] of [...byHash].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const starts = places.get(key)!;
@@ -95,7 +97,7 @@ export function recoverByContent(
       const start = starts[0]!;
       const length = found[0]!.length;
       if ([...Array(length).keys()].some((offset) => authorOfLine.has(start + offset))) continue;
-      for (let offset = 0; offset < length; offset += 1) authorOfLine.set(start + offset, found[0]!.author);
+      for (let offset = 0; offset < length; offset += 1) authorOfLine.set(start + offset, found[0]!);
       for (const candidate of found) result.from.add(candidate.commit);
       ranges.push([start, start + length - 1]);
     }
@@ -103,7 +105,9 @@ export function recoverByContent(
       path,
       lines.map((line) => {
         if (!isAttributableLine(line.text)) return { ...line, blank: true };
-        return { ...line, author: authorOfLine.get(line.line) ?? UNKNOWN_AUTHOR };
+        const source = authorOfLine.get(line.line);
+        if (!source) return { ...line, author: UNKNOWN_AUTHOR };
+        return { ...line, author: source.author, ...(source.path === path ? {} : { sourcePath: source.path }) };
       }),
     );
     if (ranges.length > 0) result.ranges[path] = ranges.sort((a, b) => a[0] - b[0]);

@@ -52,12 +52,19 @@ export interface RecordedCommit extends CommitClaims {
 }
 
 export function recordCommit(projectDir: string, recorded: RecordedCommit): Promise<AttributionState> {
+  return recordCommits(projectDir, [recorded]);
+}
+
+/** Several commits in one read and write of the file, in order (reconcile records a rebased branch at once). */
+export function recordCommits(projectDir: string, commits: readonly RecordedCommit[]): Promise<AttributionState> {
   return updateStateFile(attributionStatePath(projectDir), options, (state) => {
-    if (recorded.replaces !== undefined && recorded.replaces !== recorded.commit) delete state.commits[recorded.replaces];
-    state.commits[recorded.commit] = { ts: recorded.ts, ledger_sha: recorded.ledger_sha, claims: recorded.claims };
-    if (state.last_commit_ts === undefined || recorded.ts >= state.last_commit_ts) {
-      state.last_commit = recorded.commit;
-      state.last_commit_ts = recorded.ts;
+    for (const recorded of commits) {
+      if (recorded.replaces !== undefined && recorded.replaces !== recorded.commit) delete state.commits[recorded.replaces];
+      state.commits[recorded.commit] = { ts: recorded.ts, ledger_sha: recorded.ledger_sha, claims: recorded.claims };
+      if (state.last_commit_ts === undefined || recorded.ts >= state.last_commit_ts) {
+        state.last_commit = recorded.commit;
+        state.last_commit_ts = recorded.ts;
+      }
     }
     forgetOldest(state);
   });

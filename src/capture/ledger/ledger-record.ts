@@ -115,6 +115,8 @@ export interface RecordLine {
   /** A blank line is nobody's work: it only joins the ranges around it. */
   blank?: true;
   author?: LineAuthor;
+  /** Reconcile only: the path the line had in the branch commit it was carried from, when that differs (a rename). */
+  sourcePath?: string;
 }
 
 /** What reconcile adds to `metadata["dev.tracer"]`; a commit's own ledger has none of it. */

@@ -3,7 +3,7 @@
 // their summaries, and git's diff with each added line an agent wrote marked
 // with its conversation.
 import { ExitCode, TracerError } from '../../core/errors.js';
-import type { CommitConversation, CommitDetail, CommitFile, DiffFile } from '../data-source.js';
+import type { CommitConversation, CommitDetail, CommitFile, DiffFile, RangeByContributor } from '../data-source.js';
 import { commitDiff, commitHeaders, resolveCommit } from './git-read.js';
 import { agentTraceRecord, contributorKind, parseConversationUrl } from './ledger-read.js';
 import { isObject, readSpans, str } from './refreshing-file.js';
@@ -55,7 +55,25 @@ async function withGit(state: ProjectState, sha: string, detail: CommitDetail): 
 
 /** The files and ranges by contributor of a ledger's record, with each conversation's summary (the team view reads them the same way). */
 export function ledgerFiles(record: Record<string, unknown>, summaryOf: (conversationId: string) => string | null): CommitFile[] {
-  return (Array.isArray(record.files) ? record.files.filter(isObject) : []).map((file) => ledgerFile(file, summaryOf));
+  const recovered = recoveredRanges(record);
+  return (Array.isArray(record.files) ? record.files.filter(isObject) : []).map((file) => ledgerFile(file, summaryOf, recovered));
+}
+
+/** `metadata["dev.tracer"].recovered` (path → [[start, end], …]), written by reconcile's recovery by content hash; anything else in it is skipped. */
+function recoveredRanges(record: Record<string, unknown>): Map<string, RangeByContributor[]> {
+  const tracer = isObject(record.metadata) && isObject(record.metadata['dev.tracer']) ? record.metadata['dev.tracer'] : {};
+  const found = new Map<string, RangeByContributor[]>();
+  if (!isObject(tracer.recovered)) return found;
+  for (const [path, pairs] of Object.entries(tracer.recovered)) {
+    if (!Array.isArray(pairs)) continue;
+    const ranges = pairs.flatMap((pair) =>
+      Array.isArray(pair) && Number.isInteger(pair[0]) && Number.isInteger(pair[1]) && pair[0] <= pair[1]
+        ? [{ start_line: pair[0] as number, end_line: pair[1] as number }]
+        : [],
+    );
+    if (ranges.length > 0) found.set(path, ranges);
+  }
+  return found;
 }
 
 /** The sessions a ledger's files name, once each. */
@@ -72,7 +90,11 @@ export function ledgerSessions(files: readonly CommitFile[]): CommitDetail['sess
   return [...sessions.values()];
 }
 
-function ledgerFile(file: Record<string, unknown>, summaryOf: (conversationId: string) => string | null): CommitFile {
+function ledgerFile(
+  file: Record<string, unknown>,
+  summaryOf: (conversationId: string) => string | null,
+  recovered: ReadonlyMap<string, RangeByContributor[]>,
+): CommitFile {
   const conversations = (Array.isArray(file.conversations) ? file.conversations.filter(isObject) : []).map(
     (conversation): CommitConversation => {
       const url = str(conversation.url) ?? null;
@@ -93,10 +115,11 @@ function ledgerFile(file: Record<string, unknown>, summaryOf: (conversationId: s
       };
     },
   );
-  return { path: str(file.path) ?? '?', type: contributorKind(file.contributor) ?? null, conversations };
+  const path = str(file.path) ?? '?';
+  return { path, type: contributorKind(file.contributor) ?? null, conversations, recovered: recovered.get(path) ?? [] };
 }
 
-/** Sets `ai` (the conversation id, or the agent) on each added line inside an agent's range of that file. */
+/** Sets `ai` (the conversation id, or the agent) on each added line inside an agent's range of that file, and `recovered` on those reconcile re-attached by content hash. */
 function markAgentLines(diff: DiffFile[], files: CommitFile[]): void {
   const byPath = new Map(files.map((file) => [file.path, file]));
   for (const file of diff) {
@@ -110,8 +133,11 @@ function markAgentLines(diff: DiffFile[], files: CommitFile[]): void {
     for (const hunk of file.hunks)
       for (const line of hunk.lines) {
         if (line.op !== '+' || line.new === null) continue;
-        const range = agentRanges.find((candidate) => line.new! >= candidate.start_line && line.new! <= candidate.end_line);
-        if (range) line.ai = range.who;
+        const inside = (candidate: RangeByContributor) => line.new! >= candidate.start_line && line.new! <= candidate.end_line;
+        const range = agentRanges.find(inside);
+        if (!range) continue;
+        line.ai = range.who;
+        if (ledger.recovered.some(inside)) line.recovered = true;
       }
   }
 }

@@ -46,7 +46,11 @@ export async function blamePage(root: HTMLElement, projectId: string, path: stri
 
 function row(projectId: string, line: BlameLine, previous: BlameLine | undefined): HTMLElement {
   const first =
-    !previous || previous.commit !== line.commit || previous.type !== line.type || previous.conversation_url !== line.conversation_url;
+    !previous ||
+    previous.commit !== line.commit ||
+    previous.type !== line.type ||
+    previous.conversation_url !== line.conversation_url ||
+    previous.recovered !== line.recovered;
   return h(
     'tr',
     { class: `blame-${line.type}${first ? ' run-start' : ''}` },
@@ -63,6 +67,7 @@ function gutter(projectId: string, line: BlameLine): HTMLElement {
     { class: 'gutter' },
     h('span', { class: `badge ${line.type}` }, line.type),
     line.type === 'ai' || line.type === 'mixed' ? ` ${line.agent ?? ''}${line.model_id ? ` · ${line.model_id}` : ''}` : '',
+    line.recovered ? [' ', h('span', { class: 'badge recovered', title: 're-attached by content hash' }, 'recovered')] : null,
     session ? [' ', h('a', { href: sessionPath(projectId, session.conversationId) }, 'session')] : null,
     line.commit ? [' ', h('a', { href: commitPath(projectId, line.commit), class: 'mono' }, shortSha(line.commit).slice(0, 7))] : null,
   );

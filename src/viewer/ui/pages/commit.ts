@@ -1,7 +1,7 @@
 // `/p/<project>/commits/<sha>`: the ledger read (files, ranges by
 // contributor, the sessions behind them with their summaries) and git's diff
 // with every added line an agent wrote marked `ai` in its own gutter.
-import type { CommitDetail, CommitFile, DiffFile } from '../../data-source.js';
+import type { CommitDetail, CommitFile, DiffFile, RangeByContributor } from '../../data-source.js';
 import {
   api,
   apiPath,
@@ -97,15 +97,18 @@ function files(projectId: string, list: CommitFile[]): HTMLElement | null {
             conversation.agent ?? (conversation.type === 'human' ? 'person' : ''),
             conversation.model_id ? ` (${conversation.model_id})` : '',
             ': ',
-            h(
-              'span',
-              { class: 'mono' },
-              conversation.ranges
-                .map((range) => (range.start_line === range.end_line ? `${range.start_line}` : `${range.start_line}–${range.end_line}`))
-                .join(', '),
-            ),
+            h('span', { class: 'mono' }, rangesText(conversation.ranges)),
           ),
         ),
+        file.recovered.length > 0
+          ? h(
+              'div',
+              { class: 'recovered' },
+              badge('recovered', 'recovered'),
+              ' by content hash: ',
+              h('span', { class: 'mono' }, rangesText(file.recovered)),
+            )
+          : null,
       ),
     ),
   );
@@ -132,6 +135,12 @@ function files(projectId: string, list: CommitFile[]): HTMLElement | null {
   );
 }
 
+function rangesText(ranges: readonly RangeByContributor[]): string {
+  return ranges
+    .map((range) => (range.start_line === range.end_line ? `${range.start_line}` : `${range.start_line}–${range.end_line}`))
+    .join(', ');
+}
+
 function diff(commit: CommitDetail): HTMLElement {
   const title = h('h2', { id: 'diff-title' }, 'Diff');
   if (commit.diff === null)
@@ -151,7 +160,20 @@ function diff(commit: CommitDetail): HTMLElement {
     'section',
     { 'aria-labelledby': 'diff-title' },
     title,
-    h('p', { class: 'muted small' }, 'Lines marked ', badge('ai', 'ai'), ' were written by an agent, per the ledger.'),
+    h(
+      'p',
+      { class: 'muted small' },
+      'Lines marked ',
+      badge('ai', 'ai'),
+      ' were written by an agent, per the ledger.',
+      commit.files.some((file) => file.recovered.length > 0)
+        ? [
+            ' Those also marked ',
+            badge('recovered', 'recovered'),
+            " were re-attached by their content hash: the branch's commits were gone, so they could not be followed through its diffs.",
+          ]
+        : null,
+    ),
     ...commit.diff.map(fileDiff),
     commit.diff_truncated ? h('p', { class: 'notice' }, 'The diff is cut: it is larger than the viewer shows.') : null,
   );
@@ -166,10 +188,15 @@ function fileDiff(file: DiffFile): HTMLElement {
       rows.push(
         h(
           'tr',
-          { class: `${kind}${line.ai ? ' ai-line' : ''}` },
+          { class: `${kind}${line.ai ? ' ai-line' : ''}${line.recovered ? ' recovered-line' : ''}` },
           h('td', { class: 'ln' }, line.old ?? ''),
           h('td', { class: 'ln' }, line.new ?? ''),
-          h('td', { class: 'who' }, line.ai ? h('span', { class: 'badge ai', title: `agent: ${line.ai}` }, 'ai') : ''),
+          h(
+            'td',
+            { class: 'who' },
+            line.ai ? h('span', { class: 'badge ai', title: `agent: ${line.ai}` }, 'ai') : '',
+            line.recovered ? [' ', h('span', { class: 'badge recovered', title: 're-attached by content hash' }, 'recovered')] : null,
+          ),
           h('td', { class: 'code' }, `${line.op}${line.text}`),
         ),
       );
