@@ -22,8 +22,6 @@ const BIG = '5b9e3c1a-8d2f-4e7b-9a6c-0f1e2d3c4b5a';
 let store: Awaited<ReturnType<typeof recordedStore>>;
 let viewer: ViewerServer;
 let headless: Headless;
-const requests: string[] = [];
-const cspViolations: string[] = [];
 
 /** An 8 MB Claude Code transcript of 4,000 messages, snapshotted by the real Stop hook. */
 async function bigSession(box: { repo: string; home: string }): Promise<void> {
@@ -56,10 +54,6 @@ test.before(async () => {
   const source = new LocalDataSource(store.home, await loadBlameFile());
   viewer = await startViewer({ host: '127.0.0.1', port: 0, source });
   headless = await launchBrowser();
-  headless.context.on('request', (request) => requests.push(request.url()));
-  headless.context.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-  });
   // The first visit trades the token for the cookie, for every later page of the context.
   const page = await headless.context.newPage();
   await page.goto(viewer.url);
@@ -200,12 +194,12 @@ test('dark colour scheme: the page follows it', async () => {
 });
 
 test('no request left the viewer, and nothing broke its CSP', () => {
-  assert.ok(requests.length > 10);
+  assert.ok(headless.requests.length > 10);
   assert.equal(
-    requests.filter((url) => !url.startsWith(`${viewer.origin}/`)),
+    headless.requests.filter((url) => !url.startsWith(`${viewer.origin}/`)),
     [],
   );
-  assert.equal(cspViolations, []);
+  assert.equal(headless.cspViolations, []);
 });
 
 test.run();

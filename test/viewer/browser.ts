@@ -10,6 +10,10 @@ export const CHROMIUM = process.env.TRACER_TEST_CHROMIUM || '/usr/bin/chromium';
 export interface Headless {
   browser: Browser;
   context: BrowserContext;
+  /** Every URL the context requested, to prove no request left the machine. */
+  requests: string[];
+  /** Console messages that report a Content Security Policy violation. */
+  cspViolations: string[];
   close(): Promise<void>;
 }
 
@@ -28,9 +32,17 @@ export async function launchBrowser(options: { colorScheme?: 'light' | 'dark' } 
     ],
   });
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: options.colorScheme ?? 'light' });
+  const requests: string[] = [];
+  const cspViolations: string[] = [];
+  context.on('request', (request) => requests.push(request.url()));
+  context.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
   return {
     browser,
     context,
+    requests,
+    cspViolations,
     close: () => browser.close(),
   };
 }

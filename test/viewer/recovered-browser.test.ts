@@ -25,8 +25,6 @@ let headless: Headless;
 let squash: string;
 let service: ServiceHandle;
 let teamToken: string;
-const requests: string[] = [];
-const cspViolations: string[] = [];
 
 test.before(async () => {
   const gone = await goneBranchSquash();
@@ -49,10 +47,6 @@ test.before(async () => {
   }
   viewer = await startViewer({ host: '127.0.0.1', port: 0, source: new LocalDataSource(b.home, await loadBlameFile()) });
   headless = await launchBrowser();
-  headless.context.on('request', (request) => requests.push(request.url()));
-  headless.context.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-  });
   const page = await headless.context.newPage();
   await page.goto(viewer.url);
   await page.close();
@@ -107,12 +101,12 @@ test("the team view's commit page lists the recovered ranges", async () => {
 });
 
 test('no request left the viewer or the service, and nothing broke their CSP', () => {
-  assert.ok(requests.length > 3);
+  assert.ok(headless.requests.length > 3);
   assert.equal(
-    requests.filter((url) => !url.startsWith(`${viewer.origin}/`) && !url.startsWith(`${service.url}/`)),
+    headless.requests.filter((url) => !url.startsWith(`${viewer.origin}/`) && !url.startsWith(`${service.url}/`)),
     [],
   );
-  assert.equal(cspViolations, []);
+  assert.equal(headless.cspViolations, []);
 });
 
 test.run();
