@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { BlobMeter, fixedChunks } from '../blob-stream.js';
-import { deriveStatements, VIEW_BATCH, type ItemRow } from '../team/derive.js';
+import { foldPlan, VIEW_BATCH, type ItemRow } from '../team/derive.js';
+import { arrayStatements } from '../team/fold-sql.js';
 import { MIGRATIONS_TABLE, migrations, POSTGRES_DIALECT } from './migrations.js';
 import type { NewToken, ProjectRef, PullPage, PullQuery, StoredItem, TokenRecord, TraceStorage } from './types.js';
 
@@ -227,6 +228,11 @@ export class PostgresStorage implements TraceStorage {
       const more = await this.#transaction(async (client) => {
         // One process folds a project in at a time; another waiting here then finds nothing left.
         await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_VIEW, projectId]);
+        // Walk the (project_id, seq) index and stop after one batch. Right after a bulk push the
+        // table's statistics are stale, and the planner otherwise reads every row still behind
+        // with a bitmap scan and sorts them all, for each batch: EXPLAIN ANALYZE with 215k rows
+        // behind, 2.8 s and a 220 MB sort on disk for the first batch against 12 ms this way.
+        await client.query('SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off');
         const done = await client.query({
           text: 'SELECT seq FROM view_progress WHERE project_id = $1',
           values: [projectId],
@@ -240,7 +246,7 @@ export class PostgresStorage implements TraceStorage {
           })
         ).rows as ItemRow[];
         if (rows.length === 0) return false;
-        for (const statement of deriveStatements(projectId, rows))
+        for (const statement of arrayStatements(foldPlan(projectId, rows)))
           await client.query({ text: numbered(statement.sql), values: statement.params });
         return rows.length === VIEW_BATCH;
       });
