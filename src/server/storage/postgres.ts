@@ -51,7 +51,8 @@ CREATE TABLE IF NOT EXISTS blob_owners (
 /** Advisory-lock namespaces (first key of the two-int form), so they never collide with an application's own. */
 const LOCK_MIGRATE = 0x7472_6301;
 const LOCK_INGEST = 0x7472_6302;
-const LOCK_VIEW = 0x7472_6303;
+/** Exported for tests that hold a project's fold back. */
+export const LOCK_VIEW = 0x7472_6303;
 /** Blob bytes are stored in pieces of this size, so a read never holds a whole blob in memory. */
 const CHUNK_BYTES = 256 * 1024;
 

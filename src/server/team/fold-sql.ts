@@ -58,12 +58,13 @@ function unnestInsert(insert: BulkInsert): Statement {
 }
 
 function progressStatement(plan: FoldPlan): Statement {
-  const { seq, traces, lastTs } = plan.progress;
+  const { seq, rows, traces, lastTs } = plan.progress;
   return {
-    sql: `INSERT INTO view_progress (project_id, seq, traces, last_ts) VALUES (?, ?, ?, ?)
-      ON CONFLICT (project_id) DO UPDATE SET seq = excluded.seq, traces = view_progress.traces + excluded.traces,
+    sql: `INSERT INTO view_progress (project_id, seq, folded, traces, last_ts) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (project_id) DO UPDATE SET seq = excluded.seq, folded = view_progress.folded + excluded.folded,
+      traces = view_progress.traces + excluded.traces,
       last_ts = CASE WHEN view_progress.last_ts IS NULL OR excluded.last_ts > view_progress.last_ts THEN excluded.last_ts ELSE view_progress.last_ts END`,
-    params: [plan.projectId, seq, traces, lastTs],
+    params: [plan.projectId, seq, rows, traces, lastTs],
   };
 }
 
