@@ -1,6 +1,8 @@
 import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { viewProgress } from '../../src/server/team/progress.js';
 import { spawnService } from '../helpers/service.js';
+import { clientFor } from './http.js';
 import { holdFoldLock, projectWithId, serviceStorage, sessionTraces, until } from './team-backlog.js';
 import { BOB_SESSION, browserlessClient, CLAUDE, type Team } from './team-fixture.js';
 
@@ -296,6 +298,29 @@ export function teamViewCases(test: Test<{ team: Team }>) {
       );
       assert.equal(done, { catching_up: false, folded: 6_100, total: 6_100 });
       assert.equal(await sessionIds(), ['late-session', 'early-session']);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  test('an upload to PostgreSQL folds its rows in before it answers; on SQLite they are folded once uploads pause', async ({ team }) => {
+    const storage = await serviceStorage(team.service);
+    try {
+      const id = await projectWithId(storage, 'acme', 'pushed');
+      const items = sessionTraces('pushed-session', 300).map((item) => JSON.parse(item.body) as unknown);
+      const pushed = await clientFor(team.service, team.tokens.org, 'acme', 'pushed').push('traces', items);
+      assert.is(pushed.status, 200, pushed.text);
+      const right = await viewProgress(storage, id);
+      if (team.service.backend === 'postgres') assert.equal(right, { folded: 300, total: 300 });
+      else {
+        assert.equal(right, { folded: 0, total: 300 }, 'not folded in while a push may still be going on');
+        // Nobody asks: the service folds them in by itself after the pause.
+        await until(
+          () => viewProgress(storage, id),
+          (progress) => progress.folded === 300,
+          10_000,
+        );
+      }
     } finally {
       await storage.close();
     }

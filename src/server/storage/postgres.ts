@@ -63,6 +63,8 @@ const CHUNK_BYTES = 256 * 1024;
 export class PostgresStorage implements TraceStorage {
   readonly backend = 'postgres';
   readonly location: string;
+  /** The fold's work is the database server's, not this process's: a push can afford it, and then leaves nothing to catch up. */
+  readonly foldsWithUploads = true;
   readonly #pool: pg.Pool;
 
   private constructor(url: string, pool: pg.Pool) {

@@ -64,6 +64,8 @@ function migrate(db: Database.Database): void {
 export class SqliteStorage implements TraceStorage {
   readonly backend = 'sqlite';
   readonly location: string;
+  /** The fold runs in this process's event loop (better-sqlite3 is synchronous): during a push it would slow the uploads. */
+  readonly foldsWithUploads = false;
   readonly #db: Database.Database;
   readonly #blobDir: string;
 
