@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only 1,2,3]`: builds the data sets once
+// `npm run bench [-- --quick] [-- --only 1,2,3] [-- --backends sqlite,postgres]`: builds the data sets once
 // (under .tracer-bench/data), runs each workload against its baseline, prints
 // the table for BENCHMARKS.md and keeps the raw figures in .tracer-bench/results/.
 import { join } from 'node:path';
@@ -22,6 +22,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     keep: { type: 'boolean', default: false },
     runs: { type: 'string' },
+    backends: { type: 'string' },
   },
 });
 /** `--runs N` overrides how many times each workload runs (medians are taken over them). */
@@ -29,6 +30,8 @@ const runs = (quickRuns: number, fullRuns: number) => (values.runs ? Number(valu
 const quick = values.quick!;
 const only = values.only ? new Set(values.only.split(',').map((part) => part.trim())) : undefined;
 const wanted = (n: string) => !only || only.has(n);
+/** `--backends sqlite,postgres`: the service backends workload 10 runs on (default every reachable one). */
+const chosenBackends = values.backends ? new Set(values.backends.split(',').map((part) => part.trim())) : undefined;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const syncSize = quick ? { traces: 10_000, ledgers: 200, commitLinks: 200 } : { traces: 100_000, ledgers: 2_000, commitLinks: 2_000 };
@@ -82,8 +85,9 @@ try {
   }
   if (wanted('10')) {
     log('workload 10: the team view of tracer serve');
-    const backends: Array<'sqlite' | 'postgres'> = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
-    if (backends.length === 1) log('  PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): SQLite only');
+    const reachable: Array<'sqlite' | 'postgres'> = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+    if (reachable.length === 1) log('  PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): SQLite only');
+    const backends = reachable.filter((backend) => !chosenBackends || chosenBackends.has(backend));
     const size = quick
       ? { traces: 20_000, sessions: 500, transcriptBytes: 2 ** 20 }
       : { traces: 200_000, sessions: 5_000, transcriptBytes: 8 * 2 ** 20 };

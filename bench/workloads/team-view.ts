@@ -14,7 +14,8 @@ import { writeViewerDataset, type ViewerDatasetSize } from './viewer-dataset.js'
  * with a ledger, commit link and summary) with `push --full`; then, signed in
  * through /ui/sign-in in headless Chromium, each run times from navigation to
  * /ui/p/<org>/<project> until its newest session is on screen. Also measured:
- * how long after the push the view's tables are caught up, a search and the
+ * how long the first read takes at once after the push, how long until the
+ * progress route says the view's tables are caught up, a search and the
  * last page of commits through the API, and the service's resident memory
  * (VmRSS) before the page loads and after all of them: it must stay flat.
  * The same push to a service with the team view off (`--disable-route ui`)
@@ -37,13 +38,16 @@ export async function teamViewWorkload(
     seedProject(client.projectDir, datasetDir);
     const pushStarted = performance.now();
     expectOk(await client.run(['push', '--full', '--quiet']), 'tracer push --full');
-    const pushMs = performance.now() - pushStarted;
+    const pushEnded = performance.now();
+    const pushMs = pushEnded - pushStarted;
     const base = `${service.handle.url}/ui`;
     const cookie = await signIn(base, lead);
-    // At once after the push: the first read waits for the view's tables to take in what the background fold has not yet.
-    const caughtStarted = performance.now();
+    // At once after the push: the first read answers, waiting only when few rows are behind.
+    const firstReadMs = await timed(() => fetch(`${base}/api/p/${ORG}/team/stats`, { headers: { cookie } }));
+    // Then until the progress route says every row is folded in, counted from the end of the push.
+    await caughtUp(base, cookie);
+    const catchUpMs = performance.now() - pushEnded;
     const stats = (await (await fetch(`${base}/api/p/${ORG}/team/stats`, { headers: { cookie } })).json()) as { traces: number };
-    const catchUpMs = performance.now() - caughtStarted;
     if (stats.traces !== dataset.traces) throw new Error(`the team view counts ${stats.traces} traces, not ${dataset.traces}`);
     const withoutMs = await pushWithoutView(backend, join(folder, 'without'), datasetDir);
     const pid = service.handle.pid()!;
@@ -74,7 +78,7 @@ export async function teamViewWorkload(
     const growthMb = round((rssAfterKb - rssBeforeKb) / 1024, 1);
     const rssMb = round(rssAfterKb / 1024, 1);
     log(
-      `  ${backend}: push ${round(pushMs / 1000, 1)} s (${round(withoutMs / 1000, 1)} s with the team view off), caught up ${round(catchUpMs)} ms later, project page ${pageMs.map((ms) => round(ms)).join(' / ')} ms, search ${round(searchMs)} ms, last commits ${round(lastCommitsMs)} ms, RSS ${round(rssBeforeKb / 1024, 1)} → ${rssMb} MiB`,
+      `  ${backend}: push ${round(pushMs / 1000, 1)} s (${round(withoutMs / 1000, 1)} s with the team view off), first read ${round(firstReadMs)} ms after it, caught up ${round(catchUpMs)} ms after it, project page ${pageMs.map((ms) => round(ms)).join(' / ')} ms, search ${round(searchMs)} ms, last commits ${round(lastCommitsMs)} ms, RSS ${round(rssBeforeKb / 1024, 1)} → ${rssMb} MiB`,
     );
     const ms = median(pageMs);
     results.push({
@@ -84,8 +88,15 @@ export async function teamViewWorkload(
       peakRssMb: rssMb,
       bar: '≤ 1500 ms; service RSS grows < 50 MiB over the page loads',
       pass: ms <= 1500 && growthMb < 50,
-      notes: `push --full ${round(pushMs / 1000, 1)} s (team view off: ${round(withoutMs / 1000, 1)} s); view caught up ${round(catchUpMs)} ms after it; search ${round(searchMs)} ms; last commits page ${round(lastCommitsMs)} ms; RSS +${growthMb} MiB`,
-      samples: { pageMs, pushMs: [pushMs], pushWithoutViewMs: [withoutMs], catchUpMs: [catchUpMs], rssKb: [rssBeforeKb, rssAfterKb] },
+      notes: `push --full ${round(pushMs / 1000, 1)} s (team view off: ${round(withoutMs / 1000, 1)} s); first read ${round(firstReadMs)} ms, view caught up ${round(catchUpMs)} ms after it; search ${round(searchMs)} ms; last commits page ${round(lastCommitsMs)} ms; RSS +${growthMb} MiB`,
+      samples: {
+        pageMs,
+        pushMs: [pushMs],
+        pushWithoutViewMs: [withoutMs],
+        firstReadMs: [firstReadMs],
+        catchUpMs: [catchUpMs],
+        rssKb: [rssBeforeKb, rssAfterKb],
+      },
     });
   }
   return results;
@@ -117,6 +128,16 @@ async function signIn(base: string, token: string): Promise<string> {
   const cookie = response.headers.get('set-cookie')?.split(';')[0];
   if (response.status !== 303 || !cookie) throw new Error(`sign-in answered ${response.status}`);
   return cookie;
+}
+
+/** Asks the progress route every 100 ms until the view holds every pushed row. */
+async function caughtUp(base: string, cookie: string): Promise<void> {
+  for (;;) {
+    const response = await fetch(`${base}/api/p/${ORG}/team/progress`, { headers: { cookie } });
+    if (!response.ok) throw new Error(`the progress route answered ${response.status}`);
+    if (!((await response.json()) as { catching_up: boolean }).catching_up) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function timed(request: () => Promise<Response>): Promise<number> {

@@ -123,6 +123,11 @@ export function registerApi(app: FastifyInstance, mount: ViewerMount): void {
     if (!source.share) return reply.code(404).send({ code: 'not_found', message: 'This viewer has no share breakdown.' });
     return source.share(id(request));
   });
+  app.get(`${base}/progress`, async (request, reply) => {
+    const source = mount.source(request);
+    if (!source.progress) return reply.code(404).send({ code: 'not_found', message: 'This viewer is never behind its data.' });
+    return source.progress(id(request));
+  });
   app.get<{ Querystring: Record<string, string> }>(`${base}/sessions`, (request) =>
     mount.source(request).sessions(id(request), listQuery(request.query)),
   );

@@ -19,6 +19,15 @@ export interface ViewerDataSource {
   blame(projectId: string, path: string, rev: string | undefined): Promise<BlameResult>;
   /** Attributed lines over time, by agent, model and person (the team view; absent locally). */
   share?(projectId: string): Promise<ShareBreakdown>;
+  /** How far the pages' figures are behind what was pushed (the team view; absent locally, where they never are). */
+  progress?(projectId: string): Promise<CatchUpProgress>;
+}
+
+/** The team view's tables catching up with a push: `folded` of `total` rows taken in. */
+export interface CatchUpProgress {
+  catching_up: boolean;
+  folded: number;
+  total: number;
 }
 
 /** Attributed lines of one group (a day, an agent, a model, a person). */

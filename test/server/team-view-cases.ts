@@ -1,7 +1,16 @@
 import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { viewProgress } from '../../src/server/team/progress.js';
 import { spawnService } from '../helpers/service.js';
+import { clientFor } from './http.js';
+import { holdFoldLock, projectWithId, serviceStorage, sessionTraces, until } from './team-backlog.js';
 import { BOB_SESSION, browserlessClient, CLAUDE, type Team } from './team-fixture.js';
+
+interface Progress {
+  catching_up: boolean;
+  folded: number;
+  total: number;
+}
 
 /**
  * The team view's HTTP rules on a team that pushed through the real hooks:
@@ -221,5 +230,99 @@ export function teamViewCases(test: Test<{ team: Team }>) {
     }
     assert.equal(statuses, [401, 401, 401, 429]);
     await service.stop();
+  });
+
+  test('progress: 401 without a session, 404 for a project the token may not see, like every /ui/api route', async ({ team }) => {
+    const anonymous = browserlessClient(team.service.url);
+    const refused = await anonymous.get('/ui/api/p/acme/app/progress');
+    assert.is(refused.status, 401);
+    assert.is(((await refused.json()) as { code: string }).code, 'sign_in_required');
+    const alice = browserlessClient(team.service.url);
+    await alice.signIn(team.tokens.alice);
+    for (const path of ['/ui/api/p/acme/web/progress', '/ui/api/p/other/secret/progress', '/ui/api/p/nobody/nothing/progress']) {
+      const hidden = await alice.get(path);
+      assert.is(hidden.status, 404, path);
+      assert.is(((await hidden.json()) as { code: string }).code, 'unknown_project', path);
+    }
+    assert.is((await alice.get('/ui/api/p/acme/app/progress')).status, 200);
+  });
+
+  test("progress: after the team's pushes every row of the project is folded in", async ({ team }) => {
+    const storage = await serviceStorage(team.service);
+    try {
+      const project = (await storage.findProject('acme', 'app'))!;
+      const [rows] = await storage.query<{ n: number }>('SELECT COUNT(*) AS n FROM items WHERE project_id = ?', [project.id]);
+      assert.ok(rows!.n > 10);
+      const lead = browserlessClient(team.service.url);
+      await lead.signIn(team.tokens.org);
+      assert.equal(await (await lead.get('/ui/api/p/acme/app/progress')).json(), { catching_up: false, folded: rows!.n, total: rows!.n });
+    } finally {
+      await storage.close();
+    }
+  });
+
+  test('with more than 5,000 rows behind a page answers at once from what is folded, and progress counts the rest', async ({ team }) => {
+    const storage = await serviceStorage(team.service);
+    const lead = browserlessClient(team.service.url);
+    await lead.signIn(team.tokens.org);
+    // Each read gives up after 10 s: one that waits for a held-back fold fails instead of hanging.
+    const read = async <T>(path: string) => (await (await lead.get(path, { signal: AbortSignal.timeout(10_000) })).json()) as T;
+    const sessionIds = async () =>
+      (await read<{ items: Array<{ conversation_id: string }> }>('/ui/api/p/acme/bulk/sessions')).items.map((row) => row.conversation_id);
+    try {
+      const id = await projectWithId(storage, 'acme', 'bulk');
+      await storage.insertItems(id, 'traces', sessionTraces('early-session', 100), 'carol');
+      assert.equal(
+        await read<Progress>('/ui/api/p/acme/bulk/progress'),
+        { catching_up: false, folded: 100, total: 100 },
+        'a few rows behind: the read waits for them',
+      );
+      // On PostgreSQL the service's fold is held back meanwhile, so what "at once" shows is exact.
+      const release = team.service.backend === 'postgres' ? await holdFoldLock(team.service, id) : undefined;
+      try {
+        await storage.insertItems(id, 'traces', sessionTraces('late-session', 6_000, Date.UTC(2025, 6, 1)), 'carol');
+        const behind = await read<Progress>('/ui/api/p/acme/bulk/progress');
+        assert.is(behind.catching_up, true);
+        assert.is(behind.total, 6_100);
+        assert.ok(behind.folded >= 100 && behind.folded < 6_100, String(behind.folded));
+        if (release) {
+          assert.is(behind.folded, 100);
+          assert.equal(await sessionIds(), ['early-session'], 'the sessions answer from what is folded, without waiting');
+        }
+      } finally {
+        await release?.();
+      }
+      const done = await until(
+        () => read<Progress>('/ui/api/p/acme/bulk/progress'),
+        (progress) => !progress.catching_up,
+      );
+      assert.equal(done, { catching_up: false, folded: 6_100, total: 6_100 });
+      assert.equal(await sessionIds(), ['late-session', 'early-session']);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  test('an upload to PostgreSQL folds its rows in before it answers; on SQLite they are folded once uploads pause', async ({ team }) => {
+    const storage = await serviceStorage(team.service);
+    try {
+      const id = await projectWithId(storage, 'acme', 'pushed');
+      const items = sessionTraces('pushed-session', 300).map((item) => JSON.parse(item.body) as unknown);
+      const pushed = await clientFor(team.service, team.tokens.org, 'acme', 'pushed').push('traces', items);
+      assert.is(pushed.status, 200, pushed.text);
+      const right = await viewProgress(storage, id);
+      if (team.service.backend === 'postgres') assert.equal(right, { folded: 300, total: 300 });
+      else {
+        assert.equal(right, { folded: 0, total: 300 }, 'not folded in while a push may still be going on');
+        // Nobody asks: the service folds them in by itself after the pause.
+        await until(
+          () => viewProgress(storage, id),
+          (progress) => progress.folded === 300,
+          10_000,
+        );
+      }
+    } finally {
+      await storage.close();
+    }
   });
 }

@@ -8,6 +8,7 @@ import { PostgresStorage } from '../../src/server/storage/postgres.js';
 import { SqliteStorage } from '../../src/server/storage/sqlite.js';
 import type { TraceStorage } from '../../src/server/storage/types.js';
 import { ServiceDataSource } from '../../src/server/team/data-source.js';
+import { viewProgress } from '../../src/server/team/progress.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
 import { expectRejection } from '../helpers/errors.js';
 import { freshPostgresSchema, postgresAvailable, stopAllServices } from '../helpers/service.js';
@@ -80,7 +81,7 @@ async function cases(open: () => Promise<TraceStorage>) {
   try {
     await storage.createProject('acme', 'app');
     const project = (await storage.findProject('acme', 'app'))!;
-    const source = new ServiceDataSource(storage, org, (id) => storage.refreshView(id));
+    const source = new ServiceDataSource(storage, org, { ready: (id) => storage.refreshView(id) });
     // More rows than one transaction folds in (2,000), in two sessions, from two people.
     const traces = Array.from({ length: 2_500 }, (_, n) => trace(n, n < 1_500 ? 'sess-a' : 'sess-b'));
     await push(storage, project.id, 'traces', traces.slice(0, 1_500), 'alice');
@@ -120,7 +121,9 @@ async function cases(open: () => Promise<TraceStorage>) {
       'alice',
     );
 
+    assert.equal(await viewProgress(storage, project.id), { folded: 0, total: 2_506 }, 'nothing folded in before a read');
     const stats = await source.projectStats('acme/app');
+    assert.equal(await viewProgress(storage, project.id), { folded: 2_506, total: 2_506 }, 'every row counted once, over two batches');
     assert.equal({ sessions: stats.sessions, traces: stats.traces, commits: stats.commits }, { sessions: 2, traces: 2_500, commits: 1 });
     const sessions = await source.sessions('acme/app', {});
     assert.equal(
@@ -187,6 +190,40 @@ test('PostgreSQL: the same', async () => {
   if (!(await postgresAvailable())) return console.log('  SKIPPED: no PostgreSQL for the team view storage case');
   const url = await freshPostgresSchema();
   await cases(() => PostgresStorage.open(url));
+});
+
+/** A view folded in before migration 3 counted no rows: the migration counts them, so progress is right at once. */
+async function foldedBeforeCount(open: () => Promise<TraceStorage>, downgrade: (storage: TraceStorage) => Promise<void>) {
+  const before = await open();
+  await before.createProject('acme', 'app');
+  const project = (await before.findProject('acme', 'app'))!;
+  await push(before, project.id, 'traces', [trace(1, 'sess-a'), trace(2, 'sess-a'), trace(3, 'sess-b')], 'alice');
+  await before.refreshView(project.id);
+  await push(before, project.id, 'traces', [trace(4, 'sess-b')], 'alice');
+  await downgrade(before);
+  await before.close();
+  const after = await open();
+  try {
+    assert.equal(await viewProgress(after, project.id), { folded: 3, total: 4 });
+  } finally {
+    await after.close();
+  }
+}
+
+const dropFoldedCount = async (storage: TraceStorage) => {
+  await storage.execute('ALTER TABLE view_progress DROP COLUMN folded');
+  await storage.execute('DELETE FROM schema_migrations WHERE version = 3');
+};
+
+test('SQLite: a view folded in before the count of folded rows gets it from the migration', async () => {
+  const dir = tempDir('team-storage-');
+  await foldedBeforeCount(() => SqliteStorage.open(dir), dropFoldedCount);
+});
+
+test('PostgreSQL: the same', async () => {
+  if (!(await postgresAvailable())) return console.log('  SKIPPED: no PostgreSQL for the team view storage case');
+  const url = await freshPostgresSchema();
+  await foldedBeforeCount(() => PostgresStorage.open(url), dropFoldedCount);
 });
 
 test.run();

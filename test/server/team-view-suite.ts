@@ -21,6 +21,6 @@ export function teamViewSuite(backend: 'sqlite' | 'postgres') {
     cleanup();
   });
   teamViewCases(test);
-  teamBrowserCases(test);
+  teamBrowserCases(test, backend);
   return test;
 }

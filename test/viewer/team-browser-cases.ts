@@ -2,6 +2,7 @@ import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, type Headless } from './browser.js';
+import { holdFoldLock, projectWithId, serviceStorage, sessionTraces } from '../server/team-backlog.js';
 import { BOB_SESSION, CLAUDE, CODEX, type Team } from '../server/team-fixture.js';
 
 /**
@@ -10,7 +11,7 @@ import { BOB_SESSION, CLAUDE, CODEX, type Team } from '../server/team-fixture.js
  * the form, every page, the scope of each kind of token, hostile transcript
  * text shown as text, and no request leaving the service.
  */
-export function teamBrowserCases(test: Test<{ team: Team }>) {
+export function teamBrowserCases(test: Test<{ team: Team }>, backend: 'sqlite' | 'postgres') {
   let headless: Headless;
   const requests: string[] = [];
   const cspViolations: string[] = [];
@@ -149,6 +150,36 @@ export function teamBrowserCases(test: Test<{ team: Team }>) {
     assert.equal(await wrong.cookies(), []);
     await wrong.close();
   });
+
+  // PostgreSQL only: there the test can hold the service's fold back (its lock) for as long as it looks.
+  if (backend === 'postgres')
+    test('browser: far behind a push, the project page shows what is folded and "Catching up", then every session', async ({ team }) => {
+      const storage = await serviceStorage(team.service);
+      let release: (() => Promise<void>) | undefined;
+      try {
+        const id = await projectWithId(storage, 'acme', 'catching-up');
+        await storage.insertItems(id, 'traces', sessionTraces('early-session', 100), 'carol');
+        await storage.refreshView(id);
+        release = await holdFoldLock(team.service, id);
+        await storage.insertItems(id, 'traces', sessionTraces('late-session', 6_000, Date.UTC(2025, 6, 1)), 'carol');
+        const { context, page } = await signedIn(team, team.tokens.org);
+        await page.goto(`${team.service.url}/ui/p/acme/catching-up`);
+        await page.locator('#catching-up', { hasText: 'Catching up: 100 of 6100 rows folded in' }).waitFor();
+        await page.locator('#sessions li.session').first().waitFor();
+        assert.equal(await page.locator('#sessions a.id').allTextContents(), ['early-session']);
+        const letGo = release;
+        release = undefined;
+        await letGo();
+        await page.locator('#catching-up').waitFor({ state: 'hidden' });
+        await page.locator('#sessions li.session').nth(1).waitFor();
+        assert.equal(await page.locator('#sessions a.id').allTextContents(), ['late-session', 'early-session']);
+        await page.locator('#stats', { hasText: '6100 traces' }).waitFor();
+        await context.close();
+      } finally {
+        await release?.();
+        await storage.close();
+      }
+    });
 
   test('browser: no request left the service, no script broke the CSP, no page threw', async ({ team }) => {
     await headless.close();

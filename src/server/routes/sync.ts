@@ -55,8 +55,8 @@ async function upload(context: ServiceContext, family: FamilyDefinition, request
   for (const [sha, bytes] of batch.inlineBlobs) await context.storage.writeBlob(project.id, sha, [bytes], Number.POSITIVE_INFINITY);
   const received = (request.body as { items: unknown[] }).items.length;
   const inserted = await context.storage.insertItems(project.id, family.name, batch.items, request.tracerToken?.name);
-  // The team view folds the new rows in behind the answer; the pusher never waits for it.
-  if (inserted > 0 && context.routeEnabled('ui')) context.view.schedule(project.id);
+  // The team view takes the new rows in now or once the uploads pause, by backend (team/refresher.ts).
+  if (inserted > 0 && context.routeEnabled('ui')) await context.view.afterUpload(project.id);
   return { received, inserted, duplicates: received - inserted };
 }
 

@@ -56,5 +56,14 @@ export function migrations(d: Dialect): Array<{ version: number; statements: str
         `CREATE TABLE web_sessions (id_hash TEXT PRIMARY KEY, token_hash TEXT NOT NULL, expires_ms ${d.int} NOT NULL)`,
       ],
     },
+    {
+      // How many of a project's rows the view has taken in, so that "N of M rows folded in"
+      // counts only the rows still behind, never all of them, on every look.
+      version: 3,
+      statements: [
+        `ALTER TABLE view_progress ADD COLUMN folded ${d.int} NOT NULL DEFAULT 0`,
+        `UPDATE view_progress SET folded = (SELECT COUNT(*) FROM items i WHERE i.project_id = view_progress.project_id AND i.seq <= view_progress.seq)`,
+      ],
+    },
   ];
 }

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { BlobMeter, fixedChunks } from '../blob-stream.js';
-import { deriveStatements, VIEW_BATCH, type ItemRow } from '../team/derive.js';
+import { foldPlan, VIEW_BATCH, type ItemRow } from '../team/derive.js';
+import { arrayStatements } from '../team/fold-sql.js';
 import { MIGRATIONS_TABLE, migrations, POSTGRES_DIALECT } from './migrations.js';
 import type { NewToken, ProjectRef, PullPage, PullQuery, StoredItem, TokenRecord, TraceStorage } from './types.js';
 
@@ -50,7 +51,8 @@ CREATE TABLE IF NOT EXISTS blob_owners (
 /** Advisory-lock namespaces (first key of the two-int form), so they never collide with an application's own. */
 const LOCK_MIGRATE = 0x7472_6301;
 const LOCK_INGEST = 0x7472_6302;
-const LOCK_VIEW = 0x7472_6303;
+/** Exported for tests that hold a project's fold back. */
+export const LOCK_VIEW = 0x7472_6303;
 /** Blob bytes are stored in pieces of this size, so a read never holds a whole blob in memory. */
 const CHUNK_BYTES = 256 * 1024;
 
@@ -61,6 +63,8 @@ const CHUNK_BYTES = 256 * 1024;
 export class PostgresStorage implements TraceStorage {
   readonly backend = 'postgres';
   readonly location: string;
+  /** The fold's work is the database server's, not this process's: a push can afford it, and then leaves nothing to catch up. */
+  readonly foldsWithUploads = true;
   readonly #pool: pg.Pool;
 
   private constructor(url: string, pool: pg.Pool) {
@@ -227,6 +231,11 @@ export class PostgresStorage implements TraceStorage {
       const more = await this.#transaction(async (client) => {
         // One process folds a project in at a time; another waiting here then finds nothing left.
         await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_VIEW, projectId]);
+        // Walk the (project_id, seq) index and stop after one batch. Right after a bulk push the
+        // table's statistics are stale, and the planner otherwise reads every row still behind
+        // with a bitmap scan and sorts them all, for each batch: EXPLAIN ANALYZE with 215k rows
+        // behind, 2.8 s and a 220 MB sort on disk for the first batch against 12 ms this way.
+        await client.query('SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off');
         const done = await client.query({
           text: 'SELECT seq FROM view_progress WHERE project_id = $1',
           values: [projectId],
@@ -240,7 +249,7 @@ export class PostgresStorage implements TraceStorage {
           })
         ).rows as ItemRow[];
         if (rows.length === 0) return false;
-        for (const statement of deriveStatements(projectId, rows))
+        for (const statement of arrayStatements(foldPlan(projectId, rows)))
           await client.query({ text: numbered(statement.sql), values: statement.params });
         return rows.length === VIEW_BATCH;
       });

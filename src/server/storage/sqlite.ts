@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { BlobMeter } from '../blob-stream.js';
-import { deriveStatements, VIEW_BATCH, type ItemRow } from '../team/derive.js';
+import { foldPlan, VIEW_BATCH, type ItemRow } from '../team/derive.js';
+import { valuesStatements } from '../team/fold-sql.js';
 import { MIGRATIONS_TABLE, migrations, SQLITE_DIALECT } from './migrations.js';
 import type { NewToken, ProjectRef, PullPage, PullQuery, StoredItem, TokenRecord, TraceStorage } from './types.js';
 import { writeStreamAtomic } from '../../files/atomic-write.js';
@@ -63,6 +64,8 @@ function migrate(db: Database.Database): void {
 export class SqliteStorage implements TraceStorage {
   readonly backend = 'sqlite';
   readonly location: string;
+  /** The fold runs in this process's event loop (better-sqlite3 is synchronous): during a push it would slow the uploads. */
+  readonly foldsWithUploads = false;
   readonly #db: Database.Database;
   readonly #blobDir: string;
 
@@ -175,7 +178,7 @@ export class SqliteStorage implements TraceStorage {
         .prepare('SELECT seq, family, body, pushed_by FROM items WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT ?')
         .all(projectId, done?.seq ?? 0, VIEW_BATCH) as ItemRow[];
       if (rows.length === 0) return false;
-      for (const statement of deriveStatements(projectId, rows)) this.#statement(statement.sql).run(...statement.params);
+      for (const statement of valuesStatements(foldPlan(projectId, rows))) this.#statement(statement.sql).run(...statement.params);
       return rows.length === VIEW_BATCH;
     });
     while (step()) await new Promise((resolve) => setImmediate(resolve));

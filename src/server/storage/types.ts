@@ -7,6 +7,12 @@ export interface TraceStorage {
   readonly backend: 'sqlite' | 'postgres';
   /** Where the data lives, for the start-up line (never a password). */
   readonly location: string;
+  /**
+   * Whether an upload folds its rows into the team view before it answers (the
+   * fold's work is the database server's), or the fold waits for uploads to pause
+   * (it would take the CPU the uploads need). See team/refresher.ts.
+   */
+  readonly foldsWithUploads: boolean;
 
   /** True when it was created, false when it already existed. */
   createProject(org: string, project: string): Promise<boolean>;

@@ -3,12 +3,15 @@
 // project id is `<org>/<project>`; a project the token does not cover is
 // `unknown_project` exactly like one that does not exist (404 either way).
 // Every list is one indexed SQL query over the view_* tables (team/derive.ts),
-// brought up to date first; nothing reads all of a project's rows per request.
+// brought up to date first unless many rows are behind (team/refresher.ts: then
+// it answers from what is folded and `progress` says so); nothing reads all of a
+// project's rows per request.
 import { conversationUrl } from '../../capture/hook/summary.js';
 import { AGENT_ID } from '../../core/agent.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import type { BlameResult } from '../../viewer/blame-source.js';
 import type {
+  CatchUpProgress,
   CommitDetail,
   CommitRow,
   Facets,
@@ -30,6 +33,7 @@ import { isObject } from '../../viewer/local/refreshing-file.js';
 import { timelineEvent } from '../../viewer/local/timeline.js';
 import { tokenCovers } from '../auth.js';
 import type { ProjectRef, TokenRecord, TraceStorage } from '../storage/types.js';
+import { viewProgress } from './progress.js';
 import { transcriptPage } from './transcript.js';
 
 const TIMELINE_MAX = 1_000;
@@ -60,8 +64,8 @@ export class ServiceDataSource implements ViewerDataSource {
   constructor(
     private readonly storage: TraceStorage,
     private readonly token: TokenRecord,
-    /** Brings a project's view tables up to date (shared with uploads, so one run serves both). */
-    private readonly refresh: (projectId: number) => Promise<void>,
+    /** Brings a project's view tables up to date, or starts to (team/refresher.ts; shared with uploads, so one run serves both). */
+    private readonly view: { ready(projectId: number): Promise<void> },
   ) {}
 
   async projects(): Promise<ProjectSummary[]> {
@@ -117,6 +121,12 @@ export class ServiceDataSource implements ViewerDataSource {
       ai_share: all === 0 ? null : (ai + (commits?.mixed ?? 0) / 2) / all,
       last_activity: last,
     };
+  }
+
+  async progress(projectId: string): Promise<CatchUpProgress> {
+    const project = await this.project(projectId);
+    const { folded, total } = await viewProgress(this.storage, project.id);
+    return { catching_up: folded < total, folded, total };
   }
 
   async facets(projectId: string): Promise<Facets> {
@@ -315,7 +325,7 @@ export class ServiceDataSource implements ViewerDataSource {
     };
   }
 
-  /** The project behind an id this token covers, brought up to date; anything else is unknown_project. */
+  /** The project behind an id this token covers, brought up to date (or being so); anything else is unknown_project. */
   private async project(projectId: string): Promise<ProjectRef> {
     const [org, slug, ...rest] = projectId.split('/');
     const found =
@@ -323,7 +333,7 @@ export class ServiceDataSource implements ViewerDataSource {
         ? await this.storage.findProject(org, slug)
         : undefined;
     if (!found) throw new TracerError('unknown_project', `No project ${projectId} that this token may see.`, { exitCode: ExitCode.usage });
-    await this.refresh(found.id);
+    await this.view.ready(found.id);
     return found;
   }
 

@@ -1,7 +1,7 @@
 // The team view's tables, derived from the rows clients pushed: one batch of
-// `items` (in ingest order) becomes bulk upserts into the view_* tables. Pure:
-// no database here, so SQLite and PostgreSQL run the very same statements, and
-// the readers of traces and ledgers are the local viewer's own.
+// `items` (in ingest order) becomes one fold plan, bulk upserts into the view_*
+// tables. Pure: no database here; team/fold-sql.ts writes the plan as each
+// backend runs it best, and the readers of traces and ledgers are the local viewer's own.
 import { ledgerAggregate } from '../../viewer/local/ledger-index.js';
 import { parseConversationUrl } from '../../viewer/local/ledger-read.js';
 import { isObject, str } from '../../viewer/local/refreshing-file.js';
@@ -14,25 +14,31 @@ export interface ItemRow {
   pushed_by: string | null;
 }
 
-/** One multi-row INSERT with the same conflict clause for every row. */
+/** A column's type, for the backends that send a whole column as one typed array. */
+export type ColumnType = 'int' | 'text';
+
+/** Rows for one table, all with the same conflict clause. */
 export interface BulkInsert {
   table: string;
-  columns: readonly string[];
+  /** Column name → type, in the order of each row's values. */
+  columns: Readonly<Record<string, ColumnType>>;
   rows: unknown[][];
-  /** Everything after VALUES (...): `ON CONFLICT ...`. */
+  /** What follows the rows: `ON CONFLICT ...`. */
   conflict: string;
 }
 
-export interface Statement {
-  sql: string;
-  params: unknown[];
+/** Everything one batch changes, in the order it must be applied. */
+export interface FoldPlan {
+  projectId: number;
+  /** Commits whose parts a newer ledger replaces wholesale (its ranges may have shrunk): deleted before the inserts. */
+  replacedParts: string[];
+  inserts: BulkInsert[];
+  /** The new watermark: the batch's last seq, how many rows and traces it held, its newest trace time. */
+  progress: { seq: number; rows: number; traces: number; lastTs: string | null };
 }
 
 /** Rows folded in per transaction: small enough that other requests wait at most tens of milliseconds. */
 export const VIEW_BATCH = 2000;
-
-/** Rows per INSERT: well under SQLite's 32,766 parameters and PostgreSQL's 65,535 with any table here. */
-const ROWS_PER_STATEMENT = 500;
 
 const laterTs = (table: string, column: string) =>
   `${column} = CASE WHEN excluded.${column} > ${table}.${column} THEN excluded.${column} ELSE ${table}.${column} END`;
@@ -47,8 +53,8 @@ interface SessionDelta {
   person: string | null;
 }
 
-/** The statements that fold `rows` (all of one project, in seq order) into the view tables, ending with the new watermark. */
-export function deriveStatements(projectId: number, rows: readonly ItemRow[]): Statement[] {
+/** What folding `rows` (all of one project, in seq order) into the view tables changes. */
+export function foldPlan(projectId: number, rows: readonly ItemRow[]): FoldPlan {
   const sessions = new Map<string, SessionDelta>();
   const models = new UniqueRows();
   const files = new UniqueRows(3);
@@ -138,7 +144,15 @@ export function deriveStatements(projectId: number, rows: readonly ItemRow[]): S
   const bulk: BulkInsert[] = [
     {
       table: 'view_sessions',
-      columns: ['project_id', 'conversation_id', 'agent', 'first_ts', 'last_ts', 'events', 'person'],
+      columns: {
+        project_id: 'int',
+        conversation_id: 'text',
+        agent: 'text',
+        first_ts: 'text',
+        last_ts: 'text',
+        events: 'int',
+        person: 'text',
+      },
       rows: [...sessions].map(([id, s]) => [projectId, id, s.agent, s.first_ts, s.last_ts, s.events, s.person]),
       conflict: `ON CONFLICT (project_id, conversation_id) DO UPDATE SET ${earlierTs('view_sessions', 'first_ts')}, ${laterTs(
         'view_sessions',
@@ -147,84 +161,76 @@ export function deriveStatements(projectId: number, rows: readonly ItemRow[]): S
     },
     {
       table: 'view_session_models',
-      columns: ['project_id', 'conversation_id', 'model'],
+      columns: { project_id: 'int', conversation_id: 'text', model: 'text' },
       rows: models.rows,
       conflict: 'ON CONFLICT DO NOTHING',
     },
     {
       table: 'view_session_files',
-      columns: ['project_id', 'conversation_id', 'path', 'seq'],
+      columns: { project_id: 'int', conversation_id: 'text', path: 'text', seq: 'int' },
       rows: files.rows,
       conflict: 'ON CONFLICT DO NOTHING',
     },
     {
       table: 'view_session_traces',
-      columns: ['project_id', 'conversation_id', 'seq'],
+      columns: { project_id: 'int', conversation_id: 'text', seq: 'int' },
       rows: traceRefs,
       conflict: 'ON CONFLICT DO NOTHING',
     },
-    { table: 'view_facets', columns: ['project_id', 'kind', 'value'], rows: facets.rows, conflict: 'ON CONFLICT DO NOTHING' },
+    {
+      table: 'view_facets',
+      columns: { project_id: 'int', kind: 'text', value: 'text' },
+      rows: facets.rows,
+      conflict: 'ON CONFLICT DO NOTHING',
+    },
     {
       table: 'view_commits',
-      columns: ['project_id', 'sha', 'ts', 'seq', 'ai', 'human', 'mixed', 'files', 'paths', 'person'],
+      columns: {
+        project_id: 'int',
+        sha: 'text',
+        ts: 'text',
+        seq: 'int',
+        ai: 'int',
+        human: 'int',
+        mixed: 'int',
+        files: 'int',
+        paths: 'text',
+        person: 'text',
+      },
       rows: [...commits.values()],
       conflict:
         'ON CONFLICT (project_id, sha) DO UPDATE SET ts = excluded.ts, seq = excluded.seq, ai = excluded.ai, human = excluded.human, mixed = excluded.mixed, files = excluded.files, paths = excluded.paths, person = excluded.person',
     },
     {
       table: 'view_commit_parts',
-      columns: ['project_id', 'sha', 'agent', 'model', 'kind', 'lines'],
+      columns: { project_id: 'int', sha: 'text', agent: 'text', model: 'text', kind: 'text', lines: 'int' },
       rows: [...parts.values()].flat(),
       conflict: 'ON CONFLICT DO NOTHING',
     },
     {
       table: 'view_commit_sessions',
-      columns: ['project_id', 'sha', 'conversation_id'],
+      columns: { project_id: 'int', sha: 'text', conversation_id: 'text' },
       rows: commitSessions.rows,
       conflict: 'ON CONFLICT DO NOTHING',
     },
-    { table: 'view_replaced', columns: ['project_id', 'sha'], rows: replaced.rows, conflict: 'ON CONFLICT DO NOTHING' },
+    { table: 'view_replaced', columns: { project_id: 'int', sha: 'text' }, rows: replaced.rows, conflict: 'ON CONFLICT DO NOTHING' },
     {
       table: 'view_summaries',
-      columns: ['project_id', 'conversation_id', 'ts', 'summary'],
+      columns: { project_id: 'int', conversation_id: 'text', ts: 'text', summary: 'text' },
       rows: [...summaries.values()],
       conflict:
         'ON CONFLICT (project_id, conversation_id) DO UPDATE SET ts = excluded.ts, summary = excluded.summary WHERE excluded.ts >= view_summaries.ts',
     },
     {
       table: 'view_transcripts',
-      columns: ['project_id', 'conversation_id', 'ts', 'sha', 'size'],
+      columns: { project_id: 'int', conversation_id: 'text', ts: 'text', sha: 'text', size: 'int' },
       rows: [...transcripts.values()],
       conflict:
         'ON CONFLICT (project_id, conversation_id) DO UPDATE SET ts = excluded.ts, sha = excluded.sha, size = excluded.size WHERE excluded.ts >= view_transcripts.ts',
     },
   ];
 
-  const statements: Statement[] = [];
-  // A newer ledger's parts replace the older ones wholesale (its ranges may have shrunk).
-  for (const sha of parts.keys())
-    statements.push({ sql: 'DELETE FROM view_commit_parts WHERE project_id = ? AND sha = ?', params: [projectId, sha] });
-  for (const insert of bulk) statements.push(...bulkStatements(insert));
-  statements.push({
-    sql: `INSERT INTO view_progress (project_id, seq, traces, last_ts) VALUES (?, ?, ?, ?)
-      ON CONFLICT (project_id) DO UPDATE SET seq = excluded.seq, traces = view_progress.traces + excluded.traces,
-      last_ts = CASE WHEN view_progress.last_ts IS NULL OR excluded.last_ts > view_progress.last_ts THEN excluded.last_ts ELSE view_progress.last_ts END`,
-    params: [projectId, seq, traces, lastTs],
-  });
-  return statements;
-}
-
-export function bulkStatements(insert: BulkInsert): Statement[] {
-  const statements: Statement[] = [];
-  const tuple = `(${insert.columns.map(() => '?').join(', ')})`;
-  for (let start = 0; start < insert.rows.length; start += ROWS_PER_STATEMENT) {
-    const chunk = insert.rows.slice(start, start + ROWS_PER_STATEMENT);
-    statements.push({
-      sql: `INSERT INTO ${insert.table} (${insert.columns.join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')} ${insert.conflict}`,
-      params: chunk.flat(),
-    });
-  }
-  return statements;
+  return { projectId, replacedParts: [...parts.keys()], inserts: bulk, progress: { seq, rows: rows.length, traces, lastTs } };
 }
 
 /** Rows kept once per key (the first `keyColumns` values): a batch names the same file or model many times. */

@@ -1,6 +1,7 @@
 // `/p/<project>`: sessions and commits, newest first, with filters (agent,
 // model, dates, search) kept in the query string so a filtered view is a link
 // too. The sessions list is asked for first: it is what the page is for.
+import { catchingUpNotice } from './catching-up.js';
 import { shareSection } from './share.js';
 import type { CommitRow, Facets, Page, ProjectStats, ProjectSummary, SessionRow } from '../../data-source.js';
 import {
@@ -36,12 +37,15 @@ export async function projectPage(root: HTMLElement, projectId: string): Promise
   const sessionsCount = h('span', { class: 'muted' });
   const commitsCount = h('span', { class: 'muted' });
   const form = filterForm(params);
+  // The team view's share is read once per page; once a catch-up is done it is read again, in a fresh section.
+  let share = TEAM ? shareSection(base) : null;
   replace(
     root,
     h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: homePath() }, 'Projects'), ' / ', projectId),
     heading,
     statsLine,
-    TEAM ? shareSection(base) : null,
+    TEAM ? catchingUpNotice(base, () => caughtUp()) : null,
+    share,
     form,
     h(
       'div',
@@ -108,6 +112,24 @@ export async function projectPage(root: HTMLElement, projectId: string): Promise
       form.requestSubmit();
   });
 
+  const loadStats = () =>
+    api<ProjectStats>(`${base}/stats`).then((stats) =>
+      replace(
+        statsLine,
+        `${stats.sessions} sessions, ${stats.traces} traces, ${stats.commits} commits with a ledger, AI share of attributed lines ${percent(stats.ai_share)}`,
+      ),
+    );
+  const loadFacets = () => api<Facets>(`${base}/facets`).then((facets) => fillFacets(form, facets, params));
+  // What the page showed was read while the service was still folding a push in: read it all again.
+  function caughtUp(): void {
+    void reload();
+    void loadStats();
+    void loadFacets();
+    const fresh = shareSection(base);
+    share?.replaceWith(fresh);
+    share = fresh;
+  }
+
   await loadSessions(0);
   void loadCommits(0);
   void api<ProjectSummary[]>(`${apiPath()}/projects`).then((projects) => {
@@ -117,13 +139,8 @@ export async function projectPage(root: HTMLElement, projectId: string): Promise
       document.title = `${project.name} · tracer`;
     }
   });
-  void api<ProjectStats>(`${base}/stats`).then((stats) =>
-    replace(
-      statsLine,
-      `${stats.sessions} sessions, ${stats.traces} traces, ${stats.commits} commits with a ledger, AI share of attributed lines ${percent(stats.ai_share)}`,
-    ),
-  );
-  void api<Facets>(`${base}/facets`).then((facets) => fillFacets(form, facets, params));
+  void loadStats();
+  void loadFacets();
 }
 
 function filterForm(params: URLSearchParams): HTMLFormElement {
@@ -149,6 +166,8 @@ function fillFacets(form: HTMLFormElement, facets: Facets, params: URLSearchPara
     ['model', facets.models],
   ] as const) {
     const select = form.querySelector<HTMLSelectElement>(`select[name=${name}]`)!;
+    // Filled again after a catch-up: everything but "All" is replaced.
+    while (select.options.length > 1) select.remove(1);
     for (const value of values) select.appendChild(h('option', { value, selected: params.get(name) === value }, value));
   }
 }
