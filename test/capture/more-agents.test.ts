@@ -341,15 +341,25 @@ test("windsurf: without tool_info.transcript_path, the transcript is Windsurf's 
   assert.is(snapshot!.size, statSync(saved).size);
 });
 
-test('kiro: .kiro/hooks/tracer.json, fs_write edits (also deferred, batched) under a derived stable session', async () => {
+test("kiro: .kiro/hooks/tracer.json in Kiro CLI 3's versioned schema, fs_write edits (also deferred, batched) under a derived stable session", async () => {
   const box = sandbox();
   const { repo, home } = box;
   await init(box, 'kiro');
   const path = join(repo, '.kiro/hooks/tracer.json');
-  assert.is(JSON.parse(readFileSync(path, 'utf8')).hooks.postToolUse[0].matcher, 'fs_write');
+  const file = JSON.parse(readFileSync(path, 'utf8'));
+  // The shape of kirodotdev/Kiro#10344's and #10346's hook files (kiro.dev/docs/cli/v3/hooks).
+  assert.is(file.version, 'v1');
+  assert.equal(
+    file.hooks.map((hook: any) => [hook.name, hook.trigger, hook.matcher, hook.action.type]),
+    [
+      ['tracer-kiro-user-prompt-submit', 'UserPromptSubmit', undefined, 'command'],
+      ['tracer-kiro-post-tool-use', 'PostToolUse', 'fs_write|write', 'command'],
+      ['tracer-kiro-stop', 'Stop', undefined, 'command'],
+    ],
+  );
   await initAgain(box, 'kiro', [path]);
   edited(repo, home);
-  const command = commandIn(path, 'kiro', 'postToolUse');
+  const command = commandIn(path, 'kiro', 'PostToolUse');
   await runShell(command, { cwd: repo, home, input: fixture('kiro', 'postToolUse.fs_write.json', { repo }) });
   const deferredRepo = repo;
   await runShell(command, { cwd: repo, home, input: fixture('kiro', 'postToolUse.deferred.json', { repo: deferredRepo }) });
@@ -362,18 +372,63 @@ test('kiro: .kiro/hooks/tracer.json, fs_write edits (also deferred, batched) und
     ['greet.py', 'NOTES.md'],
   );
   assertAttributed(repo, home, 'kiro', traces[0]!.conversation_id);
+  const mine = { name: 'done', trigger: 'Stop', action: { type: 'command', command: './done.sh' } };
   const withMine = JSON.parse(readFileSync(path, 'utf8'));
-  withMine.hooks.stop.push({ command: './done.sh' });
+  withMine.hooks.push(mine);
   writeJson(path, withMine);
   await uninstall(box, 'kiro');
-  assert.equal(JSON.parse(readFileSync(path, 'utf8')), { hooks: { stop: [{ command: './done.sh' }] } });
+  assert.equal(JSON.parse(readFileSync(path, 'utf8')), { version: 'v1', hooks: [mine] });
+});
+
+/** .kiro/hooks/tracer.json as tracer wrote it before Kiro CLI 3's schema: a `{hooks: {event: [...]}}` no Kiro reads. */
+function oldKiroFile(repo: string, extra: Record<string, unknown[]> = {}): string {
+  const old = (event: string) => `/usr/bin/node /opt/tracer/bin/tracer.js hook kiro ${event}`;
+  return writeJson(join(repo, '.kiro/hooks/tracer.json'), {
+    hooks: {
+      agentSpawn: [{ command: old('agentSpawn') }],
+      userPromptSubmit: [{ command: old('userPromptSubmit') }],
+      postToolUse: [{ matcher: 'fs_write', command: old('postToolUse') }],
+      stop: [{ command: old('stop') }],
+      ...extra,
+    },
+  });
+}
+
+test('kiro: init migrates the file an older tracer wrote in the old shape; uninstall then removes it', async () => {
+  const box = sandbox();
+  const { repo } = box;
+  oldKiroFile(repo);
+  const path = join(repo, '.kiro/hooks/tracer.json');
+  const result = await box.run(['init', '--agents', 'kiro']);
+  assert.is(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^ {2}kiro\s+\S+\s+updated$/m);
+  const file = JSON.parse(readFileSync(path, 'utf8'));
+  assert.equal(Object.keys(file), ['version', 'hooks']);
+  assert.equal(
+    file.hooks.map((hook: any) => hook.trigger),
+    ['UserPromptSubmit', 'PostToolUse', 'Stop'],
+  );
+  assert.not.match(readFileSync(path, 'utf8'), /agentSpawn|\/opt\/tracer/, 'nothing of the old shape is left');
+  await initAgain(box, 'kiro', [path]);
+  await uninstall(box, 'kiro');
+  assert.not.ok(existsSync(path));
+});
+
+test("kiro: an old-shape file holding someone else's entries stops init with agent_config_invalid and stays as it was", async () => {
+  const box = sandbox();
+  const text = oldKiroFile(box.repo, { preToolUse: [{ matcher: 'execute_bash', command: './guard.sh' }] });
+  const result = await box.run(['init', '--agents', 'kiro']);
+  assert.is.not(result.code, 0);
+  assert.match(result.stderr, /agent_config_invalid/);
+  assert.match(result.stderr, /preToolUse/);
+  assert.is(readFileSync(join(box.repo, '.kiro/hooks/tracer.json'), 'utf8'), text);
 });
 
 test("kiro: a payload that names its session (Kiro CLI 3's, captured in kirodotdev/Kiro#10308) keeps it: nothing is derived", async () => {
   const box = sandbox();
   const { repo, home } = box;
   await init(box, 'kiro');
-  await runShell(commandIn(join(repo, '.kiro/hooks/tracer.json'), 'kiro', 'userPromptSubmit'), {
+  await runShell(commandIn(join(repo, '.kiro/hooks/tracer.json'), 'kiro', 'UserPromptSubmit'), {
     cwd: repo,
     home,
     input: fixture('kiro', 'UserPromptSubmit.v3.json', { repo }),
