@@ -457,6 +457,55 @@ test("cline: executable hook scripts in .clinerules/hooks answer {cancel: false}
   assert.ok(existsSync(join(dir, 'PreToolUse')), "the user's hook stays");
 });
 
+test("cline: the SDK-based releases' payloads (tool_result with editor or apply_patch, tool_call, agent_end) through the installed scripts", async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'cline');
+  const dir = join(repo, '.clinerules/hooks');
+  edited(repo, home);
+  const conversation = 'conv_01k6d3q8v2x7m4n9p5r1s0t2wy';
+  // A PreToolUse payload comes before the tool ran: nothing to record, and no error.
+  run(join(dir, 'PostToolUse'), [], { cwd: repo, home, input: fixture('cline', 'PreToolUse.tool_call.json', { repo }) });
+  const answer = run(join(dir, 'PostToolUse'), [], {
+    cwd: repo,
+    home,
+    input: fixture('cline', 'PostToolUse.tool_result.editor.json', { repo }),
+  });
+  assert.equal(JSON.parse(answer.stdout), { cancel: false });
+  await spoolFolded(home);
+  assert.is(readJsonl(join(projectDir(home), 'traces.jsonl')).length, 1, 'one row: the edit');
+  assertAttributed(repo, home, 'cline', conversation);
+
+  const patched = JSON.parse(fixture('cline', 'PostToolUse.tool_result.editor.json', { repo }));
+  patched.tool_result = {
+    ...patched.tool_result,
+    name: 'apply_patch',
+    input: { input: '*** Begin Patch\n*** Add File: NOTES.md\n+# Notes\n+The greeting uses an f-string.\n*** End Patch' },
+  };
+  writeFileSync(join(repo, 'NOTES.md'), '# Notes\nThe greeting uses an f-string.\n');
+  run(join(dir, 'PostToolUse'), [], { cwd: repo, home, input: JSON.stringify(patched) });
+  const ended = {
+    ...patched,
+    hookName: 'agent_end',
+    turn: { outputText: 'Greeting fixed.', status: 'completed' },
+    taskComplete: { taskMetadata: {} },
+  };
+  delete ended.tool_result;
+  delete ended.postToolUse;
+  run(join(dir, 'TaskComplete'), [], { cwd: repo, home, input: JSON.stringify(ended) });
+  await spoolFolded(home);
+  const traces = readJsonl(join(projectDir(home), 'traces.jsonl'));
+  assert.equal(
+    traces.at(-2)!.files.map((file: any) => file.path),
+    ['NOTES.md'],
+  );
+  const summaries = readJsonl(join(projectDir(home), 'session-summaries.jsonl'));
+  assert.equal(
+    summaries.map((row) => [row.conversation_url, row.summary]),
+    [[`cline://session/${conversation}`, 'Greeting fixed.']],
+  );
+});
+
 test("cline: a user's own hook file of an event's name is never overwritten", async () => {
   const box = sandbox();
   const dir = join(box.repo, '.clinerules/hooks');
