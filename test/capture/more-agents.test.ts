@@ -276,6 +276,28 @@ test("copilot: its own .github/hooks/tracer.json, toolArgs as a JSON string, the
   assert.is(readFileSync(join(repo, '.github/hooks/mine.json'), 'utf8'), mine);
 });
 
+test('copilot: a release that sends postToolUse without sessionId still records the edit, under a session derived from the folder and the day', async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'copilot');
+  edited(repo, home);
+  const postToolUse = commandIn(join(repo, '.github/hooks/tracer.json'), 'copilot', 'postToolUse');
+  const input = fixture('copilot', 'postToolUse.edit.nosession.json', { repo });
+  await runShell(postToolUse, { cwd: repo, home, input });
+  const [first] = readJsonl(join(projectDir(home), 'traces.jsonl'));
+  assert.match(first!.conversation_id, /^copilot-[0-9a-f]{16}$/, 'recorded, no missing_field');
+  assertAttributed(repo, home, 'copilot', first!.conversation_id);
+  // The same folder and day is the same session; the next day (by the payload's own timestamp) another one.
+  const nextDay = JSON.parse(input);
+  nextDay.timestamp += 24 * 60 * 60 * 1000;
+  await runShell(postToolUse, { cwd: repo, home, input });
+  await runShell(postToolUse, { cwd: repo, home, input: JSON.stringify(nextDay) });
+  const ids = readJsonl(join(projectDir(home), 'traces.jsonl')).map((row) => row.conversation_id);
+  assert.is(ids.length, 3);
+  assert.is(ids[1], ids[0]);
+  assert.is.not(ids[2], ids[0]);
+});
+
 test('windsurf: post_write_code without cwd finds the project from the file, model_name is the model', async () => {
   const box = sandbox();
   const { repo, home } = box;

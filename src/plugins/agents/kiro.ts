@@ -11,10 +11,10 @@
 // from the folder and the day, stable across the events of one working session
 // (and the same for two sessions the same day in the same folder, which tracer
 // cannot tell apart).
-import { createHash } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   agentPlugin,
+  derivedSession,
   eventKey,
   isObject,
   optionalString,
@@ -40,7 +40,7 @@ export function normalizeKiro(event: string, payload: Payload, context: HookCont
   return {
     agent: 'kiro',
     event,
-    conversationId: optionalString(payload.session_id) ?? derivedSession(cwd ?? context.cwd),
+    conversationId: optionalString(payload.session_id) ?? derivedSession('kiro', cwd ?? context.cwd),
     model: optionalString(payload.model),
     tool,
     cwd,
@@ -64,15 +64,6 @@ function kiroWrites(call: Payload): FileWrite[] {
       .map((edit) => toolWrite('kiro', tool, { path, ...edit }, ['path'], ['new_str', 'new_string', 'content']));
   }
   return [toolWrite('kiro', tool, input, ['path', 'file_path'], ['file_text', 'new_str', 'content'])];
-}
-
-/** `kiro-<16 hex>` from the folder and the UTC day. */
-function derivedSession(cwd: string): string {
-  const day = new Date().toISOString().slice(0, 10);
-  return `kiro-${createHash('sha256')
-    .update(`${resolve(cwd)}\n${day}`)
-    .digest('hex')
-    .slice(0, 16)}`;
 }
 
 export const kiro: AgentAdapter = {
