@@ -366,7 +366,8 @@ test("windsurf: without tool_info.transcript_path, the transcript is Windsurf's 
 test("kiro: .kiro/hooks/tracer.json in Kiro CLI 3's versioned schema, fs_write edits (also deferred, batched) under a derived stable session", async () => {
   const box = sandbox();
   const { repo, home } = box;
-  await init(box, 'kiro');
+  const installed = await init(box, 'kiro');
+  assert.match(installed.stdout, /Note for kiro: Kiro CLI 3 runs this file; Kiro CLI 2 reads hooks only from its agent configurations/);
   const path = join(repo, '.kiro/hooks/tracer.json');
   const file = JSON.parse(readFileSync(path, 'utf8'));
   // The shape of kirodotdev/Kiro#10344's and #10346's hook files (kiro.dev/docs/cli/v3/hooks).

@@ -79,6 +79,8 @@ export const kiro: AgentAdapter = {
     // The matcher is a regular expression over the tool name.
     events: [{ event: 'UserPromptSubmit' }, { event: 'PostToolUse', matcher: 'fs_write|write' }, { event: 'Stop' }],
   },
+  installNote:
+    'Kiro CLI 3 runs this file; Kiro CLI 2 reads hooks only from its agent configurations (docs/plugins.md says what to add there).',
   normalize: normalizeKiro,
 };
 
