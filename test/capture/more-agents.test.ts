@@ -403,6 +403,21 @@ test("kiro: .kiro/hooks/tracer.json in Kiro CLI 3's versioned schema, fs_write e
   assert.equal(JSON.parse(readFileSync(path, 'utf8')), { version: 'v1', hooks: [mine] });
 });
 
+test("kiro: Kiro CLI 2's stop (captured in kirodotdev/Kiro#8430, no session_id) gives the turn's summary under the derived session", async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'kiro');
+  await runShell(commandIn(join(repo, '.kiro/hooks/tracer.json'), 'kiro', 'Stop'), {
+    cwd: repo,
+    home,
+    input: fixture('kiro', 'stop.v2.json', { repo }),
+  });
+  const summaries = readJsonl(join(projectDir(home), 'session-summaries.jsonl'));
+  assert.is(summaries.length, 1);
+  assert.match(summaries[0]!.conversation_url, /^kiro:\/\/session\/kiro-[0-9a-f]{16}$/);
+  assert.is(summaries[0]!.summary, 'Output: `repro`');
+});
+
 /** .kiro/hooks/tracer.json as tracer wrote it before Kiro CLI 3's schema: a `{hooks: {event: [...]}}` no Kiro reads. */
 function oldKiroFile(repo: string, extra: Record<string, unknown[]> = {}): string {
   const old = (event: string) => `/usr/bin/node /opt/tracer/bin/tracer.js hook kiro ${event}`;
