@@ -95,9 +95,10 @@ export interface SettingsInstall {
   kind: 'settings';
   /**
    * `grouped`: Claude Code's layout, `{hooks: {Event: [{matcher, hooks: [{type: "command", command}]}]}}`;
-   * `flat`: `{hooks: {event: [{command}]}}` (Cursor, Windsurf, Copilot, Kiro), a matcher beside the command when given.
+   * `flat`: `{hooks: {event: [{command}]}}` (Cursor, Windsurf, Copilot), a matcher beside the command when given;
+   * `list`: `{hooks: [{name, trigger, matcher, action: {type: "command", command}}]}` (Kiro's versioned hook files).
    */
-  layout: 'grouped' | 'flat';
+  layout: 'grouped' | 'flat' | 'list';
   /** Relative to the top of the working tree. */
   projectFile: string;
   /** The user-wide file, for `tracer init --global`; none: the agent has no user-wide hooks tracer installs. */

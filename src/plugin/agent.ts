@@ -22,6 +22,7 @@ export {
   userHome,
   claudeFileWrite,
   claudeFileWrites,
+  derivedSession,
   editFragments,
   eventKey,
   FILE_TOOLS,

@@ -276,6 +276,28 @@ test("copilot: its own .github/hooks/tracer.json, toolArgs as a JSON string, the
   assert.is(readFileSync(join(repo, '.github/hooks/mine.json'), 'utf8'), mine);
 });
 
+test('copilot: a release that sends postToolUse without sessionId still records the edit, under a session derived from the folder and the day', async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'copilot');
+  edited(repo, home);
+  const postToolUse = commandIn(join(repo, '.github/hooks/tracer.json'), 'copilot', 'postToolUse');
+  const input = fixture('copilot', 'postToolUse.edit.nosession.json', { repo });
+  await runShell(postToolUse, { cwd: repo, home, input });
+  const [first] = readJsonl(join(projectDir(home), 'traces.jsonl'));
+  assert.match(first!.conversation_id, /^copilot-[0-9a-f]{16}$/, 'recorded, no missing_field');
+  assertAttributed(repo, home, 'copilot', first!.conversation_id);
+  // The same folder and day is the same session; the next day (by the payload's own timestamp) another one.
+  const nextDay = JSON.parse(input);
+  nextDay.timestamp += 24 * 60 * 60 * 1000;
+  await runShell(postToolUse, { cwd: repo, home, input });
+  await runShell(postToolUse, { cwd: repo, home, input: JSON.stringify(nextDay) });
+  const ids = readJsonl(join(projectDir(home), 'traces.jsonl')).map((row) => row.conversation_id);
+  assert.is(ids.length, 3);
+  assert.is(ids[1], ids[0]);
+  assert.is.not(ids[2], ids[0]);
+});
+
 test('windsurf: post_write_code without cwd finds the project from the file, model_name is the model', async () => {
   const box = sandbox();
   const { repo, home } = box;
@@ -341,15 +363,26 @@ test("windsurf: without tool_info.transcript_path, the transcript is Windsurf's 
   assert.is(snapshot!.size, statSync(saved).size);
 });
 
-test('kiro: .kiro/hooks/tracer.json, fs_write edits (also deferred, batched) under a derived stable session', async () => {
+test("kiro: .kiro/hooks/tracer.json in Kiro CLI 3's versioned schema, fs_write edits (also deferred, batched) under a derived stable session", async () => {
   const box = sandbox();
   const { repo, home } = box;
-  await init(box, 'kiro');
+  const installed = await init(box, 'kiro');
+  assert.match(installed.stdout, /Note for kiro: Kiro CLI 3 runs this file; Kiro CLI 2 reads hooks only from its agent configurations/);
   const path = join(repo, '.kiro/hooks/tracer.json');
-  assert.is(JSON.parse(readFileSync(path, 'utf8')).hooks.postToolUse[0].matcher, 'fs_write');
+  const file = JSON.parse(readFileSync(path, 'utf8'));
+  // The shape of kirodotdev/Kiro#10344's and #10346's hook files (kiro.dev/docs/cli/v3/hooks).
+  assert.is(file.version, 'v1');
+  assert.equal(
+    file.hooks.map((hook: any) => [hook.name, hook.trigger, hook.matcher, hook.action.type]),
+    [
+      ['tracer-kiro-user-prompt-submit', 'UserPromptSubmit', undefined, 'command'],
+      ['tracer-kiro-post-tool-use', 'PostToolUse', 'fs_write|write', 'command'],
+      ['tracer-kiro-stop', 'Stop', undefined, 'command'],
+    ],
+  );
   await initAgain(box, 'kiro', [path]);
   edited(repo, home);
-  const command = commandIn(path, 'kiro', 'postToolUse');
+  const command = commandIn(path, 'kiro', 'PostToolUse');
   await runShell(command, { cwd: repo, home, input: fixture('kiro', 'postToolUse.fs_write.json', { repo }) });
   const deferredRepo = repo;
   await runShell(command, { cwd: repo, home, input: fixture('kiro', 'postToolUse.deferred.json', { repo: deferredRepo }) });
@@ -362,18 +395,78 @@ test('kiro: .kiro/hooks/tracer.json, fs_write edits (also deferred, batched) und
     ['greet.py', 'NOTES.md'],
   );
   assertAttributed(repo, home, 'kiro', traces[0]!.conversation_id);
+  const mine = { name: 'done', trigger: 'Stop', action: { type: 'command', command: './done.sh' } };
   const withMine = JSON.parse(readFileSync(path, 'utf8'));
-  withMine.hooks.stop.push({ command: './done.sh' });
+  withMine.hooks.push(mine);
   writeJson(path, withMine);
   await uninstall(box, 'kiro');
-  assert.equal(JSON.parse(readFileSync(path, 'utf8')), { hooks: { stop: [{ command: './done.sh' }] } });
+  assert.equal(JSON.parse(readFileSync(path, 'utf8')), { version: 'v1', hooks: [mine] });
+});
+
+test("kiro: Kiro CLI 2's stop (captured in kirodotdev/Kiro#8430, no session_id) gives the turn's summary under the derived session", async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'kiro');
+  await runShell(commandIn(join(repo, '.kiro/hooks/tracer.json'), 'kiro', 'Stop'), {
+    cwd: repo,
+    home,
+    input: fixture('kiro', 'stop.v2.json', { repo }),
+  });
+  const summaries = readJsonl(join(projectDir(home), 'session-summaries.jsonl'));
+  assert.is(summaries.length, 1);
+  assert.match(summaries[0]!.conversation_url, /^kiro:\/\/session\/kiro-[0-9a-f]{16}$/);
+  assert.is(summaries[0]!.summary, 'Output: `repro`');
+});
+
+/** .kiro/hooks/tracer.json as tracer wrote it before Kiro CLI 3's schema: a `{hooks: {event: [...]}}` no Kiro reads. */
+function oldKiroFile(repo: string, extra: Record<string, unknown[]> = {}): string {
+  const old = (event: string) => `/usr/bin/node /opt/tracer/bin/tracer.js hook kiro ${event}`;
+  return writeJson(join(repo, '.kiro/hooks/tracer.json'), {
+    hooks: {
+      agentSpawn: [{ command: old('agentSpawn') }],
+      userPromptSubmit: [{ command: old('userPromptSubmit') }],
+      postToolUse: [{ matcher: 'fs_write', command: old('postToolUse') }],
+      stop: [{ command: old('stop') }],
+      ...extra,
+    },
+  });
+}
+
+test('kiro: init migrates the file an older tracer wrote in the old shape; uninstall then removes it', async () => {
+  const box = sandbox();
+  const { repo } = box;
+  oldKiroFile(repo);
+  const path = join(repo, '.kiro/hooks/tracer.json');
+  const result = await box.run(['init', '--agents', 'kiro']);
+  assert.is(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^ {2}kiro\s+\S+\s+updated$/m);
+  const file = JSON.parse(readFileSync(path, 'utf8'));
+  assert.equal(Object.keys(file), ['version', 'hooks']);
+  assert.equal(
+    file.hooks.map((hook: any) => hook.trigger),
+    ['UserPromptSubmit', 'PostToolUse', 'Stop'],
+  );
+  assert.not.match(readFileSync(path, 'utf8'), /agentSpawn|\/opt\/tracer/, 'nothing of the old shape is left');
+  await initAgain(box, 'kiro', [path]);
+  await uninstall(box, 'kiro');
+  assert.not.ok(existsSync(path));
+});
+
+test("kiro: an old-shape file holding someone else's entries stops init with agent_config_invalid and stays as it was", async () => {
+  const box = sandbox();
+  const text = oldKiroFile(box.repo, { preToolUse: [{ matcher: 'execute_bash', command: './guard.sh' }] });
+  const result = await box.run(['init', '--agents', 'kiro']);
+  assert.is.not(result.code, 0);
+  assert.match(result.stderr, /agent_config_invalid/);
+  assert.match(result.stderr, /preToolUse/);
+  assert.is(readFileSync(join(box.repo, '.kiro/hooks/tracer.json'), 'utf8'), text);
 });
 
 test("kiro: a payload that names its session (Kiro CLI 3's, captured in kirodotdev/Kiro#10308) keeps it: nothing is derived", async () => {
   const box = sandbox();
   const { repo, home } = box;
   await init(box, 'kiro');
-  await runShell(commandIn(join(repo, '.kiro/hooks/tracer.json'), 'kiro', 'userPromptSubmit'), {
+  await runShell(commandIn(join(repo, '.kiro/hooks/tracer.json'), 'kiro', 'UserPromptSubmit'), {
     cwd: repo,
     home,
     input: fixture('kiro', 'UserPromptSubmit.v3.json', { repo }),
@@ -400,6 +493,55 @@ test("cline: executable hook scripts in .clinerules/hooks answer {cancel: false}
   await uninstall(box, 'cline');
   assert.not.ok(existsSync(script));
   assert.ok(existsSync(join(dir, 'PreToolUse')), "the user's hook stays");
+});
+
+test("cline: the SDK-based releases' payloads (tool_result with editor or apply_patch, tool_call, agent_end) through the installed scripts", async () => {
+  const box = sandbox();
+  const { repo, home } = box;
+  await init(box, 'cline');
+  const dir = join(repo, '.clinerules/hooks');
+  edited(repo, home);
+  const conversation = 'conv_01k6d3q8v2x7m4n9p5r1s0t2wy';
+  // A PreToolUse payload comes before the tool ran: nothing to record, and no error.
+  run(join(dir, 'PostToolUse'), [], { cwd: repo, home, input: fixture('cline', 'PreToolUse.tool_call.json', { repo }) });
+  const answer = run(join(dir, 'PostToolUse'), [], {
+    cwd: repo,
+    home,
+    input: fixture('cline', 'PostToolUse.tool_result.editor.json', { repo }),
+  });
+  assert.equal(JSON.parse(answer.stdout), { cancel: false });
+  await spoolFolded(home);
+  assert.is(readJsonl(join(projectDir(home), 'traces.jsonl')).length, 1, 'one row: the edit');
+  assertAttributed(repo, home, 'cline', conversation);
+
+  const patched = JSON.parse(fixture('cline', 'PostToolUse.tool_result.editor.json', { repo }));
+  patched.tool_result = {
+    ...patched.tool_result,
+    name: 'apply_patch',
+    input: { input: '*** Begin Patch\n*** Add File: NOTES.md\n+# Notes\n+The greeting uses an f-string.\n*** End Patch' },
+  };
+  writeFileSync(join(repo, 'NOTES.md'), '# Notes\nThe greeting uses an f-string.\n');
+  run(join(dir, 'PostToolUse'), [], { cwd: repo, home, input: JSON.stringify(patched) });
+  const ended = {
+    ...patched,
+    hookName: 'agent_end',
+    turn: { outputText: 'Greeting fixed.', status: 'completed' },
+    taskComplete: { taskMetadata: {} },
+  };
+  delete ended.tool_result;
+  delete ended.postToolUse;
+  run(join(dir, 'TaskComplete'), [], { cwd: repo, home, input: JSON.stringify(ended) });
+  await spoolFolded(home);
+  const traces = readJsonl(join(projectDir(home), 'traces.jsonl'));
+  assert.equal(
+    traces.at(-2)!.files.map((file: any) => file.path),
+    ['NOTES.md'],
+  );
+  const summaries = readJsonl(join(projectDir(home), 'session-summaries.jsonl'));
+  assert.equal(
+    summaries.map((row) => [row.conversation_url, row.summary]),
+    [[`cline://session/${conversation}`, 'Greeting fixed.']],
+  );
 });
 
 test("cline: a user's own hook file of an event's name is never overwritten", async () => {

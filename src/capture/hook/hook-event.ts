@@ -1,6 +1,7 @@
 // What a hook call means once the agent's own payload shape is set aside. Each
 // agent adapter (src/plugins/agents/) turns its payload into this.
 
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FileWrite, HookEvent, Payload, WrittenFragment } from '../../core/agent.js';
@@ -24,6 +25,22 @@ export function requiredString(payload: Payload, member: string, agent: string):
     throw new PayloadError('missing_field', `The ${agent} payload has no "${member}" string; the event was skipped.`);
   }
   return value;
+}
+
+/**
+ * A session id for an agent whose payloads name none (Kiro CLI 2, early Copilot
+ * CLI releases): `<agent>-<16 hex>` from the folder and the UTC day, the same
+ * for every event of one working session (and for two sessions the same day in
+ * the same folder, which tracer cannot tell apart). `at` (ms) is the payload's
+ * own time when it has one: the spooled event may be folded later.
+ */
+export function derivedSession(agent: string, cwd: string, at: number = Date.now()): string {
+  const time = new Date(at);
+  const day = (Number.isNaN(time.getTime()) ? new Date() : time).toISOString().slice(0, 10);
+  const hash = createHash('sha256')
+    .update(`${resolve(cwd)}\n${day}`)
+    .digest('hex');
+  return `${agent}-${hash.slice(0, 16)}`;
 }
 
 export function optionalString(value: unknown): string | undefined {

@@ -1,9 +1,11 @@
 // Adds and removes tracer's entries in an agent's hook settings, touching nothing
 // else: a user's own hooks, matcher groups and other settings keep their values and
 // their order. Our entries are found by their command (`tracer hook <agent> <event>`),
-// so a second run updates them in place instead of adding duplicates.
+// so a second run updates them in place instead of adding duplicates. The
+// `list` layout (named entries in a list) lives in hook-list.ts.
 import { isPlainObject } from '../../store/state-file.js';
 import type { SettingsInstall } from '../../core/agent.js';
+import { hasTracerList, withoutTracerList, withTracerList } from './hook-list.js';
 
 /** An agent whose hooks live in a settings file tracer merges into. */
 export interface SettingsAgent {
@@ -19,6 +21,7 @@ type Json = Record<string, any>;
 export function withTracerHooks(settings: Json, path: string, agent: SettingsAgent, commandFor: (event: string) => string): Json {
   const value: Json = structuredClone(settings);
   const install = agent.install;
+  if (install.layout === 'list') return withTracerList(withoutOldShape(value, path, agent), path, agent, commandFor);
   if (value.hooks === undefined) {
     for (const [key, member] of Object.entries(install.skeleton ?? {})) if (value[key] === undefined) value[key] = member;
     value.hooks = {};
@@ -56,6 +59,8 @@ export function withTracerHooks(settings: Json, path: string, agent: SettingsAge
 /** Settings without any of our entries; containers left empty by that go too. */
 export function withoutTracerHooks(settings: Json, path: string, agent: SettingsAgent): Json {
   const value: Json = structuredClone(settings);
+  if (agent.install.layout === 'list')
+    return isPlainObject(value.hooks) ? withoutTracerHooks(value, path, oldShapeOf(agent)) : withoutTracerList(value, path, agent);
   if (value.hooks === undefined) return value;
   const hooks = hooksObject(value, path);
   let removed = false;
@@ -65,8 +70,30 @@ export function withoutTracerHooks(settings: Json, path: string, agent: Settings
 }
 
 export function hasTracerHooks(settings: Json, agent: SettingsAgent): boolean {
+  if (agent.install.layout === 'list') return hasTracerList(settings, agent) || hasTracerHooks(settings, oldShapeOf(agent));
   if (!isPlainObject(settings.hooks)) return false;
   return Object.entries(settings.hooks).some(([event, list]) => Array.isArray(list) && findOurs(list, agent, event).length > 0);
+}
+
+/**
+ * A `list` file that an older tracer wrote in the flat shape (`{hooks: {event:
+ * [{command}]}}`, which Kiro CLI 3 does not read): our entries go, so the list
+ * can take their place. Another's entries in that shape are left for the user to
+ * move: tracer does not guess what they meant.
+ */
+function withoutOldShape(value: Json, path: string, agent: SettingsAgent): Json {
+  if (!isPlainObject(value.hooks)) return value;
+  const stripped = withoutTracerHooks(value, path, oldShapeOf(agent));
+  if (stripped.hooks !== undefined)
+    throw invalid(
+      path,
+      `has a "hooks" object (entries for ${Object.keys(stripped.hooks).join(', ') || 'no event'}) where this agent reads a list of named hooks`,
+    );
+  return stripped;
+}
+
+function oldShapeOf(agent: SettingsAgent): SettingsAgent {
+  return { id: agent.id, install: { ...agent.install, layout: 'flat', commandMember: 'command' } };
 }
 
 interface Found {

@@ -7,15 +7,24 @@
 // name: `postToolUse: {toolName, parameters}` with `write_to_file`
 // (`path`, `content`) or `replace_in_file` (`path`, `diff` of SEARCH/REPLACE
 // blocks); paths are relative to the workspace root.
+// Cline's SDK-based releases (cline/cline `sdk/packages/core/src/hooks/
+// hook-file-hooks.ts`) run the same hook files with other names and members:
+// `hookName` is `tool_result` for PostToolUse (`tool_result: {id, name, input,
+// output, ...}`, the input as the tool got it), `tool_call` for PreToolUse
+// (`tool_call: {id, name, input}`, before the tool ran), `prompt_submit`,
+// `agent_end` (`turn`), `agent_abort`; no `model`. Their file tools are `editor`
+// (`path`, `old_text`, `new_text`) and `apply_patch` (a patch in `input`).
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import {
   agentPlugin,
   eventKey,
   isObject,
   optionalString,
+  parseApplyPatch,
   PayloadError,
   promptLength,
   requiredString,
+  toolWrite,
   userHome,
   type AgentAdapter,
   type FileWrite,
@@ -26,32 +35,61 @@ import {
 
 const EVENTS = ['TaskStart', 'TaskResume', 'UserPromptSubmit', 'PostToolUse', 'TaskComplete', 'TaskCancel'];
 const TURN_ENDS = new Set(['taskcomplete', 'taskcancel']);
+/** The SDK's hook names, as the hook files' own. */
+const SDK_EVENTS: Readonly<Record<string, string>> = {
+  tool_result: 'posttooluse',
+  tool_call: 'pretooluse',
+  prompt_submit: 'userpromptsubmit',
+  agent_start: 'taskstart',
+  agent_resume: 'taskresume',
+  agent_end: 'taskcomplete',
+  agent_abort: 'taskcancel',
+};
 
 export function normalizeCline(event: string, payload: Payload): HookEvent {
-  const key = eventKey(optionalString(payload.hookName) ?? event);
+  const hookName = optionalString(payload.hookName) ?? event;
+  const key = SDK_EVENTS[hookName] ?? eventKey(hookName);
   const roots = (Array.isArray(payload.workspaceRoots) ? payload.workspaceRoots : []).filter(
     (root): root is string => typeof root === 'string' && root !== '',
   );
-  const data = isObject(payload.postToolUse) ? payload.postToolUse : {};
-  const tool = optionalString(data.toolName) ?? optionalString(data.tool);
-  const writes = key === 'posttooluse' && tool !== undefined ? clineWrites(tool, data.parameters) : [];
+  const call = toolCall(payload);
+  const writes = key === 'posttooluse' && call.tool !== undefined ? clineWrites(call.tool, call.input) : [];
   const prompt = isObject(payload.userPromptSubmit) ? (payload.userPromptSubmit.prompt ?? payload.userPromptSubmit.userMessage) : undefined;
   const model = isObject(payload.model) ? optionalString(payload.model.slug) : optionalString(payload.model);
+  const turn = isObject(payload.turn) ? optionalString(payload.turn.outputText) : undefined;
+  const isTool = key === 'posttooluse' || key === 'pretooluse';
   return {
     agent: 'cline',
     event,
     conversationId: requiredString(payload, 'taskId', 'cline'),
     model,
-    tool,
+    tool: call.tool,
     cwd: rootHolding(roots, writes),
     writes,
     promptChars: key === 'userpromptsubmit' ? promptLength(prompt) : undefined,
     endsTurn: TURN_ENDS.has(key),
-    ...(key === 'posttooluse' && writes.length === 0 ? { nothingToRecord: true as const } : {}),
+    reportedSummary: key === 'taskcomplete' ? turn : undefined,
+    // A pre-tool event comes before the file is written: the post-tool one records it.
+    ...(isTool && writes.length === 0 ? { nothingToRecord: true as const } : {}),
   };
 }
 
+/** The tool and its input: the SDK's `tool_result`/`tool_call` carry the input as the tool got it; the older `postToolUse.parameters` holds strings. */
+function toolCall(payload: Payload): { tool?: string; input?: unknown } {
+  const sdk = isObject(payload.tool_result) ? payload.tool_result : isObject(payload.tool_call) ? payload.tool_call : undefined;
+  if (sdk !== undefined && optionalString(sdk.name) !== undefined) return { tool: optionalString(sdk.name), input: sdk.input };
+  const data = isObject(payload.postToolUse) ? payload.postToolUse : isObject(payload.preToolUse) ? payload.preToolUse : {};
+  return { tool: optionalString(data.toolName) ?? optionalString(data.tool), input: data.parameters };
+}
+
 function clineWrites(tool: string, parameters: unknown): FileWrite[] {
+  if (tool === 'editor') return [toolWrite('cline', tool, parameters, ['path'], ['new_text'])];
+  if (tool === 'apply_patch') {
+    const patch = isObject(parameters) ? parameters.input : parameters;
+    if (typeof patch !== 'string')
+      throw new PayloadError('missing_field', 'The cline apply_patch payload has no patch in "input"; the event was skipped.');
+    return parseApplyPatch(patch);
+  }
   if (tool !== 'write_to_file' && tool !== 'replace_in_file') return [];
   const input = isObject(parameters) ? parameters : {};
   const filePath = optionalString(input.path);

@@ -7,10 +7,15 @@
 // only event naming the transcript (`transcriptPath`); a subagent's stop has a
 // `toolu_` session id and an empty path. No payload names the model: the
 // session's events.jsonl does (`~/.copilot/session-state/<sessionId>/`).
+// Early releases sent `sessionId` only on sessionStart and agentStop
+// (github/copilot-cli#1425): the other events then get a session derived from
+// the folder and the day of their `timestamp`, so their edits are still
+// recorded, under a session apart from the one agentStop names.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   agentPlugin,
+  derivedSession,
   eventKey,
   findFromEnd,
   isObject,
@@ -18,7 +23,6 @@ import {
   lastTextInJsonl,
   optionalString,
   promptLength,
-  requiredString,
   textBlocks,
   toolWrite,
   userHome,
@@ -33,7 +37,9 @@ const MODEL = /"(?:newModel|selectedModel|model)":"([^"\\]{1,250})"/;
 
 export function normalizeCopilot(event: string, payload: Payload, context: HookContext): HookEvent {
   const key = eventKey(event);
-  const conversationId = requiredString(payload, 'sessionId', 'copilot');
+  const timestamp = typeof payload.timestamp === 'number' && Number.isFinite(payload.timestamp) ? payload.timestamp : undefined;
+  const conversationId =
+    optionalString(payload.sessionId) ?? derivedSession('copilot', optionalString(payload.cwd) ?? context.cwd, timestamp);
   const tool = optionalString(payload.toolName);
   const texts = tool === undefined ? undefined : WRITE_TOOLS[tool];
   const isTool = key === 'posttooluse' || key === 'pretooluse';

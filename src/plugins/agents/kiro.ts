@@ -1,16 +1,20 @@
-// Kiro CLI hooks: tracer's own file .kiro/hooks/tracer.json
-// (`{hooks: {event: [{matcher, command}]}}`). Payloads have `hook_event_name`,
-// `cwd`, and on tool events `tool_name` and `tool_input`; postToolUse of
+// Kiro CLI 3 hooks: tracer's own file .kiro/hooks/tracer.json in Kiro's
+// versioned schema (`{version: "v1", hooks: [{name, trigger, matcher, action:
+// {type: "command", command}}]}`, kiro.dev/docs/cli/v3/hooks; Kiro IDE 1.x reads
+// the same files). Kiro CLI 2 reads hooks only from its agent configurations,
+// which tracer does not edit. Payloads have `hook_event_name`, `cwd`, Kiro CLI 3's
+// `session_id`, and on tool events `tool_name` and `tool_input`; PostToolUse of
 // `fs_write` gives `{command, path, file_text}` (create), `{path, old_str,
 // new_str}` (str_replace), `{path, new_str}` (insert, append), or `edits[]`. A
-// deferred call batches several tool events in `events[]`. No payload names
-// the session: it is derived from the folder and the day, stable across the
-// events of one working session (and the same for two sessions the same day in
-// the same folder, which tracer cannot tell apart).
-import { createHash } from 'node:crypto';
-import { join, resolve } from 'node:path';
+// deferred call batches several tool events in `events[]`. Kiro CLI 2's
+// payloads (and 3's outside the terminal UI) name no session: it is derived
+// from the folder and the day, stable across the events of one working session
+// (and the same for two sessions the same day in the same folder, which tracer
+// cannot tell apart).
+import { join } from 'node:path';
 import {
   agentPlugin,
+  derivedSession,
   eventKey,
   isObject,
   optionalString,
@@ -36,7 +40,7 @@ export function normalizeKiro(event: string, payload: Payload, context: HookCont
   return {
     agent: 'kiro',
     event,
-    conversationId: optionalString(payload.session_id) ?? derivedSession(cwd ?? context.cwd),
+    conversationId: optionalString(payload.session_id) ?? derivedSession('kiro', cwd ?? context.cwd),
     model: optionalString(payload.model),
     tool,
     cwd,
@@ -62,25 +66,21 @@ function kiroWrites(call: Payload): FileWrite[] {
   return [toolWrite('kiro', tool, input, ['path', 'file_path'], ['file_text', 'new_str', 'content'])];
 }
 
-/** `kiro-<16 hex>` from the folder and the UTC day. */
-function derivedSession(cwd: string): string {
-  const day = new Date().toISOString().slice(0, 10);
-  return `kiro-${createHash('sha256')
-    .update(`${resolve(cwd)}\n${day}`)
-    .digest('hex')
-    .slice(0, 16)}`;
-}
-
 export const kiro: AgentAdapter = {
   id: 'kiro',
   title: 'Kiro CLI',
   install: {
     kind: 'settings',
-    layout: 'flat',
+    layout: 'list',
     projectFile: '.kiro/hooks/tracer.json',
     globalFile: (env) => join(userHome(env), '.kiro', 'hooks', 'tracer.json'),
-    events: [{ event: 'agentSpawn' }, { event: 'userPromptSubmit' }, { event: 'postToolUse', matcher: 'fs_write' }, { event: 'stop' }],
+    skeleton: { version: 'v1' },
+    // PascalCase triggers, the ones Kiro CLI 3 documents (no session-start trigger: its payloads name the session).
+    // The matcher is a regular expression over the tool name.
+    events: [{ event: 'UserPromptSubmit' }, { event: 'PostToolUse', matcher: 'fs_write|write' }, { event: 'Stop' }],
   },
+  installNote:
+    'Kiro CLI 3 runs this file; Kiro CLI 2 reads hooks only from its agent configurations (docs/plugins.md says what to add there).',
   normalize: normalizeKiro,
 };
 
