@@ -17,7 +17,7 @@
 // kept fresh while held, stale when its holder was killed). The background
 // fold does not wait for it; it leaves its entry to the holder, which looks
 // again once it has let go of the lock.
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../../files/atomic-write.js';
 import { appendRecord } from '../../store/jsonl.js';
@@ -127,16 +127,20 @@ function writerFor(journal: string): TraceWriter {
   };
 }
 
+/** Whether the last TAIL_BYTES of the file hold the row `id`: read from the end, never the whole file. */
 function tailHolds(path: string, id: string): boolean {
-  let text: string;
+  let fd: number | undefined;
   try {
-    const size = statSync(path).size;
-    const start = Math.max(0, size - TAIL_BYTES);
-    text = readFileSync(path).subarray(start).toString('utf8');
+    fd = openSync(path, 'r');
+    const size = fstatSync(fd).size;
+    const tail = Buffer.alloc(Math.min(size, TAIL_BYTES));
+    readSync(fd, tail, 0, tail.length, size - tail.length);
+    return tail.toString('utf8').includes(`"id":${JSON.stringify(id)}`);
   } catch {
     return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
-  return text.includes(`"id":${JSON.stringify(id)}`);
 }
 
 interface Listed {
