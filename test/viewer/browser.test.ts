@@ -7,7 +7,7 @@ import { LocalDataSource } from '../../src/viewer/local/store-source.js';
 import { startViewer, type ViewerServer } from '../../src/viewer/server.js';
 import { hook, payload } from '../capture/hook-fixtures.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
-import { launchBrowser, type Headless } from './browser.js';
+import { launchBrowser, launchSignedIn, type Headless } from './browser.js';
 import { loadBlameFile } from '../../src/viewer/blame-wiring.js';
 import { CLAUDE, CODEX, recordedStore } from './store.js';
 
@@ -53,11 +53,7 @@ test.before(async () => {
   await bigSession(store);
   const source = new LocalDataSource(store.home, await loadBlameFile());
   viewer = await startViewer({ host: '127.0.0.1', port: 0, source });
-  headless = await launchBrowser();
-  // The first visit trades the token for the cookie, for every later page of the context.
-  const page = await headless.context.newPage();
-  await page.goto(viewer.url);
-  await page.close();
+  headless = await launchSignedIn(viewer.url);
 });
 
 test.after(async () => {

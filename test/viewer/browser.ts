@@ -46,3 +46,12 @@ export async function launchBrowser(options: { colorScheme?: 'light' | 'dark' } 
     close: () => browser.close(),
   };
 }
+
+/** A browser whose context has visited the local viewer once: that first visit trades the URL's token for the cookie every later page uses. */
+export async function launchSignedIn(viewerUrl: string): Promise<Headless> {
+  const headless = await launchBrowser();
+  const page = await headless.context.newPage();
+  await page.goto(viewerUrl);
+  await page.close();
+  return headless;
+}

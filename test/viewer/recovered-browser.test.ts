@@ -10,7 +10,7 @@ import { cleanup, runTracer } from '../helpers/cli.js';
 import { startService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { PROJECT_ID } from '../capture/ledger-helpers.js';
 import { goneBranchSquash, SORT } from '../attribution/reconcile-fixture.js';
-import { launchBrowser, type Headless } from './browser.js';
+import { launchSignedIn, type Headless } from './browser.js';
 
 /**
  * Lines reconcile re-attached by content hash are marked `recovered` in the
@@ -46,10 +46,7 @@ test.before(async () => {
     if (result.code !== 0) throw new Error(`tracer ${args[0]} failed: ${result.stderr}`);
   }
   viewer = await startViewer({ host: '127.0.0.1', port: 0, source: new LocalDataSource(b.home, await loadBlameFile()) });
-  headless = await launchBrowser();
-  const page = await headless.context.newPage();
-  await page.goto(viewer.url);
-  await page.close();
+  headless = await launchSignedIn(viewer.url);
 });
 
 test.after(async () => {
