@@ -9,13 +9,13 @@ import { tracerHome } from '../store/home.js';
 import type { BareOutput } from './bare-transfers.js';
 import { reportError } from './report.js';
 
-export interface BareOptions {
-  /** The built-in plugins already in memory; with them, `unbundled` runs the line when they do not cover the plugin list. */
-  builtins?: BuiltinPlugins;
-  unbundled?: () => Promise<number>;
+/** A prebuilt module's: the built-in plugins already in memory, and the CLI's own run of the line when they do not cover the plugin list. */
+export interface Bundled {
+  builtins: BuiltinPlugins;
+  unbundled: () => Promise<number>;
 }
 
-export async function bareMain(argv: readonly string[], options: BareOptions = {}): Promise<number> {
+export async function bareMain(argv: readonly string[], bundled?: Bundled): Promise<number> {
   const { stdout, stderr, env } = process;
   // The transfer code, and the HTTP client under it, load while the kernel boots.
   const loading = import('./bare-transfers.js');
@@ -28,11 +28,12 @@ export async function bareMain(argv: readonly string[], options: BareOptions = {
   try {
     const { bootBuiltinKernel, bootKernel } = await import('../kernel/boot.js');
     const context = { home: tracerHome(env), cwd: process.cwd(), env };
-    kernel = options.builtins ? await bootBuiltinKernel(context, options.builtins) : await bootKernel(context);
+    kernel = bundled ? await bootBuiltinKernel(context, bundled.builtins) : await bootKernel(context);
   } catch (error) {
     return reportError(error, stderr, env);
   }
-  if (!kernel) return options.unbundled!();
+  // Only bootBuiltinKernel answers undefined: a plugin list its built-ins do not cover.
+  if (!kernel) return bundled!.unbundled();
   const { runBareTransfer } = await loading;
   return runBareTransfer(argv[0] as 'push' | 'pull' | 'sync', (argv[1] ?? '') as BareOutput, kernel, stdout, stderr);
 }

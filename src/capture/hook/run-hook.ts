@@ -50,9 +50,13 @@ export interface TraceWriter {
   write(path: string, row: TraceRecord): void;
 }
 
+/** A hook's own writer: the row is made now and appended once. */
+const APPEND: TraceWriter = { write: appendRecord };
+
 export interface RecordOptions {
   /** When the agent reported the event: now for a hook, the spool entry's time for a fold. */
   ts: string;
+  /** How the row is written; a hook appends it (APPEND). */
   trace?: TraceWriter;
 }
 
@@ -127,9 +131,8 @@ async function record(
 ): Promise<'done' | 'retry'> {
   try {
     const path = join(destination.dir, TRACES_FILE);
-    const row = trace?.earlier ?? traceRow(destination, event, ts, event.cwd ?? processCwd);
-    if (trace) trace.write(path, row);
-    else appendRecord(path, row);
+    const writer = trace ?? APPEND;
+    writer.write(path, writer.earlier ?? traceRow(destination, event, ts, event.cwd ?? processCwd));
   } catch (error) {
     fail(asFailure(error));
     return 'retry';
