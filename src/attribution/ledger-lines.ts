@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRecordsFrom } from '../store/jsonl.js';
 import { LEDGERS_FILE, readLedgerLine, type LedgerView } from './ledger-view.js';
@@ -9,9 +10,14 @@ import { LEDGERS_FILE, readLedgerLine, type LedgerView } from './ledger-view.js'
  * readLedgers); only the lines of the commits asked for are parsed later.
  */
 export class LedgerLines {
-  private constructor(private readonly raw: Map<string, string>) {}
+  private constructor(
+    private readonly raw: Map<string, string>,
+    /** The file's size and mtime when read, or undefined when that was not known. */
+    private readonly stamp?: string,
+  ) {}
 
   static async read(projectDir: string): Promise<LedgerLines> {
+    const stamp = fileStamp(projectDir);
     const raw = new Map<string, string>();
     const index = (line: string) => {
       const commit = FIRST_COMMIT.exec(line)?.[1];
@@ -22,7 +28,13 @@ export class LedgerLines {
     for await (const _ of readRecordsFrom(join(projectDir, LEDGERS_FILE), { offset: 0, line: 0 }, { mayMatch: index })) {
       // mayMatch refuses every line, so nothing is yielded.
     }
-    return new LedgerLines(raw);
+    return new LedgerLines(raw, stamp);
+  }
+
+  /** `previous` again if ledgers.jsonl has not changed since (it only grows), else the file read anew. */
+  static async readAgain(projectDir: string, previous: LedgerLines): Promise<LedgerLines> {
+    const stamp = fileStamp(projectDir);
+    return stamp !== undefined && stamp === previous.stamp ? previous : LedgerLines.read(projectDir);
   }
 
   /** Every commit the file holds a ledger for. */
@@ -49,6 +61,16 @@ export class LedgerLines {
       if (ledger?.commit === commit) found.set(commit, ledger);
     }
     return found;
+  }
+}
+
+/** Size and mtime: an append changes both (read before the file, so a later append is never missed). */
+function fileStamp(projectDir: string): string | undefined {
+  try {
+    const { size, mtimeMs } = statSync(join(projectDir, LEDGERS_FILE));
+    return `${size}:${mtimeMs}`;
+  } catch {
+    return undefined;
   }
 }
 

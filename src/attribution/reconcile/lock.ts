@@ -37,8 +37,7 @@ export async function lockReconcile(projectDir: string, waitMs: number): Promise
     if (Date.now() >= until) return undefined;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-  // Loaded here, not at import: only a reconcile that has work pays its 16 ms (graceful-fs), not every blame or hook with none.
-  const { default: lockfile } = await import('proper-lockfile');
+  const { default: lockfile } = await preloadLock();
   const options = {
     realpath: false,
     lockfilePath: join(projectDir, RECONCILE_LOCK),
@@ -58,6 +57,24 @@ export async function lockReconcile(projectDir: string, waitMs: number): Promise
     }
   };
   return (await attempt(0)) ?? (waitMs > 0 ? attempt(Math.ceil(Math.max(0, until - Date.now()) / POLL_MS)) : undefined);
+}
+
+const importLockfile = () => import('proper-lockfile');
+let lockfileModule: ReturnType<typeof importLockfile> | undefined;
+
+/**
+ * proper-lockfile, loaded on first use rather than at import: only a reconcile
+ * that has work pays its 16 ms (graceful-fs), not every blame or hook with none.
+ * Called early by a run that will surely lock, it loads while git works; a
+ * failure to load is seen by lockReconcile, which awaits it.
+ */
+export function preloadLock(): ReturnType<typeof importLockfile> {
+  if (lockfileModule === undefined) {
+    lockfileModule = importLockfile();
+    // Only so a run that ends before it locks is not an unhandled rejection: lockReconcile awaits this very promise.
+    lockfileModule.catch(() => undefined);
+  }
+  return lockfileModule;
 }
 
 /** The hook's note that the run `pid` in the background reconciles this project now. */

@@ -20,7 +20,8 @@ import {
 import { GitCommandError, runGit, type GitOptions } from '../../capture/ledger/git-exec.js';
 import { buildRecordLedger, COMMIT_LINKS_FILE, LEDGERS_FILE, type Ledger } from '../../capture/ledger/ledger-record.js';
 import { appendOnce } from '../../capture/ledger/link-commit.js';
-import { writeLedgerNote, writeLedgerNotes } from '../../capture/ledger/notes.js';
+import { readCommitObjects, type CommitObject } from '../../capture/ledger/commit-objects.js';
+import { NOTES_FULL_REF, writeLedgerNote, writeLedgerNotes } from '../../capture/ledger/notes.js';
 import { isAttributableLine } from '../../capture/trace-record.js';
 import { withContentId } from '../../core/content-id.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
@@ -29,12 +30,12 @@ import { LedgerLines } from '../ledger-lines.js';
 import { readLedgerLine, type LedgerView } from '../ledger-view.js';
 import { readReconcileCache, writeReconcileCache, type ReconcileCache } from './cache.js';
 import { recordReconciledClaims, type ReconciledLedger } from './claims.js';
-import { lockReconcile, RECONCILE_LOCK } from './lock.js';
+import { lockReconcile, preloadLock, RECONCILE_LOCK } from './lock.js';
 import { mapByPatch, mapThroughBlame, type MappedLines } from './lines.js';
 import { recoverByContent } from './recover.js';
 import {
   patchIds,
-  presentCommits,
+  patchIdsOf,
   pullRequestHead,
   pullRequestOf,
   rangePatchId,
@@ -117,10 +118,13 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
     without_source: [],
     ...(request.bounded ? { deferred: [] } : {}),
   };
-  const targets = await listTargets(request);
+  // The hooks, pull and the command nearly always have work: the lock's module loads while git lists the commits.
+  if (request.depth === 'full') preloadLock();
+  // Both at once: git lists the commits while the ledgers are read.
+  const [targets, seen] = await Promise.all([listTargets(request), request.index ?? LedgerLines.read(projectDir)]);
   if (targets.length === 0) return report;
   // Most reads find every commit ledgered: they answer from the caller's index and never take the lock.
-  if (pendingOf(targets, request.index ?? (await LedgerLines.read(projectDir))).length === 0) return report;
+  if (pendingOf(targets, seen).length === 0) return report;
   const release = await lockReconcile(projectDir, request.bounded ? 0 : (request.waitMs ?? DEFAULT_WAIT_MS));
   if (!release) {
     if (request.bounded) {
@@ -135,7 +139,7 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
   }
   try {
     // Read again under the lock: the holder before may have written the very ledgers this run was about to.
-    return await reconcileLocked(request, report, targets, await LedgerLines.read(projectDir));
+    return await reconcileLocked(request, report, targets, await LedgerLines.readAgain(projectDir, seen));
   } finally {
     await release().catch(() => undefined);
   }
@@ -175,17 +179,22 @@ async function reconcileLocked(
   const ledgerCount = index.commits().length;
   const pendingSet = new Set(pending);
   const ledgered = index.commits().filter((commit) => !pendingSet.has(commit));
-  let present: Promise<Set<string>> | undefined;
-  const presentLedgered = () => (present ??= presentCommits(ledgered, git));
+  // One git call for what every step below asks of the commits: which ledgered ones this
+  // clone has, and their authors, messages, parents and times; and the notes' tip.
+  const notesTip = `${NOTES_FULL_REF}^{commit}`;
+  const headers = await readCommitObjects([...new Set([...pending, ...ledgered]), notesTip], git);
+  const present = new Set(ledgered.filter((commit) => headers.has(commit)));
   // A rebase and a cherry-pick keep the author (name, email, time): only the ledgered
   // commits sharing a pending commit's author can be its source, so only those are diffed.
-  const here = [...(await presentLedgered())];
-  const headers = await readHeaders([...new Set([...pending, ...here])], git);
+  const here = [...present];
   const peerAuthors = new Set(here.map((commit) => headers.get(commit)?.author));
   const withPeer = pending.filter((commit) => peerAuthors.has(headers.get(commit)?.author));
   const authors = new Set(withPeer.map((commit) => headers.get(commit)?.author));
   const peers = here.filter((commit) => authors.has(headers.get(commit)?.author));
-  await fillPatchIds(cache, [...withPeer, ...peers], git);
+  // A hook, pull or the command reads every pending commit, and the candidates for their
+  // source, in one diff-tree up front; its output also gives the patch-ids not known yet.
+  const ahead = request.depth === 'full' ? await readCommitsBatch([...new Set([...pending, ...peers])], git, headers) : undefined;
+  await fillPatchIds(cache, [...withPeer, ...peers], git, ahead?.diff);
   const byPatch = new Map<string, string[]>();
   for (const commit of peers) {
     const patch = cache.patch_ids[commit];
@@ -198,7 +207,7 @@ async function reconcileLocked(
     byPatch,
     ledgered,
     headers,
-    present: presentLedgered,
+    present,
   };
 
   // The commits that have a source in sight, and those sources, read in two git calls rather than four each.
@@ -206,7 +215,7 @@ async function reconcileLocked(
     (commit) => request.depth === 'full' || samePatch(commit, context) !== undefined || pullRequestOf(headers.get(commit)?.message ?? ''),
   );
   const sources = inSight.map((commit) => samePatch(commit, context)).filter((source): source is string => source !== undefined);
-  const read = await readCommitsBatch([...new Set([...inSight, ...sources])], git);
+  const read = ahead?.commits ?? (await readCommitsBatch([...new Set([...inSight, ...sources])], git, headers)).commits;
   context.read = read;
   const notes: Ledger[] = [];
   const recorded: ReconciledLedger[] = [];
@@ -249,8 +258,8 @@ async function reconcileLocked(
       written,
     });
   }
-  await writeLedgerNotes(notes, git);
-  await recordReconciledClaims(projectDir, recorded);
+  // Independent: git writes the notes while the claims are worked out.
+  await Promise.all([writeLedgerNotes(notes, git, headers.get(notesTip)?.info.commit ?? ''), recordReconciledClaims(projectDir, recorded)]);
   // blame, show and stats write nothing unless they reconciled a commit (then they wrote its ledger anyway).
   const learnt = JSON.stringify(cache) !== cacheBefore && (request.depth === 'full' || report.reconciled.length > 0);
   if (!request.dryRun && learnt) await writeReconcileCache(projectDir, cache).catch(() => undefined);
@@ -275,33 +284,13 @@ function attributableFiles(added: AddedLines): AddedLines {
   return new Map([...added].filter(([, lines]) => lines.some((line) => isAttributableLine(line.text))));
 }
 
-async function fillPatchIds(cache: ReconcileCache, commits: readonly string[], git: GitOptions): Promise<void> {
+/** `commits`: all of them in this clone (a ledger pulled for a commit this clone never fetched has no patch to read yet). */
+async function fillPatchIds(cache: ReconcileCache, commits: readonly string[], git: GitOptions, diff?: string): Promise<void> {
   const unknown = [...new Set(commits.filter((commit) => cache.patch_ids[commit] === undefined))];
-  // A ledger pulled for a commit this clone never fetched has no patch to read yet.
-  const present = [...(await presentCommits(unknown, git))];
-  const computed = await patchIds(present, git);
-  for (const commit of present) cache.patch_ids[commit] = computed.get(commit) ?? '';
-}
-
-interface CommitHeader {
-  /** Name, email and time of the author: what a rebase and a cherry-pick keep, and retyping the same change does not. */
-  author: string;
-  message: string;
-}
-
-/** Authors and messages of many commits in one git log. */
-async function readHeaders(commits: readonly string[], git: GitOptions): Promise<Map<string, CommitHeader>> {
-  const headers = new Map<string, CommitHeader>();
-  if (commits.length === 0) return headers;
-  const out = await runGit(['log', '--no-walk=unsorted', '--no-show-signature', '--format=%H%n%an <%ae> %at%n%B%x00', '--stdin'], {
-    ...git,
-    input: `${commits.join('\n')}\n`,
-  });
-  for (const entry of out.split('\u0000')) {
-    const [commit = '', author = '', ...message] = entry.replace(/^\n/, '').split('\n');
-    if (commit !== '') headers.set(commit, { author, message: message.join('\n') });
-  }
-  return headers;
+  if (unknown.length === 0) return;
+  // `diff`: every one of `commits` already diffed (or a merge, which diff-tree leaves out).
+  const computed = diff === undefined ? await patchIds(unknown, git) : await patchIdsOf(diff, git);
+  for (const commit of unknown) cache.patch_ids[commit] = computed.get(commit) ?? '';
 }
 
 interface SourceContext {
@@ -310,9 +299,9 @@ interface SourceContext {
   ledgerOf: (commit: string) => LedgerView | undefined;
   byPatch: Map<string, string[]>;
   ledgered: string[];
-  headers: Map<string, CommitHeader>;
-  /** The ledgered commits this clone has (asked once). */
-  present: () => Promise<Set<string>>;
+  headers: Map<string, CommitObject>;
+  /** The ledgered commits this clone has. */
+  present: Set<string>;
   /** Commits read ahead, in one batch. */
   read?: Map<string, { info: CommitInfo; changes?: CommitChanges }>;
 }
@@ -402,7 +391,7 @@ async function findSources(target: Target, context: SourceContext, skipFull: boo
 /** Ledgers whose commits this clone does not have, recorded up to RECOVERY_DAYS before the commit: the request's, if any. */
 async function recoverLines(target: Target, info: CommitInfo, context: SourceContext): Promise<Found | undefined> {
   const { git } = context.request;
-  const present = await context.present();
+  const present = context.present;
   const since = new Date(Date.parse(info.ts) - RECOVERY_DAYS * 86_400_000).toISOString();
   const sources = context.ledgered
     .filter((commit) => !present.has(commit))
@@ -467,7 +456,7 @@ async function sameCombinedChange(
   context: SourceContext,
 ): Promise<{ head: string; commits: Set<string> } | undefined> {
   const { git } = context.request;
-  const present = [...(await context.present())];
+  const present = [...context.present];
   const tips = (await unmergedTips(present, landedOn, git))
     .map((tip) => ({ tip, ts: context.ledgerOf(tip)?.ts ?? '' }))
     .filter(({ ts }) => ts !== '' && ts <= info.ts)

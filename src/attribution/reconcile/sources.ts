@@ -13,9 +13,13 @@ import { GitCommandError, runGit, type GitOptions } from '../../capture/ledger/g
 
 /** patch-id of each commit's diff against its first parent, in one diff-tree and one patch-id run; merges and empty commits have none. */
 export async function patchIds(commits: readonly string[], git: GitOptions): Promise<Map<string, string>> {
+  if (commits.length === 0) return new Map();
+  return patchIdsOf(await runGit([...DIFF_ARGS, '--stdin', '--root'], { ...git, input: `${commits.join('\n')}\n` }), git);
+}
+
+/** The patch-ids of the commits in `diff-tree -p --stdin` output (DIFF_ARGS) already read. */
+export async function patchIdsOf(diff: string, git: GitOptions): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  if (commits.length === 0) return found;
-  const diff = await runGit([...DIFF_ARGS, '--stdin', '--root'], { ...git, input: `${commits.join('\n')}\n` });
   if (diff.trim() === '') return found;
   const ids = await runGit(['patch-id', '--stable'], { ...git, input: diff });
   for (const line of ids.split('\n')) {
@@ -30,18 +34,6 @@ export async function rangePatchId(from: string, to: string, git: GitOptions): P
   const diff = await runGit([...DIFF_ARGS, from, to], git);
   if (diff.trim() === '') return undefined;
   return (await runGit(['patch-id', '--stable'], { ...git, input: diff })).split(' ')[0] || undefined;
-}
-
-/** The commits among `commits` whose objects this clone has. */
-export async function presentCommits(commits: readonly string[], git: GitOptions): Promise<Set<string>> {
-  const present = new Set<string>();
-  if (commits.length === 0) return present;
-  const out = await runGit(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { ...git, input: `${commits.join('\n')}\n` });
-  for (const line of out.split('\n')) {
-    const [id, type] = line.split(' ');
-    if (id && type === 'commit') present.add(id);
-  }
-  return present;
 }
 
 export interface PullRequest {

@@ -93,6 +93,12 @@ export async function readChanges(info: CommitInfo, git: GitOptions): Promise<Co
 
 export type { AddedLine, AddedLines };
 
+export interface CommitsRead {
+  commits: Map<string, { info: CommitInfo; changes?: CommitChanges }>;
+  /** diff-tree's whole output, as `git patch-id` reads it. */
+  diff: string;
+}
+
 /**
  * readCommit and readChanges for many non-merge commits in two git calls (one
  * log, one diff-tree --stdin): reconcile reads dozens of commits at once. The
@@ -103,10 +109,19 @@ export type { AddedLine, AddedLines };
 export async function readCommitsBatch(
   commits: readonly string[],
   git: GitOptions,
-): Promise<Map<string, { info: CommitInfo; changes?: CommitChanges }>> {
+  /** Commits already read (commit-objects.ts): no log for them. */
+  known: ReadonlyMap<string, { info: CommitInfo }> = new Map(),
+): Promise<CommitsRead> {
   const found = new Map<string, { info: CommitInfo; changes?: CommitChanges }>();
-  if (commits.length === 0) return found;
-  const log = await runGit(['log', '--no-walk=unsorted', '--no-show-signature', '--format=%H%x09%P%x09%ct', ...commits, '--'], git);
+  const unknown = commits.filter((commit) => {
+    const info = known.get(commit)?.info;
+    if (info) found.set(commit, { info });
+    return info === undefined;
+  });
+  const log =
+    unknown.length === 0
+      ? ''
+      : await runGit(['log', '--no-walk=unsorted', '--no-show-signature', '--format=%H%x09%P%x09%ct', ...unknown, '--'], git);
   for (const line of log.split('\n')) {
     const [commit = '', parents = '', seconds = ''] = line.split('\t');
     if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(commit) || !/^\d+$/.test(seconds)) continue;
@@ -115,7 +130,7 @@ export async function readCommitsBatch(
     });
   }
   const plain = [...found.values()].filter(({ info }) => info.parents.length <= 1).map(({ info }) => info.commit);
-  if (plain.length === 0) return found;
+  if (plain.length === 0) return { commits: found, diff: '' };
   const diff = await runGit([...DIFF_ARGS, '--stdin', '--root'], { ...git, input: `${plain.join('\n')}\n` });
   const parts = new Map<string, string[]>();
   let current: string[] | undefined;
@@ -128,5 +143,5 @@ export async function readCommitsBatch(
   for (const commit of plain) {
     found.get(commit)!.changes = { added: parseAddedLines((parts.get(commit) ?? []).join('\n')), carried: new Map() };
   }
-  return found;
+  return { commits: found, diff };
 }

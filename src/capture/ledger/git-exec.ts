@@ -16,14 +16,23 @@ export interface GitOptions {
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 export function runGit(args: readonly string[], options: GitOptions): Promise<string> {
+  return execGit(args, options, 'utf8');
+}
+
+/** git's output as bytes: `cat-file --batch` counts object sizes in bytes, not characters. */
+export function runGitBytes(args: readonly string[], options: GitOptions): Promise<Buffer> {
+  return execGit(args, options, 'buffer');
+}
+
+function execGit<Out extends string | Buffer>(args: readonly string[], options: GitOptions, encoding: 'utf8' | 'buffer'): Promise<Out> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       'git',
       args,
-      { cwd: options.cwd, env: options.env, maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8', timeout: options.timeoutMs ?? 0 },
+      { cwd: options.cwd, env: options.env, maxBuffer: MAX_OUTPUT_BYTES, encoding, timeout: options.timeoutMs ?? 0 },
       (error, stdout, stderr) => {
-        if (error) reject(gitFailed(args, stderr, error));
-        else resolve(stdout);
+        if (error) reject(gitFailed(args, String(stderr), error));
+        else resolve(stdout as Out);
       },
     );
     // git may exit before reading its input (a bad revision): that EPIPE is not the failure to report.

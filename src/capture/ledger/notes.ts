@@ -7,6 +7,7 @@ import { GitCommandError, runGit, type GitOptions } from './git-exec.js';
 import { noteText, type Ledger } from './ledger-record.js';
 
 export const NOTES_REF = 'tracer';
+export const NOTES_FULL_REF = `refs/notes/${NOTES_REF}`;
 
 /** A notes commit needs a committer; where none is configured, tracer signs its own notes. */
 const FALLBACK_IDENTITY = ['-c', 'user.name=tracer', '-c', 'user.email=tracer@localhost'];
@@ -41,17 +42,24 @@ export async function readLedgerNote(commit: string, git: GitOptions): Promise<s
  * should another writer move it meanwhile, fast-import refuses and each note is
  * written on its own instead.
  */
-export async function writeLedgerNotes(ledgers: readonly Ledger[], git: GitOptions): Promise<void> {
+export async function writeLedgerNotes(
+  ledgers: readonly Ledger[],
+  git: GitOptions,
+  /** The notes ref's commit as the caller read it ('' for none): one git call fewer. */
+  knownTip?: string,
+): Promise<void> {
   if (ledgers.length <= 1) {
     for (const ledger of ledgers) await writeLedgerNote(ledger, git, { fresh: true });
     return;
   }
-  const ref = `refs/notes/${NOTES_REF}`;
-  let tip = '';
-  try {
-    tip = (await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], git)).trim();
-  } catch (error) {
-    if (!(error instanceof GitCommandError)) throw error;
+  const ref = NOTES_FULL_REF;
+  let tip = knownTip ?? '';
+  if (knownTip === undefined) {
+    try {
+      tip = (await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], git)).trim();
+    } catch (error) {
+      if (!(error instanceof GitCommandError)) throw error;
+    }
   }
   const message = Buffer.from(`Notes added by tracer reconcile\n`);
   const parts: Buffer[] = [
