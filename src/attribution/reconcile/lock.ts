@@ -8,73 +8,32 @@
 // next moment already sees it, before that run has even started and taken
 // the lock; removed by that run when done, ignored once its process is gone.
 //
-// The lock is proper-lockfile's (a folder made with mkdir, atomic on every
-// file system, its mtime refreshed while held): a holder that was killed
-// leaves a lock that goes stale after STALE_MS instead of blocking every later
+// The lock is a lock folder (store/file-lock.ts): a holder that was killed
+// leaves a lock that goes stale after seconds instead of blocking every later
 // reconcile, with no pid to check (the hand-over's pid is only waited on for
 // minutes, and not at all once that process is gone).
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { lockFolder, type Release } from '../../store/file-lock.js';
 
 export const RECONCILE_LOCK = 'reconcile.lock';
 export const RECONCILE_PENDING = 'reconcile.pending';
-/** A lock not refreshed for this long belongs to a process that is gone. */
-const STALE_MS = 10_000;
 const POLL_MS = 50;
 /** A hand-over older than this is not waited for, whatever process has that pid now. */
 const HAND_OFF_MAX_AGE_MS = 10 * 60_000;
-
-/** Releases the lock. */
-export type ReconcileLock = () => Promise<void>;
 
 /**
  * Takes the project's reconcile lock, waiting up to `waitMs` for a holder to
  * finish; undefined when it is still held then (0: do not wait at all).
  */
-export async function lockReconcile(projectDir: string, waitMs: number): Promise<ReconcileLock | undefined> {
+export async function lockReconcile(projectDir: string, waitMs: number): Promise<Release | undefined> {
   const until = Date.now() + waitMs;
   while (handedOffElsewhere(projectDir)) {
     if (Date.now() >= until) return undefined;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-  const { default: lockfile } = await preloadLock();
-  const options = {
-    realpath: false,
-    lockfilePath: join(projectDir, RECONCILE_LOCK),
-    stale: STALE_MS,
-    // Losing the lock while holding it (its folder removed by hand) costs at worst a ledger row written twice, which every reader takes once: not a reason to stop.
-    onCompromised: () => undefined,
-  };
-  const attempt = async (retries: number) => {
-    try {
-      return await lockfile.lock(projectDir, {
-        ...options,
-        retries: { retries, factor: 1, minTimeout: POLL_MS, maxTimeout: POLL_MS },
-      });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return undefined;
-      throw error;
-    }
-  };
-  return (await attempt(0)) ?? (waitMs > 0 ? attempt(Math.ceil(Math.max(0, until - Date.now()) / POLL_MS)) : undefined);
-}
-
-const importLockfile = () => import('proper-lockfile');
-let lockfileModule: ReturnType<typeof importLockfile> | undefined;
-
-/**
- * proper-lockfile, loaded on first use rather than at import: only a reconcile
- * that has work pays its 16 ms (graceful-fs), not every blame or hook with none.
- * Called early by a run that will surely lock, it loads while git works; a
- * failure to load is seen by lockReconcile, which awaits it.
- */
-export function preloadLock(): ReturnType<typeof importLockfile> {
-  if (lockfileModule === undefined) {
-    lockfileModule = importLockfile();
-    // Only so a run that ends before it locks is not an unhandled rejection: lockReconcile awaits this very promise.
-    lockfileModule.catch(() => undefined);
-  }
-  return lockfileModule;
+  // Losing the lock while holding it (its folder removed by hand) costs at worst a ledger row written twice, which every reader takes once.
+  return lockFolder(join(projectDir, RECONCILE_LOCK), { waitMs: Math.max(0, until - Date.now()), pollMs: POLL_MS });
 }
 
 /** The hook's note that the run `pid` in the background reconciles this project now. */

@@ -6,7 +6,10 @@
 // claimed, while a commit on another branch, or the new commit of an amend or
 // rebase (whose old commit is no ancestor of it), may.
 import { join } from 'node:path';
-import { PROJECT_STATE_FILES } from '../../store/home.js';
+import { ExitCode, TracerError } from '../../core/errors.js';
+import { lockFolder } from '../../store/file-lock.js';
+import { PRIVATE_DIR_MODE, PROJECT_STATE_FILES } from '../../store/home.js';
+import { ensureDir, unwritable } from '../../files/index.js';
 import { isPlainObject, readStateFile, updateStateFile } from '../../store/state-file.js';
 
 export interface AttributionState {
@@ -55,19 +58,49 @@ export function recordCommit(projectDir: string, recorded: RecordedCommit): Prom
   return recordCommits(projectDir, [recorded]);
 }
 
-/** Several commits in one read and write of the file, in order (reconcile records a rebased branch at once). */
-export function recordCommits(projectDir: string, commits: readonly RecordedCommit[]): Promise<AttributionState> {
-  return updateStateFile(attributionStatePath(projectDir), options, (state) => {
-    for (const recorded of commits) {
-      if (recorded.replaces !== undefined && recorded.replaces !== recorded.commit) delete state.commits[recorded.replaces];
-      state.commits[recorded.commit] = { ts: recorded.ts, ledger_sha: recorded.ledger_sha, claims: recorded.claims };
-      if (state.last_commit_ts === undefined || recorded.ts >= state.last_commit_ts) {
-        state.last_commit = recorded.commit;
-        state.last_commit_ts = recorded.ts;
-      }
+/** How long a commit waits for another writer of the file (each holds it for one read and write). */
+const LOCK_WAIT_MS = 10_000;
+export const ATTRIBUTION_STATE_LOCK = 'attribution-state.lock';
+
+/**
+ * Several commits in one read and write of the file, in order (reconcile
+ * records a rebased branch at once). Under a lock: the post-commit hook and a
+ * reconcile in the background (or two commits in two worktrees) each read the
+ * file, add their commits and write it back, and without the lock the second
+ * write would drop the first one's commits.
+ */
+export async function recordCommits(projectDir: string, commits: readonly RecordedCommit[]): Promise<AttributionState> {
+  const lockPath = join(projectDir, ATTRIBUTION_STATE_LOCK);
+  try {
+    await ensureDir(projectDir, PRIVATE_DIR_MODE);
+  } catch (error) {
+    throw unwritable(attributionStatePath(projectDir), error);
+  }
+  const release = await lockFolder(lockPath, { waitMs: LOCK_WAIT_MS });
+  if (!release) {
+    throw new TracerError(
+      'state_file_busy',
+      `${lockPath} has been held by another tracer process for ${LOCK_WAIT_MS / 1000} s; if no tracer command is running, remove that folder and run the command again.`,
+      { exitCode: ExitCode.localState },
+    );
+  }
+  try {
+    return await updateStateFile(attributionStatePath(projectDir), options, (state) => record(state, commits));
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+function record(state: AttributionState, commits: readonly RecordedCommit[]): void {
+  for (const recorded of commits) {
+    if (recorded.replaces !== undefined && recorded.replaces !== recorded.commit) delete state.commits[recorded.replaces];
+    state.commits[recorded.commit] = { ts: recorded.ts, ledger_sha: recorded.ledger_sha, claims: recorded.claims };
+    if (state.last_commit_ts === undefined || recorded.ts >= state.last_commit_ts) {
+      state.last_commit = recorded.commit;
+      state.last_commit_ts = recorded.ts;
     }
-    forgetOldest(state);
-  });
+  }
+  forgetOldest(state);
 }
 
 /** Drops the oldest commits past the limit and moves the window past the traces they guarded. */

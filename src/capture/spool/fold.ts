@@ -20,6 +20,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../../files/atomic-write.js';
+import { lockFolder, type Release } from '../../store/file-lock.js';
 import { appendRecord } from '../../store/jsonl.js';
 import { logHookFailure } from '../hook/error-log.js';
 import { recordEvent, type BuiltinAgents, type TraceWriter } from '../hook/run-hook.js';
@@ -27,7 +28,6 @@ import type { TraceRecord } from '../trace-record.js';
 import { entryEnvironment, parseSpoolEntry } from './entry.js';
 import { ENTRY_SUFFIX, spoolDir } from './pending.js';
 
-const LOCK_STALE_MS = 10_000;
 const LOCK_POLL_MS = 25;
 /** How far back from the end of traces.jsonl an interrupted fold's row is looked for. */
 const TAIL_BYTES = 1024 * 1024;
@@ -190,20 +190,7 @@ function removeLeftovers(dir: string): void {
   }
 }
 
-async function lock(dir: string, waitMs: number): Promise<(() => Promise<void>) | undefined> {
-  const { default: lockfile } = await import('proper-lockfile');
-  const retries = Math.ceil(waitMs / LOCK_POLL_MS);
-  try {
-    return await lockfile.lock(dir, {
-      realpath: false,
-      lockfilePath: join(dir, '.fold.lock'),
-      stale: LOCK_STALE_MS,
-      retries: { retries, factor: 1, minTimeout: LOCK_POLL_MS, maxTimeout: LOCK_POLL_MS },
-      // A lock taken away while held (its folder removed by hand) risks at worst a row the journal then finds: keep going.
-      onCompromised: () => undefined,
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return undefined;
-    throw error;
-  }
+function lock(dir: string, waitMs: number): Promise<Release | undefined> {
+  // A lock taken away while held (its folder removed by hand) risks at worst a row the journal then finds.
+  return lockFolder(join(dir, '.fold.lock'), { waitMs, pollMs: LOCK_POLL_MS });
 }
