@@ -89,7 +89,8 @@ ${steps}      - name: Reconcile the merged commits and push their ledgers
         run: |
 ${indent(MERGE_SCRIPT, 10)}
   stats:
-    if: github.event_name == 'pull_request'
+    # A pull request from a fork gets neither the secret nor a token that may comment: it is skipped.
+    if: github.event_name == 'pull_request' && github.event.pull_request.head.repo.full_name == github.repository
     runs-on: ubuntu-latest
 ${steps}      - name: Attribution of this pull request
         env:
@@ -128,8 +129,9 @@ tracer:reconcile:
 ${indent(MERGE_SCRIPT, 6)}
 tracer:stats:
   image: node:20
+  # A merge request from a fork runs in the fork's project, without this project's variables: it is skipped.
   rules:
-    - if: $CI_PIPELINE_SOURCE == "merge_request_event"
+    - if: $CI_PIPELINE_SOURCE == "merge_request_event" && $CI_MERGE_REQUEST_SOURCE_PROJECT_ID == $CI_MERGE_REQUEST_PROJECT_ID
   variables:
     GIT_DEPTH: 0
     TRACER_URL: ${JSON.stringify(options.url)}

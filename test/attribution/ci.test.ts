@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { cleanup, runTracer } from '../helpers/cli.js';
 import { MERGE_SCRIPT, STATS_SCRIPT } from '../../src/attribution/ci-workflow.js';
 import { pullRequestRepo } from './reconcile-fixture.js';
+import { readWorkflowYaml } from './workflow-yaml.js';
 
 test.after(cleanup);
 
@@ -27,6 +28,10 @@ test('the workflows run the shared scripts; a file tracer did not write is kept 
   assert.ok(workflow.includes(indented(STATS_SCRIPT, 10)), 'the pull-request job runs STATS_SCRIPT');
   assert.match(workflow, /TRACER_TOKEN: \$\{\{ secrets\.TRACER_TOKEN \}\}/);
   assert.match(workflow, /branches: \["main"\]/);
+  // A fork's pull request has no secret and a read-only token: its job must not run (and fail) at all.
+  const jobs = readWorkflowYaml(workflow).jobs as Record<string, Record<string, string>>;
+  assert.is(jobs.stats!.if, "github.event_name == 'pull_request' && github.event.pull_request.head.repo.full_name == github.repository");
+  assert.is(jobs.reconcile!.if, "github.event_name == 'push'");
   const again = await runTracer(['ci', 'github', '--url', url], { cwd: pr.a.repo, home: pr.a.home });
   assert.match(again.stdout, /Unchanged/);
 
@@ -34,6 +39,10 @@ test('the workflows run the shared scripts; a file tracer did not write is kept 
   assert.is(gitlab.code, 0, gitlab.stderr);
   assert.ok(gitlab.stdout.includes(indented(MERGE_SCRIPT, 6)) && gitlab.stdout.includes(indented(STATS_SCRIPT, 6)));
   assert.match(gitlab.stdout, /TRACER_TOKEN="\$ACME_TOKEN"/);
+  const rules = readWorkflowYaml(gitlab.stdout)['tracer:stats'] as Record<string, Array<Record<string, string>>>;
+  assert.equal(rules.rules, [
+    { if: '$CI_PIPELINE_SOURCE == "merge_request_event" && $CI_MERGE_REQUEST_SOURCE_PROJECT_ID == $CI_MERGE_REQUEST_PROJECT_ID' },
+  ]);
   assert.not.ok(existsSync(join(pr.a.repo, '.gitlab')), '--print writes nothing');
 
   mkdirSync(join(pr.a.repo, '.gitlab'));
