@@ -14,7 +14,9 @@ const WORKER = join(import.meta.dirname, 'record-commits-worker.ts');
 
 function writer(projectDir: string, name: string, count: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER, projectDir, name, String(count)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', WORKER, projectDir, name, String(count)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.once('error', reject);
