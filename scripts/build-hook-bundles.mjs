@@ -11,7 +11,9 @@
 import { build } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { lazyBuiltins } from './lazy-builtins.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = join(root, 'dist', 'hooks');
@@ -20,8 +22,11 @@ const agents = readdirSync(join(root, 'dist', 'plugins', 'agents'))
   .filter((file) => file.endsWith('.js'))
   .map((file) => file.slice(0, -'.js'.length));
 /** A module of dist/hooks/ whose `run(argv, io)` answers the command lines cli/fast-paths.ts names for it. */
-const bundle = (name, contents) =>
+/** `plugins` and `banner`: esbuild's, for the module that needs them (transfer). */
+const bundle = (name, contents, plugins = [], banner = undefined) =>
   build({
+    plugins,
+    banner,
     absWorkingDir: root,
     stdin: { contents: contents.join('\n'), resolveDir: root, loader: 'js' },
     bundle: true,
@@ -56,18 +61,27 @@ await Promise.all([
   ]),
   // `tracer push`, `pull` or `sync` alone, as agents' and git's hooks and schedulers run them. The CLI's
   // own modules are loaded at run time (a URL esbuild leaves alone) when the plugin list names another plugin.
-  bundle('transfer', [
-    ...plugins.map((name, index) => `import * as plugin${index} from './dist/plugins/${name}.js';`),
-    "import { bareMain } from './dist/cli/bare-entry.js';",
-    "import { spoolPending } from './dist/capture/spool/pending.js';",
-    "import { tracerHome } from './dist/store/home.js';",
-    `const builtins = { ${plugins.map((name, index) => `${JSON.stringify(name)}: plugin${index}`).join(', ')} };`,
-    'const unbundled = (path) => import(new URL(path, import.meta.url).href);',
-    'export const run = async (argv, io) => {',
-    '  if (spoolPending(tracerHome(io.env))) await (await unbundled("../capture/spool/fold-first.js")).foldSpoolFirst(io.env);',
-    '  return bareMain(argv, { builtins, unbundled: async () => (await unbundled("../cli/main.js")).main(argv) });',
-    '};',
-  ]),
+  bundle(
+    'transfer',
+    [
+      ...plugins.map((name, index) => `import * as plugin${index} from './dist/plugins/${name}.js';`),
+      "import { bareMain } from './dist/cli/bare-entry.js';",
+      "import { spoolPending } from './dist/capture/spool/pending.js';",
+      "import { tracerHome } from './dist/store/home.js';",
+      `const builtins = { ${plugins.map((name, index) => `${JSON.stringify(name)}: plugin${index}`).join(', ')} };`,
+      'const unbundled = (path) => import(new URL(path, import.meta.url).href);',
+      'export const run = async (argv, io) => {',
+      '  if (spoolPending(tracerHome(io.env))) await (await unbundled("../capture/spool/fold-first.js")).foldSpoolFirst(io.env);',
+      '  return bareMain(argv, { builtins, unbundled: async () => (await unbundled("../cli/main.js")).main(argv) });',
+      '};',
+    ],
+    // A push or pull with nothing to send or hash starts no process and hashes nothing.
+    [
+      lazyBuiltins({ 'node:crypto': ['createHash', 'randomBytes', 'randomUUID'], 'node:child_process': ['execFile', 'spawn'] }),
+      bundledTapable(),
+    ],
+    { js: "import { createRequire as __tracerRequire } from 'node:module'; const require = __tracerRequire(import.meta.url);" },
+  ),
   // The fold bin/tracer-hook.sh starts in the background: spooled events of any built-in agent.
   bundle('fold', [
     ...agents.map((id, index) => `import agent${index} from './dist/plugins/agents/${id}.js';`),
@@ -76,3 +90,27 @@ await Promise.all([
     'export const run = (argv, io) => runSpoolFold(io.env, builtins);',
   ]),
 ]);
+
+/**
+ * tapable inside the transfer module. src/kernel/hooks.ts requires four of its
+ * files at run time (createRequire: imported from ESM, its CommonJS would first
+ * be scanned by the loader), so esbuild does not see them and a push loaded six
+ * CommonJS files, ~6 ms. Here those requires are plain ones esbuild bundles
+ * (with the banner's `require` for tapable's own `require('util')`). The copy is
+ * the module's own: it runs only when every plugin is a built-in one.
+ */
+function bundledTapable() {
+  const resolve = createRequire(join(root, 'package.json')).resolve;
+  return {
+    name: 'bundled-tapable',
+    setup(build) {
+      build.onResolve({ filter: /^tapable\// }, (args) => ({ path: resolve(args.path) }));
+      build.onLoad({ filter: /dist[\\/]kernel[\\/]hooks\.js$/ }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        if (!source.includes('requireTapable('))
+          throw new Error(`${args.path} no longer requires tapable through requireTapable(): update bundledTapable()`);
+        return { contents: source.replaceAll('requireTapable(', 'require('), loader: 'js' };
+      });
+    },
+  };
+}

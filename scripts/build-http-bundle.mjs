@@ -6,6 +6,7 @@
 // when the bundle is not there (tests run the TypeScript sources).
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
+import { lazyBuiltins } from './lazy-builtins.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 await build({
@@ -22,29 +23,7 @@ await build({
   legalComments: 'inline',
   // https (with tls and crypto under it) and zlib cost a no-op push to an http:// remote about 9 ms to load, and
   // node-fetch only calls https.request for https: URLs and zlib for compressed bodies: they load on first use.
-  plugins: [lazyBuiltins(['node:https', 'node:zlib'])],
+  plugins: [lazyBuiltins({ 'node:https': [], 'node:zlib': [] })],
   outfile: 'dist/vendor/node-fetch.js',
   logLevel: 'warning',
 });
-
-/** Each named built-in as a module whose default export loads the real one on first property access. */
-function lazyBuiltins(names) {
-  return {
-    name: 'lazy-builtins',
-    setup(build) {
-      const filter = new RegExp(`^(${names.join('|')})$`);
-      build.onResolve({ filter }, (args) =>
-        args.namespace === 'lazy-builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'lazy-builtin' },
-      );
-      build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
-        contents: [
-          "import { createRequire } from 'node:module';",
-          'let loaded;',
-          `const real = () => (loaded ??= createRequire(import.meta.url)(${JSON.stringify(args.path)}));`,
-          'export default new Proxy({}, { get: (_, key) => real()[key], has: (_, key) => key in real() });',
-        ].join('\n'),
-        loader: 'js',
-      }));
-    },
-  };
-}

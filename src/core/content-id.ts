@@ -174,10 +174,16 @@ const NEEDS_CARE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 /** String.prototype.isWellFormed (Node 20): not yet in the ES2023 typings. */
 type WellFormedString = string & { isWellFormed(): boolean };
 
-/** crypto.hash (Node 20.12+) skips the Hash object, which counts when every pulled row is hashed (BENCHMARKS.md, "Content ids without sorting"). */
-const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string }).hash;
+type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string;
+/**
+ * crypto.hash (Node 20.12+) skips the Hash object, which counts when every pulled row is hashed (BENCHMARKS.md,
+ * "Content ids without sorting"). Looked up on the first hash, not at import: the prebuilt push loads crypto only
+ * then (scripts/lazy-builtins.mjs), and a no-op push hashes nothing. null: this Node has none.
+ */
+let oneShot: OneShot | null | undefined;
 
 export function sha256Hex(data: string | Uint8Array): string {
+  oneShot ??= (crypto as { hash?: OneShot }).hash ?? null;
   return oneShot ? oneShot('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex');
 }
 

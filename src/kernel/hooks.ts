@@ -23,7 +23,8 @@ import type { ConnectRequest, Transport } from './transport.js';
 
 // tapable's index requires all twelve hook classes, and imported from ESM its CommonJS is first
 // scanned by the loader; the kernel uses four, required file by file (tapable has no exports map):
-// half of tapable's cost on every command that boots the kernel (BENCHMARKS.md, "tapable").
+// half of tapable's cost on every command that boots the kernel (BENCHMARKS.md, "tapable"). The
+// prebuilt push module bundles these four files instead (scripts/build-hook-bundles.mjs, bundledTapable).
 const requireTapable = createRequire(import.meta.url);
 const AsyncSeriesBailHook: typeof Tapable.AsyncSeriesBailHook = requireTapable('tapable/lib/AsyncSeriesBailHook.js');
 const AsyncSeriesHook: typeof Tapable.AsyncSeriesHook = requireTapable('tapable/lib/AsyncSeriesHook.js');

@@ -1,0 +1,35 @@
+// An esbuild plugin for the prebuilt modules (build-http-bundle.mjs,
+// build-hook-bundles.mjs): each named Node built-in becomes a small module that
+// loads the real one on first use instead of when the bundle loads. Worth it
+// for a built-in a common run never calls: a no-op push to an http:// remote
+// calls none of https, zlib, crypto or child_process, and loading them cost it
+// about 20 ms of a ~230 ms run (BENCHMARKS.md, "No-op push").
+//
+// `builtins` maps each built-in to the functions the bundle imports from it by
+// name; each becomes a function that calls the real one. The default import is
+// a proxy onto the real module. A name not listed fails the build (esbuild: "No
+// matching export"), so nothing is ever silently undefined; only functions can
+// be named (a class or a constant cannot be loaded late behind an import).
+/** @param {Record<string, readonly string[]>} builtins */
+export function lazyBuiltins(builtins) {
+  const names = Object.keys(builtins);
+  const filter = new RegExp(`^(${names.map((name) => name.replace(/[/]/g, '\\/')).join('|')})$`);
+  return {
+    name: 'lazy-builtins',
+    setup(build) {
+      build.onResolve({ filter }, (args) =>
+        args.namespace === 'lazy-builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'lazy-builtin' },
+      );
+      build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+        contents: [
+          "import { createRequire } from 'node:module';",
+          'let loaded;',
+          `const real = () => (loaded ??= createRequire(import.meta.url)(${JSON.stringify(args.path)}));`,
+          'export default new Proxy({}, { get: (_, key) => real()[key], has: (_, key) => key in real() });',
+          ...builtins[args.path].map((name) => `export function ${name}(...args) { return real().${name}(...args); }`),
+        ].join('\n'),
+        loader: 'js',
+      }));
+    },
+  };
+}
