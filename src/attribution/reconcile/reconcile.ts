@@ -259,8 +259,12 @@ async function reconcileLocked(
       written,
     });
   }
-  // Independent: git writes the notes while the claims are worked out.
-  await Promise.all([writeLedgerNotes(notes, git, headers.get(notesTip)?.info.commit ?? ''), recordReconciledClaims(projectDir, recorded)]);
+  // Independent: git writes the notes while the claims are worked out. Both end before the lock is released, even when one fails.
+  const written = await Promise.allSettled([
+    writeLedgerNotes(notes, git, headers.get(notesTip)?.info.commit ?? ''),
+    recordReconciledClaims(projectDir, recorded),
+  ]);
+  for (const outcome of written) if (outcome.status === 'rejected') throw outcome.reason;
   // blame, show and stats write nothing unless they reconciled a commit (then they wrote its ledger anyway).
   const learnt = JSON.stringify(cache) !== cacheBefore && (request.depth === 'full' || report.reconciled.length > 0);
   if (!request.dryRun && learnt) await writeReconcileCache(projectDir, cache).catch(() => undefined);
