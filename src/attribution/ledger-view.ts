@@ -6,7 +6,7 @@
 // (`line.record ?? line`), and ignores everything else, so a change in
 // tracer's own members never changes what blame, show or stats say.
 import { join } from 'node:path';
-import { conversationTraceIds, ledgerCommitOf, ledgerRecordOf } from '../capture/ledger/ledger-line.js';
+import { conversationTraceIds, ledgerCommitOf, ledgerRecordOf, recoveredRanges } from '../capture/ledger/ledger-line.js';
 import { readRecordsFrom } from '../store/jsonl.js';
 
 /** `unknown`: a reconciled commit's line whose source commit has no ledger. */
@@ -94,16 +94,8 @@ export function readLedgerLine(line: unknown): LedgerView | undefined {
   if (isObject(tracer.reconciled)) {
     view.reconciled = { from: strings(tracer.reconciled.from), without_ledger: strings(tracer.reconciled.without_ledger) };
   }
-  if (isObject(tracer.recovered)) {
-    view.recovered = new Map();
-    for (const [path, pairs] of Object.entries(tracer.recovered)) {
-      if (!Array.isArray(pairs)) continue;
-      const valid = pairs.filter(
-        (pair): pair is [number, number] => Array.isArray(pair) && Number.isInteger(pair[0]) && Number.isInteger(pair[1]),
-      );
-      view.recovered.set(path, valid);
-    }
-  }
+  const recovered = recoveredRanges(record);
+  if (recovered.size > 0) view.recovered = recovered;
   return view;
 }
 

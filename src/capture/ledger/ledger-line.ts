@@ -47,6 +47,30 @@ export function conversationTraceIds(conversation: RecordConversation | Record<s
   return ids;
 }
 
+/**
+ * `metadata["dev.tracer"].recovered` of a record (path → [[start, end], …]):
+ * the agent lines reconcile re-attached by content hash. Pairs that are not a
+ * range of lines are skipped, and a path left with none.
+ */
+export function recoveredRanges(record: Record<string, unknown>): Map<string, Array<[number, number]>> {
+  const tracer = isObject(record.metadata) && isObject(record.metadata['dev.tracer']) ? record.metadata['dev.tracer'] : {};
+  const found = new Map<string, Array<[number, number]>>();
+  if (!isObject(tracer.recovered)) return found;
+  for (const [path, pairs] of Object.entries(tracer.recovered)) {
+    if (!Array.isArray(pairs)) continue;
+    const ranges = pairs.filter(
+      (pair): pair is [number, number] =>
+        Array.isArray(pair) && Number.isInteger(pair[0]) && Number.isInteger(pair[1]) && pair[0] <= pair[1],
+    );
+    if (ranges.length > 0)
+      found.set(
+        path,
+        ranges.map(([start, end]) => [start, end]),
+      );
+  }
+  return found;
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,6 +5,7 @@
 import { ExitCode, TracerError } from '../../core/errors.js';
 import type { CommitConversation, CommitDetail, CommitFile, DiffFile, RangeByContributor } from '../data-source.js';
 import { commitDiff, commitHeaders, resolveCommit } from './git-read.js';
+import { recoveredRanges } from '../../capture/ledger/ledger-line.js';
 import { agentTraceRecord, contributorKind, parseConversationUrl } from './ledger-read.js';
 import { isObject, readSpans, str } from './refreshing-file.js';
 import type { ProjectState } from './store-source.js';
@@ -55,25 +56,19 @@ async function withGit(state: ProjectState, sha: string, detail: CommitDetail): 
 
 /** The files and ranges by contributor of a ledger's record, with each conversation's summary (the team view reads them the same way). */
 export function ledgerFiles(record: Record<string, unknown>, summaryOf: (conversationId: string) => string | null): CommitFile[] {
-  const recovered = recoveredRanges(record);
+  const recovered = recoveredByPath(record);
   return (Array.isArray(record.files) ? record.files.filter(isObject) : []).map((file) => ledgerFile(file, summaryOf, recovered));
 }
 
-/** `metadata["dev.tracer"].recovered` (path → [[start, end], …]), written by reconcile's recovery by content hash; anything else in it is skipped. */
-function recoveredRanges(record: Record<string, unknown>): Map<string, RangeByContributor[]> {
-  const tracer = isObject(record.metadata) && isObject(record.metadata['dev.tracer']) ? record.metadata['dev.tracer'] : {};
-  const found = new Map<string, RangeByContributor[]>();
-  if (!isObject(tracer.recovered)) return found;
-  for (const [path, pairs] of Object.entries(tracer.recovered)) {
-    if (!Array.isArray(pairs)) continue;
-    const ranges = pairs.flatMap((pair) =>
-      Array.isArray(pair) && Number.isInteger(pair[0]) && Number.isInteger(pair[1]) && pair[0] <= pair[1]
-        ? [{ start_line: pair[0] as number, end_line: pair[1] as number }]
-        : [],
+/** The ranges reconcile re-attached by content hash, by path, as the viewer's ranges. */
+function recoveredByPath(record: Record<string, unknown>): Map<string, RangeByContributor[]> {
+  const byPath = new Map<string, RangeByContributor[]>();
+  for (const [path, ranges] of recoveredRanges(record))
+    byPath.set(
+      path,
+      ranges.map(([start_line, end_line]) => ({ start_line, end_line })),
     );
-    if (ranges.length > 0) found.set(path, ranges);
-  }
-  return found;
+  return byPath;
 }
 
 /** The sessions a ledger's files name, once each. */
