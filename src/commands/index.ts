@@ -67,6 +67,10 @@ export const COMMANDS_BY_WORD: Readonly<Record<string, () => Promise<Commands>>>
     const [github, gitlab] = await Promise.all([import('./ci/github.js'), import('./ci/gitlab.js')]);
     return [github.CiGithubCommand, gitlab.CiGitlabCommand];
   },
+  redact: async () => {
+    const [check, rules, store] = await Promise.all([import('./redact/check.js'), import('./redact/rules.js'), import('./redact/store.js')]);
+    return [check.RedactCheckCommand, rules.RedactRulesCommand, store.RedactStoreCommand];
+  },
   rule: async () => {
     const [add, list, remove] = await Promise.all([import('./rule/add.js'), import('./rule/list.js'), import('./rule/remove.js')]);
     return [add.RuleAddCommand, list.RuleListCommand, remove.RuleRemoveCommand];

@@ -18,7 +18,9 @@ export class ServeCommand extends TracerCommand {
 
       With no \`--database\` it keeps rows in an embedded SQLite database and blobs in a content-addressed folder, both under \`--data-dir\` (default \`$TRACER_HOME/server\`). With \`--database postgres://...\` rows and blobs live in PostgreSQL, so several services behind a load balancer share that database and nothing else.
 
-      Every flag can also come from the environment: TRACER_SERVE_HOST, TRACER_SERVE_PORT, TRACER_SERVE_DATA_DIR, TRACER_DATABASE_URL, BLOB_MAX_BYTES, TRACER_SERVE_BODY_MAX_BYTES, TRACER_SERVE_IDLE_TIMEOUT_MS, TRACER_SERVE_DISABLE_ROUTES (comma-separated), TRACER_SERVE_LOG_LEVEL, TRACER_SERVE_PLUGINS (comma-separated), TRACER_SERVE_SIGN_INS_PER_MINUTE. TRACER_ADMIN_SECRET enables the admin routes; without it they are off.
+      Every flag can also come from the environment: TRACER_SERVE_HOST, TRACER_SERVE_PORT, TRACER_SERVE_DATA_DIR, TRACER_DATABASE_URL, BLOB_MAX_BYTES, TRACER_SERVE_BODY_MAX_BYTES, TRACER_SERVE_IDLE_TIMEOUT_MS, TRACER_SERVE_DISABLE_ROUTES (comma-separated), TRACER_SERVE_LOG_LEVEL, TRACER_SERVE_PLUGINS (comma-separated), TRACER_SERVE_SIGN_INS_PER_MINUTE, TRACER_SERVE_ALLOW_SECRETS. TRACER_ADMIN_SECRET enables the admin routes; without it they are off.
+
+      Every uploaded transcript (blob or inline) and summary is scanned with the detectors capture uses (the \`redact\` plugin's built-in layers, and any detector plugin given with \`--plugins\`); one that still holds a secret is refused with 422 \`secret_detected\`, so old clients and other uploaders cannot store one either. \`--allow-secrets\` (env TRACER_SERVE_ALLOW_SECRETS=true) turns that off, and the service says so when it starts.
 
       The first line printed says where it listens, which backend and where the data lives; request logs (JSON, with request ids, never the Authorization header) follow. SIGTERM or SIGINT stops accepting connections, lets in-flight requests finish and closes the database.
     `,
@@ -54,6 +56,9 @@ export class ServeCommand extends TracerCommand {
   signInsPerMinute = Option.String('--sign-ins-per-minute', {
     description: 'Team view sign-in attempts allowed per client address and minute (default 10; env TRACER_SERVE_SIGN_INS_PER_MINUTE)',
   });
+  allowSecrets = Option.Boolean('--allow-secrets', {
+    description: 'Store uploads that still hold a secret instead of refusing them with 422 secret_detected (env TRACER_SERVE_ALLOW_SECRETS)',
+  });
   plugins = Option.Array('--plugins', {
     description: 'Extra plugin module enabling a custom family on the service; repeatable (env TRACER_SERVE_PLUGINS)',
   });
@@ -77,22 +82,28 @@ export class ServeCommand extends TracerCommand {
         logLevel: this.logLevel,
         plugins: this.plugins,
         signInsPerMinute: this.signInsPerMinute,
+        allowSecrets: this.allowSecrets,
       },
       env,
       home,
     );
-    const { families, warnings } = await loadServiceFamilies({ home, cwd, env, extraPlugins: options.plugins });
+    const { families, warnings, kernel: serviceKernel } = await loadServiceFamilies({ home, cwd, env, extraPlugins: options.plugins });
+    const secrets = options.allowSecrets ? undefined : await (await import('../redact/gate.js')).createSecretGate(serviceKernel, { home, env });
     // Shown now, not at exit: the service may run for weeks.
-    reportWarnings(warnings, this.context.stderr);
+    reportWarnings([...warnings, ...(secrets?.problems ?? [])], this.context.stderr);
     let service;
     try {
-      service = await startService(options, families);
+      service = await startService(options, families, secrets?.gate);
     } catch (error) {
       throw startFailure(error, options.host, options.port);
     }
     this.print(service.startupLine);
     const disabled = options.disabledRoutes.length ? `; routes off: ${options.disabledRoutes.join(', ')}` : '';
     this.print(`families: ${families.map((family) => family.name).join(', ')}${disabled}`);
+    // Never silently: whoever reads the log sees whether secrets can be stored.
+    if (!secrets) this.print('secret gate OFF (--allow-secrets): uploads that still hold a secret are stored as they are');
+    else if (secrets.detectors === 0) this.print('secret gate on, but no enabled plugin brings a detector: nothing is refused (tracer plugins)');
+    else this.print(`secret gate on: uploads that still hold a secret are refused (secret_detected), ${secrets.detectors} detectors`);
 
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));

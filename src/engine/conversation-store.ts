@@ -3,13 +3,14 @@
 // freshest sha, and one row per snapshot (id, sha, size, ts) in `<rows file>`.
 // An index entry with no row (bytes placed by hand) is still a record: its size
 // comes from the file, its ts from the file's mtime.
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SHA256_HEX } from '../core/content-id.js';
 import type { TracerWarning } from '../core/errors.js';
 import type { FamilyDefinition } from '../kernel/families.js';
 import type { FamilyStore } from '../kernel/types.js';
 import { appendRecords, readRecords } from '../store/jsonl.js';
+import { rewriteJsonl } from '../store/jsonl-rewrite.js';
 import { errnoCode } from '../files/index.js';
 import { isPlainObject, readStateFile, writeStateFile } from '../store/state-file.js';
 import { blobCachePath } from './blob-file.js';
@@ -143,6 +144,43 @@ export function blobFamilyStore(projectDir: string, definition: FamilyDefinition
       }
       if (pointAtFreshest(index, times, candidates)) await writeStateFile(indexPath, index);
     },
+    /**
+     * Rows first, then the index (an entry without a row is asked about too),
+     * then the bytes nothing names any more. Killed in between, a rerun finds
+     * the rows already replaced and finishes the rest.
+     */
+    async rewrite(change) {
+      const replaced = new Map<string, string>();
+      const note = (before: Record<string, unknown>, after: Record<string, unknown> | undefined) => {
+        const from = before[blob.shaMember];
+        const to = after?.[blob.shaMember];
+        if (typeof from === 'string' && typeof to === 'string' && from !== to) replaced.set(from, to);
+        return after;
+      };
+      let count = await rewriteJsonl(rowsPath, async (row) => note(row, await change(row)));
+      const named = new Set<string>();
+      for await (const row of rows(() => undefined)) if (typeof row[blob.shaMember] === 'string') named.add(row[blob.shaMember] as string);
+      const index = await readStateFile(indexPath, indexOptions);
+      let indexChanged = false;
+      for (const [id, sha] of Object.entries(index)) {
+        if (!replaced.has(sha) && !named.has(sha)) {
+          const info = await stat(blobPath(sha)).catch(() => undefined);
+          if (info) {
+            const record = { [layout.idMember]: id, [blob.shaMember]: sha, [blob.sizeMember]: info.size, ts: info.mtime.toISOString() };
+            if (note(record, await change(record))) count += 1;
+          }
+        }
+        const next = replaced.get(sha);
+        if (next) {
+          index[id] = next;
+          indexChanged = true;
+        }
+      }
+      if (indexChanged) await writeStateFile(indexPath, index);
+      for (const sha of Object.values(index)) named.add(sha);
+      for (const old of replaced.keys()) if (!named.has(old)) await rm(blobPath(old), { force: true });
+      return count;
+    },
   };
 
   /** Moves each id of `pointers` to its snapshot when that is newer than the one indexed; true when the index changed. */
@@ -188,6 +226,7 @@ export const CONVERSATIONS_FAMILY = {
   storage: ['conversations', 'conversations.jsonl'],
   members: { conversation_id: 'string', content_sha256: 'sha256', size: 'byte-size', ts: 'timestamp', content_base64: 'base64' },
   blob: { shaMember: 'content_sha256', sizeMember: 'size', inlineMember: 'content_base64', inlineBelow: INLINE_BELOW_BYTES },
+  text: { blob: true },
 } as const satisfies FamilyDefinition;
 
 const CONVERSATIONS_LAYOUT: BlobFamilyLayout = { dir: 'conversations', rows: 'conversations.jsonl', idMember: 'conversation_id' };

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { FamilyDefinition } from '../kernel/families.js';
 import type { FamilyStore } from '../kernel/types.js';
 import { appendRecords, readRecords, readRecordsFrom, tailBefore } from '../store/jsonl.js';
+import { rewriteJsonl } from '../store/jsonl-rewrite.js';
 
 /** The store of a family kept in one append-only JSONL file (traces, ledgers, ...). */
 export function jsonlFamilyStore(projectDir: string, definition: FamilyDefinition): FamilyStore {
@@ -42,6 +43,7 @@ export function jsonlFamilyStore(projectDir: string, definition: FamilyDefinitio
     async append(records, lines) {
       appendRecords(path, records, lines);
     },
+    rewrite: (change) => rewriteJsonl(path, change),
   };
 }
 

@@ -15,6 +15,7 @@ import { mapLimited, outcomeOf, unwrap } from './concurrency.js';
 import { storeOf } from './family-store.js';
 import { inStep, stepAdvanced } from './progress.js';
 import { recordProblem } from './push-family.js';
+import { sentAsKeys } from './sent-as.js';
 import { RemoteSyncState } from './sync-state.js';
 
 export interface FamilyPullReport {
@@ -102,7 +103,8 @@ async function pullFamily(
   };
   const store = storeOf(family, session.project.dir);
   if (!session.dryRun) await store.recover?.((warning) => session.warn(warning));
-  const local = new Set<string>();
+  // What this project pushed as a rewritten copy (a redacted one) is here already, as the record it came from.
+  const local = await sentAsKeys(session.project.dir, family.name);
   for await (const record of store.records((warning) => session.warn(warning))) {
     const key = store.keyOf(record);
     if (key) local.add(key);

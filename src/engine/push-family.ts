@@ -9,6 +9,7 @@ import type { RemoteSyncState } from './sync-state.js';
 import type { FamilyDefinition, RegisteredFamily } from '../kernel/families.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { storeOf } from './family-store.js';
+import { recordSentAs } from './sent-as.js';
 import { stepAdvanced } from './progress.js';
 import type { FamilyPlan, FamilyStore, SyncSession } from '../kernel/types.js';
 
@@ -254,12 +255,36 @@ export class FamilyPush {
     }
     this.report.pending += 1;
     if (this.session.dryRun) return undefined;
-    const item = this.#family.blob ? await this.blobItem(key!, record) : record;
+    const outgoing = await this.rewritten(key!, record);
+    if (!outgoing) return undefined;
+    const item = this.#family.blob ? await this.blobItem(key!, outgoing) : outgoing;
     if (!item) return undefined;
     const json = item === record && text !== undefined ? text : JSON.stringify(item);
     const pointerSha =
       this.#family.blob && item[this.#family.blob.inlineMember] === undefined ? String(item[this.#family.blob.shaMember]) : undefined;
     return { key: key!, item: pointerSha === undefined ? undefined : item, json, bytes: Buffer.byteLength(json), pointerSha };
+  }
+
+  /**
+   * The record as the plan's rewrites make it (redaction of data stored before
+   * it, say); the manifest keeps the stored key, and sent-as.jsonl says what it
+   * went out as. A rewrite that fails leaves the row unsynced: it is never sent
+   * as stored instead.
+   */
+  private async rewritten(key: string, record: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    let current = record;
+    for (const rewrite of this.plan.rewrites ?? []) {
+      try {
+        current = (await rewrite.rewrite(current, this.#store)) ?? current;
+      } catch (error) {
+        const code = error instanceof TracerError ? error.code : 'rewrite_failed';
+        const why = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+        return this.itemFailed(key, code, `${key} was not sent: its ${rewrite.reason} failed (${why}).`);
+      }
+    }
+    const sent = current === record ? key : this.#store.keyOf(current);
+    if (sent !== undefined && sent !== key) recordSentAs(this.session.project.dir, this.#family.name, key, sent);
+    return current;
   }
 
   /** A blob family's row: bytes inline below the threshold (or on fallback), else a pointer to an uploaded blob. */

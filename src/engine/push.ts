@@ -45,7 +45,7 @@ async function pushFamily(
 ): Promise<FamilyPushReport> {
   if (!selected(family, options.only))
     return { ...emptyReport(family.name), status: 'skipped', reason: `not selected by --only ${options.only}` };
-  const plan = await kernel.hooks.beforeFamily.promise({ family, since: options.since, filters: [] }, session);
+  const plan = await kernel.hooks.beforeFamily.promise({ family, since: options.since, filters: [], rewrites: [] }, session);
   if (plan.skip) return { ...emptyReport(family.name), status: 'skipped', reason: plan.skip };
   return new FamilyPush(kernel, session, state, plan).run();
 }

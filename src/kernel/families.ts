@@ -44,6 +44,19 @@ export interface FamilyDefinition {
   follows?: string;
   /** Its local storage, client side; default: the JSONL file named by `file`. */
   store?: (projectDir: string, definition: RegisteredFamily) => FamilyStore;
+  /**
+   * Where its records hold text that came from an agent or a person: redaction
+   * scans it on the way out, and the service refuses a record that still holds a
+   * secret there (`secret_detected`).
+   */
+  text?: TextContent;
+}
+
+export interface TextContent {
+  /** String members holding such text (a summary's `summary`). */
+  members?: readonly string[];
+  /** The blob's bytes are such text (a transcript). */
+  blob?: boolean;
 }
 
 /** A family as the kernel holds it: defaults filled in, and which plugin registered it. */

@@ -31,6 +31,9 @@ const AsyncSeriesHook: typeof Tapable.AsyncSeriesHook = requireTapable('tapable/
 const AsyncSeriesWaterfallHook: typeof Tapable.AsyncSeriesWaterfallHook = requireTapable('tapable/lib/AsyncSeriesWaterfallHook.js');
 const SyncHook: typeof Tapable.SyncHook = requireTapable('tapable/lib/SyncHook.js');
 
+/** The same classes for a plugin's own hooks (webpack's getCompilationHooks pattern), so they load tapable once. */
+export { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook };
+
 export function createHooks() {
   return Object.freeze({
     /** A remote name (or none) to record + token. Bail: the first tap that returns a remote wins. */

@@ -70,6 +70,22 @@ export interface RecordFilter {
   accept(record: Record<string, unknown>): boolean;
 }
 
+/**
+ * A change a beforeFamily tap makes to records on their way out (redaction of
+ * data stored before it existed); the stored record stays as it is.
+ */
+export interface OutgoingRewrite {
+  /** Names the rewrite in messages. */
+  reason: string;
+  /**
+   * The record to send instead of `record`, or undefined to send it as stored. A
+   * blob family's rewrite first puts the bytes it sends in `store`'s cache. The
+   * push records which stored key went out as which sent key (sent-as.jsonl), so
+   * the manifest keeps listing the stored one and a pull takes the copy for it.
+   */
+  rewrite(record: Record<string, unknown>, store: FamilyStore): Promise<Record<string, unknown> | undefined>;
+}
+
 /** What a push of one family will send; beforeFamily taps narrow it. */
 export interface FamilyPlan {
   family: RegisteredFamily;
@@ -77,6 +93,8 @@ export interface FamilyPlan {
   since?: string;
   /** Every filter must accept a record for it to be sent. */
   filters: RecordFilter[];
+  /** Applied in order to each record a push sends (not to a dry run's). */
+  rewrites?: OutgoingRewrite[];
   /** Set to a reason to leave the whole family out of this run. */
   skip?: string;
 }
@@ -163,6 +181,13 @@ export interface FamilyStore {
    * a process was killed mid-append. Pull calls it before reading the store.
    */
   recover?(warn: (warning: TracerWarning) => void): Promise<void>;
+  /**
+   * Replaces records in place (`tracer redact --store`): `change` returns a
+   * record's replacement, or undefined to keep it; a blob family's replacement
+   * names bytes already in the cache, and the bytes it no longer names are
+   * removed. Atomic per file. Returns how many records were replaced.
+   */
+  rewrite?(change: (record: Record<string, unknown>) => Promise<Record<string, unknown> | undefined>): Promise<number>;
 }
 
 /** A position in an append-only store, and the bytes just before it, so a replaced or truncated file is noticed. */

@@ -6,10 +6,13 @@
 // Agents: an agent adapter and the helpers it uses (light enough for the hook path: 'tracer/plugin/agent').
 export * from './agent.js';
 
+// Redaction: detectors and their hook (light enough for the capture hooks: 'tracer/plugin/redact').
+export * from './redact.js';
+
 // The kernel: plugins, hooks, families.
 export type { Kernel, KernelContext, TracerPlugin } from '../kernel/kernel.js';
 export type { KernelHookName, KernelHooks } from '../kernel/hooks.js';
-export type { BlobContent, FamilyDefinition, MemberKind, RegisteredFamily } from '../kernel/families.js';
+export type { BlobContent, FamilyDefinition, MemberKind, RegisteredFamily, TextContent } from '../kernel/families.js';
 export type {
   BlobFetch,
   BlobFetchResult,
@@ -19,6 +22,7 @@ export type {
   FamilyPullResult,
   FamilyStore,
   MissingRoute,
+  OutgoingRewrite,
   PushLogEntry,
   PushOptions,
   RecordFilter,

@@ -134,13 +134,13 @@ function isRefusal(error: unknown): error is RemoteError {
 }
 
 /**
- * 422 invalid_item names the refused items by index (`errors[].index`); any
+ * 422 invalid_item and secret_detected name the refused items by index (`errors[].index`); any
  * other refusal of a batch names none, and the engine halves it to find them.
  * 409 blob_missing: pointer rows whose bytes the remote lacks.
  */
 function batchRefused(error: RemoteError, count: number): ItemsRefused {
   const items = new Map<number, string>();
-  if (error.code === 'invalid_item') {
+  if (error.code === 'invalid_item' || error.code === 'secret_detected') {
     for (const entry of error.problem.errors ?? []) {
       const { index } = entry;
       if (!Number.isInteger(index) || index! < 0 || index! >= count) continue;

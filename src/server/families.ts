@@ -18,6 +18,7 @@ export async function loadServiceFamilies(input: { home: string; cwd: string; en
   const kernel = new Kernel({ home: input.home, cwd: input.cwd, env: input.env });
   await applyPlugins(kernel, list.enabled);
   return {
+    kernel,
     families: kernel.families as readonly FamilyDefinition[],
     warnings: [...list.warnings, ...kernel.warnings],
     plugins: kernel.plugins.map((plugin) => plugin.name),

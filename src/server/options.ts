@@ -23,6 +23,8 @@ export interface ServeOptions {
   plugins: string[];
   /** Team view sign-in attempts accepted per client address and minute; more get 429. */
   signInsPerMinute: number;
+  /** Store uploads that still hold a secret instead of refusing them (422 secret_detected); said at start. */
+  allowSecrets: boolean;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -57,6 +59,7 @@ export const ENV = {
   adminSecret: 'TRACER_ADMIN_SECRET',
   plugins: 'TRACER_SERVE_PLUGINS',
   signInsPerMinute: 'TRACER_SERVE_SIGN_INS_PER_MINUTE',
+  allowSecrets: 'TRACER_SERVE_ALLOW_SECRETS',
 } as const;
 
 export interface ServeFlags {
@@ -71,6 +74,7 @@ export interface ServeFlags {
   logLevel?: string;
   plugins?: string[];
   signInsPerMinute?: string;
+  allowSecrets?: boolean;
 }
 
 export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, home: string): ServeOptions {
@@ -119,7 +123,16 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, h
       ENV.signInsPerMinute,
       { min: 1 },
     ),
+    allowSecrets: flags.allowSecrets ?? switchedOn(env[ENV.allowSecrets], ENV.allowSecrets),
   };
+}
+
+/** A yes/no environment variable: unset or empty is no; anything but true/1/yes/false/0/no is refused. */
+function switchedOn(text: string | undefined, variable: string): boolean {
+  const value = text?.trim().toLowerCase();
+  if (value === undefined || value === '' || value === 'false' || value === '0' || value === 'no') return false;
+  if (value === 'true' || value === '1' || value === 'yes') return true;
+  throw usage('invalid_option_value', `${variable} must be true or false, not "${text}".`);
 }
 
 /** Refuses switches that name no route of this service (families are known only once plugins are applied). */

@@ -43,6 +43,7 @@ const TITLES: Record<string, string> = {
   invalid_sha: 'Invalid SHA-256',
   sha_mismatch: 'SHA-256 mismatch',
   blob_too_large: 'Blob too large',
+  secret_detected: 'Secret detected',
   admin_disabled: 'Administration is off',
   invalid_request: 'Malformed request',
   headers_too_large: 'Request headers too large',

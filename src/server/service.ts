@@ -6,6 +6,7 @@ import type { ServiceContext } from './context.js';
 import { checkDisabledRoutes, type ServeOptions } from './options.js';
 import type { TraceStorage } from './storage/types.js';
 import { ViewRefresher } from './team/refresher.js';
+import type { SecretGate } from '../redact/gate.js';
 
 export interface RunningService {
   /** `http://<host>:<port>` where it listens (the real port when 0 was asked). */
@@ -33,7 +34,12 @@ export async function openStorage(options: ServeOptions): Promise<TraceStorage> 
   return SqliteStorage.open(options.dataDir);
 }
 
-export async function startService(options: ServeOptions, families: readonly FamilyDefinition[]): Promise<RunningService> {
+/** `gate`: the secret gate (src/redact/gate.ts); without one, uploads are not scanned (--allow-secrets). */
+export async function startService(
+  options: ServeOptions,
+  families: readonly FamilyDefinition[],
+  gate?: SecretGate,
+): Promise<RunningService> {
   checkDisabledRoutes(
     options.disabledRoutes,
     families.map((family) => family.name),
@@ -41,7 +47,14 @@ export async function startService(options: ServeOptions, families: readonly Fam
   const storage = await openStorage(options);
   // The refresher logs through the app's logger, made just below (it logs only once requests run).
   const view = new ViewRefresher(storage, () => app.log);
-  const context: ServiceContext = { storage, families, options, routeEnabled: (name) => !options.disabledRoutes.includes(name), view };
+  const context: ServiceContext = {
+    storage,
+    families,
+    options,
+    routeEnabled: (name) => !options.disabledRoutes.includes(name),
+    view,
+    gate,
+  };
   const app = buildApp(context);
   let closing = false;
   // Once stopping, every answer says Connection: close, so kept-alive connections end after their request.

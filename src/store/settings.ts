@@ -46,6 +46,13 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Print a one-line AI/human bar on stderr after each commit (overrides the global setting).',
   },
   {
+    key: 'redact.pii',
+    scope: 'project',
+    type: 'boolean',
+    path: ['redact', 'pii'],
+    description: 'Also redact e-mail addresses and phone numbers from stored transcripts and summaries (overrides the global setting).',
+  },
+  {
     key: 'capture_detached_edits',
     scope: 'global',
     type: 'boolean',
@@ -67,6 +74,13 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Legacy global token slot (spec §5.2 rule 4); never read by sync.',
     secret: true,
     hint: LEGACY_TOKEN_HINT,
+  },
+  {
+    key: 'redact.pii',
+    scope: 'global',
+    type: 'boolean',
+    path: ['redact', 'pii'],
+    description: 'Also redact e-mail addresses and phone numbers, in every project that does not say otherwise.',
   },
   {
     key: 'commit_summary',

@@ -29,6 +29,8 @@ export interface ServiceOptions {
   logLevel?: string;
   /** Team view sign-in attempts per address and minute (the service's default is 10). */
   signInsPerMinute?: number;
+  /** `--allow-secrets`: the service stores uploads that still hold a secret (default: refused, 422 secret_detected). */
+  allowSecrets?: boolean;
 }
 
 export interface ServiceHandle {
@@ -67,7 +69,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const { resolveServeOptions } = await import('../../src/server/options.js');
   const setup = await prepare(options);
   const home = tempDir('tracer-serve-home-');
-  const { families } = await loadServiceFamilies({ home, cwd: process.cwd(), env: {}, extraPlugins: options.plugins ?? [] });
+  const { families, kernel } = await loadServiceFamilies({ home, cwd: process.cwd(), env: {}, extraPlugins: options.plugins ?? [] });
+  const { createSecretGate } = await import('../../src/redact/gate.js');
+  const gate = options.allowSecrets ? undefined : (await createSecretGate(kernel, { home, env: {} })).gate;
   const serveOptions = (port: number) =>
     resolveServeOptions(
       {
@@ -85,7 +89,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       setup.adminSecret ? { TRACER_ADMIN_SECRET: setup.adminSecret } : {},
       home,
     );
-  let service = await start(serveOptions(options.port ?? 0), families);
+  let service = await start(serveOptions(options.port ?? 0), families, gate);
   const port = service.port;
   const handle: ServiceHandle = {
     ...adminClient(service.url, setup.adminSecret),
@@ -104,7 +108,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     },
     restart: async () => {
       await service.close();
-      service = await start(serveOptions(port), families);
+      service = await start(serveOptions(port), families, gate);
       running.add(handle);
     },
     output: () => ({ stdout: '', stderr: '' }),
@@ -141,6 +145,7 @@ export async function spawnService(options: ServiceOptions = {}): Promise<Servic
     for (const route of options.disableRoutes ?? []) args.push('--disable-route', route);
     for (const plugin of options.plugins ?? []) args.push('--plugins', plugin);
     if (options.signInsPerMinute !== undefined) args.push('--sign-ins-per-minute', String(options.signInsPerMinute));
+    if (options.allowSecrets) args.push('--allow-secrets');
     const env: NodeJS.ProcessEnv = { ...cleanEnv(), TRACER_HOME: home, NO_COLOR: '1' };
     if (setup.adminSecret) env.TRACER_ADMIN_SECRET = setup.adminSecret;
     child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });

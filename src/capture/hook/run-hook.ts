@@ -26,6 +26,7 @@ import { PAYLOAD_CAP_BYTES, readPayload, type PayloadRead } from './payload.js';
 import { TRACES_FILE, traceRow } from './trace-row.js';
 import { appendRecord } from '../../store/jsonl.js';
 import type { TraceRecord } from '../trace-record.js';
+import type { CaptureRedaction } from '../../redact/capture.js';
 import { parseWellFormedJson } from './well-formed.js';
 
 export interface HookIo {
@@ -113,7 +114,7 @@ export async function recordEvent(
     });
     if (!destination) return 'done';
     logDir = destination.dir;
-    return await record(adapter, normalized, destination, io.cwd, fail, options);
+    return await record(adapter, normalized, destination, io, fail, options);
   } catch (error) {
     fail(asFailure(error));
     return 'done';
@@ -125,26 +126,27 @@ async function record(
   adapter: AgentAdapter,
   event: HookEvent,
   destination: Destination,
-  processCwd: string,
+  io: Omit<HookIo, 'stdin'>,
   fail: (failure: HookFailure) => void,
   { ts, trace }: RecordOptions,
 ): Promise<'done' | 'retry'> {
   try {
     const path = join(destination.dir, TRACES_FILE);
     const writer = trace ?? APPEND;
-    writer.write(path, writer.earlier ?? traceRow(destination, event, ts, event.cwd ?? processCwd));
+    writer.write(path, writer.earlier ?? traceRow(destination, event, ts, event.cwd ?? io.cwd));
   } catch (error) {
     fail(asFailure(error));
     return 'retry';
   }
+  const redaction = redactionFor(destination, io.env, fail);
   const refresh = refreshMarker(destination, event);
   if (!event.endsTurn && existsSync(refresh)) {
     // The last snapshot missed the turn's final message; whatever event comes next takes it again.
-    await snapshot(destination, event, readMarker(refresh), ts, fail);
+    await snapshot(destination, event, readMarker(refresh), ts, fail, redaction);
     rmSync(refresh, { force: true });
   }
   if (!event.endsTurn && event.reportedSummary === undefined) return 'done';
-  if (event.endsTurn && event.transcriptPath) await snapshot(destination, event, event.transcriptPath, ts, fail);
+  if (event.endsTurn && event.transcriptPath) await snapshot(destination, event, event.transcriptPath, ts, fail, redaction);
   try {
     let text = event.reportedSummary;
     // An unreadable transcript was reported by the snapshot step; the payload's own message still counts.
@@ -156,12 +158,47 @@ async function record(
         text ??= last.text;
       }
     }
-    const { recordSummary } = await import('./summary.js');
-    if (text !== undefined) await recordSummary(destination.dir, { agent: event.agent, conversationId: event.conversationId, text, ts });
+    const redacting = text === undefined ? undefined : await redaction();
+    if (text !== undefined && redacting) {
+      const { recordSummary } = await import('./summary.js');
+      await recordSummary(destination.dir, {
+        agent: event.agent,
+        conversationId: event.conversationId,
+        text: await redacting.text(text),
+        ts,
+        mark: redacting.mark,
+      });
+    }
   } catch (error) {
     fail({ code: 'summary_failed', message: `No summary was recorded: ${messageOf(error)}.` });
   }
   return 'done';
+}
+
+type Redaction = () => Promise<CaptureRedaction | undefined>;
+
+/**
+ * Redaction of the text this event stores (a snapshot, a summary), loaded on
+ * first need: a tool use that stores no text loads none of it. When it cannot be
+ * had (its salt cannot be written, say), nothing of the text is stored: the
+ * transcript is the agent's and the next event snapshots it again.
+ */
+function redactionFor(destination: Destination, env: NodeJS.ProcessEnv, fail: (failure: HookFailure) => void): Redaction {
+  let loading: Promise<CaptureRedaction | undefined> | undefined;
+  return () =>
+    (loading ??= (async () => {
+      try {
+        const { loadCaptureRedaction } = await import('../../redact/lazy.js');
+        const { captureRedaction } = await loadCaptureRedaction();
+        return await captureRedaction({ home: tracerHome(env), projectDir: destination.dir, root: destination.root, env }, fail);
+      } catch (error) {
+        fail({
+          code: 'redaction_unavailable',
+          message: `Redaction could not start (${messageOf(error)}), so no transcript or summary was stored for this event; the next one tries again.`,
+        });
+        return undefined;
+      }
+    })());
 }
 
 async function snapshot(
@@ -170,10 +207,13 @@ async function snapshot(
   transcriptPath: string,
   ts: string,
   fail: (failure: HookFailure) => void,
+  redaction: Redaction,
 ): Promise<void> {
   try {
+    const redacting = await redaction();
+    if (!redacting) return;
     const { snapshotTranscript } = await import('./transcript.js');
-    await snapshotTranscript(destination.dir, event.conversationId, transcriptPath, ts);
+    await snapshotTranscript(destination.dir, event.conversationId, transcriptPath, ts, redacting.snapshot);
   } catch (error) {
     fail({
       code: 'transcript_unreadable',

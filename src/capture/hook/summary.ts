@@ -29,7 +29,8 @@ export interface SummaryRecord {
 /** Appends the summary unless it is already the latest one of its conversation. Returns whether it did. */
 export async function recordSummary(
   dir: string,
-  input: { agent: string; conversationId: string; text: string; ts: string },
+  /** `text` already redacted; `mark` says so in the record (src/redact/mark.ts). */
+  input: { agent: string; conversationId: string; text: string; ts: string; mark?: Record<string, unknown> },
 ): Promise<boolean> {
   const summary = clip(input.text.trim());
   if (summary === '') return false;
@@ -41,13 +42,18 @@ export async function recordSummary(
   }
   if (latest === summary) return false;
   const record = withContentId(
-    { id: '', ts: input.ts, conversation_url: url, summary, agent: input.agent, conversation_id: input.conversationId },
+    { id: '', ts: input.ts, conversation_url: url, summary, agent: input.agent, conversation_id: input.conversationId, ...input.mark },
     'id',
   );
   appendRecord(path, record);
   return true;
 }
 
+/** Cut before a placeholder the limit falls inside, rather than through it. */
 function clip(text: string): string {
-  return text.length <= SUMMARY_MAX_CHARS ? text : `${text.slice(0, SUMMARY_MAX_CHARS - 1)}…`;
+  if (text.length <= SUMMARY_MAX_CHARS) return text;
+  let end = SUMMARY_MAX_CHARS - 1;
+  const open = text.lastIndexOf('[REDACTED:', end);
+  if (open !== -1 && text.indexOf(']', open) >= end) end = open;
+  return `${text.slice(0, end)}…`;
 }

@@ -21,18 +21,30 @@ export interface Snapshot {
   added: boolean;
 }
 
+/**
+ * `redaction`: the bytes pass through it before they are hashed and written, so
+ * the cache never holds what it takes out and the content id is the redacted
+ * bytes'; `mark` is what the row then says of them (src/redact/mark.ts).
+ */
+export interface SnapshotRedaction {
+  transform(chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer>;
+  mark: Record<string, unknown>;
+}
+
 export async function snapshotTranscript(
   projectDir: string,
   conversationId: string,
   transcriptPath: string,
   now: string,
+  redaction?: SnapshotRedaction,
 ): Promise<Snapshot> {
   const store = conversationStore(projectDir);
   const source = expandHome(transcriptPath);
   const cacheDir = join(projectDir, 'conversations');
-  const { sha256, size } = await copyHashing(source, cacheDir, (sha) => store.blobPath!(sha));
+  const chunks = chunksOf(source);
+  const { sha256, size } = await cacheStream(cacheDir, redaction ? redaction.transform(chunks) : chunks, (sha) => store.blobPath!(sha));
   if (await isKnownSnapshot(store, cacheDir, conversationId, sha256)) return { content_sha256: sha256, size, added: false };
-  await store.append([{ conversation_id: conversationId, content_sha256: sha256, size, ts: now }]);
+  await store.append([{ conversation_id: conversationId, content_sha256: sha256, size, ts: now, ...redaction?.mark }]);
   return { content_sha256: sha256, size, added: true };
 }
 
@@ -43,17 +55,17 @@ const SNAPSHOT_TEMP_NAME = '.snapshot';
  * Copied and hashed in one pass through the atomic write (every byte written,
  * fsynced, a temp file left by a killed hook removed by the next snapshot), then
  * renamed to its content-addressed name. Bytes already cached
- * are renamed over their equal copy.
+ * are renamed over their equal copy. Also how a push caches the redacted copy it sends.
  */
-async function copyHashing(
-  source: string,
+export async function cacheStream(
   cacheDir: string,
+  chunks: AsyncIterable<Uint8Array>,
   blobPath: (sha256: string) => string,
 ): Promise<{ sha256: string; size: number }> {
   await localWrite(cacheDir, () => ensureDir(cacheDir, PRIVATE_DIR_MODE));
   const hash = createHash('sha256');
   let sha256 = '';
-  const written = await writeStreamAtomic(join(cacheDir, SNAPSHOT_TEMP_NAME), chunksOf(source), {
+  const written = await writeStreamAtomic(join(cacheDir, SNAPSHOT_TEMP_NAME), chunks, {
     mode: 0o644,
     onChunk: (chunk) => hash.update(chunk),
     beforeRename: async () => {

@@ -5,6 +5,7 @@ import { BLOBS_ROUTE } from '../../protocol/routes.js';
 import { blobTooLarge } from '../blob-stream.js';
 import { projectOf, requireProject, type ServiceContext } from '../context.js';
 import { ProblemError } from '../problem.js';
+import type { StreamFinding } from '../../redact/stream.js';
 
 export const SHA_HEADER = 'x-content-sha256';
 
@@ -53,15 +54,26 @@ export function blobRoutes(context: ServiceContext) {
       const body = request.body as Readable | undefined;
       try {
         // destroyOnReturn: false — a refused upload must not cut the connection before the answer is out.
-        const source = body ? body.iterator({ destroyOnReturn: false }) : ([] as Uint8Array[]);
+        const bytes = body ? body.iterator({ destroyOnReturn: false }) : ([] as Uint8Array[]);
+        // Scanned on the way into storage; a finding throws before the blob is committed.
+        const source = context.gate ? context.gate.blobBytes(bytes, secretDetected) : bytes;
         const stored = await context.storage.writeBlob(projectOf(request).id, claimed, source, context.options.blobMaxBytes);
         return reply.code(stored.created ? 201 : 200).send({ sha256: claimed, size: stored.size });
       } catch (error) {
-        if (error instanceof ProblemError && error.code === 'blob_too_large') throw refuseUnread(request, reply, error);
+        if (error instanceof ProblemError && (error.code === 'blob_too_large' || error.code === 'secret_detected'))
+          throw refuseUnread(request, reply, error);
         throw error;
       }
     });
   };
+}
+
+function secretDetected(finding: StreamFinding): never {
+  throw new ProblemError(
+    422,
+    'secret_detected',
+    `The blob still holds what looks like a secret (line ${finding.line}: ${finding.rule}); nothing was stored. The client must redact before it uploads: a current tracer push does, and tracer redact --store cleans a local store.`,
+  );
 }
 
 function shaParam(request: FastifyRequest): string {

@@ -8,6 +8,7 @@ import { projectOf, requireProject, type ServiceContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ProblemError, type ValidationError } from '../problem.js';
 import type { ProjectRef } from '../storage/types.js';
+import type { SecretGate } from '../../redact/gate.js';
 
 /** Upload and pull for every enabled family, from its definition alone. */
 export function syncRoutes(context: ServiceContext) {
@@ -26,6 +27,7 @@ async function upload(context: ServiceContext, family: FamilyDefinition, request
   const project = projectOf(request);
   const batch = prepareBatch(request.body, family);
   // Checked before anything is written, so a refused batch changes nothing.
+  if (context.gate && family.text) await refuseSecrets(context.gate, family, (request.body as { items: unknown[] }).items);
   const missing: ValidationError[] = [];
   for (const pointer of batch.pointers) {
     const held = batch.inlineBlobs.get(pointer.sha)?.length ?? (await context.storage.blobSize(project.id, pointer.sha));
@@ -58,6 +60,31 @@ async function upload(context: ServiceContext, family: FamilyDefinition, request
   // The team view takes the new rows in now or once the uploads pause, by backend (team/refresher.ts).
   if (inserted > 0 && context.routeEnabled('ui')) await context.view.afterUpload(project.id);
   return { received, inserted, duplicates: received - inserted };
+}
+
+/** The second gate (src/redact/gate.ts): a batch whose text still holds a secret is refused whole, naming the items. */
+async function refuseSecrets(gate: SecretGate, family: FamilyDefinition, items: readonly unknown[]): Promise<void> {
+  const inline = new Map<number, Buffer>();
+  const member = family.blob?.inlineMember;
+  if (member) {
+    for (const [index, item] of items.entries()) {
+      const value = (item as Record<string, unknown>)[member];
+      if (typeof value === 'string') inline.set(index, Buffer.from(value, 'base64'));
+    }
+  }
+  const findings = await gate.findInItems(family, items, inline);
+  if (findings.length === 0) return;
+  const [first] = findings;
+  throw new ProblemError(
+    422,
+    'secret_detected',
+    `${new Set(findings.map((finding) => finding.index)).size} of ${items.length} items still hold what looks like a secret (item ${first!.index}, ${first!.field}, line ${first!.line}: ${first!.rule}); nothing was stored. The client must redact before it uploads: a current tracer push does, and tracer redact --store cleans a local store.`,
+    findings.map((finding) => ({
+      index: finding.index,
+      field: finding.field,
+      message: `holds what looks like a secret at line ${finding.line} (rule ${finding.rule}); redact it before uploading`,
+    })),
+  );
 }
 
 async function pull(context: ServiceContext, family: FamilyDefinition, request: FastifyRequest) {

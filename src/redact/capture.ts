@@ -1,0 +1,103 @@
+// Redaction for the capture hooks, which never boot the kernel: only the plugins
+// that may bring detectors are applied, to a kernel of their own, when there is
+// text to redact (a transcript snapshot, a summary). Those are the enabled
+// built-ins named `redact…` and every module of the user's and the project's
+// plugin lists (an organization's detector is one of those); the agents, the
+// families and the transport are never loaded here.
+//
+// Whatever goes wrong while the detectors are gathered is reported and the rest
+// still run: a broken team file or plugin leaves the built-in layers in place.
+import { join } from 'node:path';
+import { listLayer } from '../capture/hook/run-hook.js';
+import { Kernel } from '../kernel/kernel.js';
+import { BUILTIN_LIST_FILE, builtinPluginPath, effectivePluginList, importPlugin, type PluginEntry } from '../kernel/plugin-list.js';
+import { homePaths, PROJECT_STATE_FILES } from '../store/home.js';
+import { REDACTED_MEMBER } from './mark.js';
+import { buildRedactor, type BuiltRedactor } from './redactor.js';
+import { redactStream } from './stream.js';
+import type { RedactionProblem } from './types.js';
+
+export interface CaptureTarget {
+  home: string;
+  /** The project folder the snapshot or summary is written to. */
+  projectDir: string;
+  /** The repository root (its `.tracer/redact.json`); none for detached captures. */
+  root?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** One per project folder and process: a fold may record many events of one project. */
+const cache = new Map<string, { built: Promise<BuiltRedactor>; sink: (problem: RedactionProblem) => void }>();
+
+/**
+ * The redactor capture uses for this project, built on first need. Problems are
+ * reported to `onProblem` of the event being recorded (those met while gathering
+ * the detectors, to the first).
+ */
+export function captureRedactor(target: CaptureTarget, onProblem: (problem: RedactionProblem) => void): Promise<BuiltRedactor> {
+  const key = `${target.projectDir}\0${target.root ?? ''}`;
+  let cached = cache.get(key);
+  if (!cached) {
+    const entry = { sink: onProblem } as { built: Promise<BuiltRedactor>; sink: (problem: RedactionProblem) => void };
+    entry.built = build(target, (problem) => entry.sink(problem));
+    // A build that failed is tried again by the next event.
+    entry.built.catch(() => cache.delete(key));
+    cache.set(key, entry);
+    cached = entry;
+  }
+  cached.sink = onProblem;
+  return cached.built;
+}
+
+async function build(target: CaptureTarget, onProblem: (problem: RedactionProblem) => void): Promise<BuiltRedactor> {
+  const layers = [
+    listLayer(BUILTIN_LIST_FILE, 'builtin'),
+    listLayer(homePaths(target.home).plugins, 'user'),
+    listLayer(join(target.projectDir, PROJECT_STATE_FILES.config), 'project'),
+  ];
+  const kernel = new Kernel({ home: target.home, cwd: target.root ?? target.projectDir, env: target.env });
+  const early: RedactionProblem[] = [];
+  for (const [position, entry] of effectivePluginList(layers).enabled.entries()) {
+    if (!mayBringDetectors(entry)) continue;
+    try {
+      await kernel.use(await importPlugin(entry), position);
+    } catch (error) {
+      const why = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+      early.push({ code: 'redact_plugin_failed', message: `${why}; capture goes on with the other plugins' redaction.` });
+    }
+  }
+  for (const problem of early) onProblem(problem);
+  return buildRedactor(kernel, {
+    purpose: 'capture',
+    home: target.home,
+    root: target.root,
+    projectDir: target.projectDir,
+    env: target.env,
+    fingerprint: 'home',
+    onProblem,
+  });
+}
+
+function mayBringDetectors(entry: PluginEntry): boolean {
+  const builtin = builtinPluginPath(entry.spec) !== undefined;
+  return builtin ? entry.spec === 'redact' || entry.spec.startsWith('redact-') : !entry.spec.startsWith('agents/');
+}
+
+/** What capture applies: to a snapshot's bytes on their way into the cache, and to a summary's text. */
+export interface CaptureRedaction {
+  snapshot: { transform(chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer>; mark: Record<string, unknown> };
+  /** The text redacted. */
+  text(text: string): Promise<string>;
+  /** Members a redacted record carries (none when no plugin brings a detector: nothing was redacted). */
+  mark: Record<string, unknown>;
+}
+
+export async function captureRedaction(target: CaptureTarget, onProblem: (problem: RedactionProblem) => void): Promise<CaptureRedaction> {
+  const { redactor } = await captureRedactor(target, onProblem);
+  const mark = redactor.detectors.length > 0 ? { [REDACTED_MEMBER]: true } : {};
+  return {
+    snapshot: { transform: (chunks) => redactStream(chunks, redactor), mark },
+    text: async (text) => (await redactor.redact(text)).text,
+    mark,
+  };
+}

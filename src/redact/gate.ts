@@ -1,0 +1,84 @@
+// The service is a second gate: every uploaded transcript (blob or inline) and
+// every text member of a family that declares one (a summary) is scanned with the
+// same detectors capture uses (the service's plugin list: the built-in layers
+// without team rules or personal data, plus any detector plugin it was given).
+// One that still holds a finding is refused, 422 `secret_detected`, naming the
+// rule and where, never the secret; nothing of the request is stored. Old clients
+// and third-party uploaders meet it too. `tracer serve --allow-secrets` turns it off.
+import type { FamilyDefinition } from '../kernel/families.js';
+import type { Redactor } from './engine.js';
+import { scanningStream, decodeSegment, lineSegments, type StreamFinding } from './stream.js';
+
+/** An item of an upload that holds a finding: where, and the rule, as the problem's `errors[]` says it. */
+export interface GateFinding {
+  index: number;
+  field: string;
+  rule: string;
+  line: number;
+}
+
+export class SecretGate {
+  constructor(readonly redactor: Redactor) {}
+
+  /** The findings of an upload's items, in their text members and inline bytes (`inlineBytes`: decoded, by index). */
+  async findInItems(family: FamilyDefinition, items: readonly unknown[], inlineBytes: ReadonlyMap<number, Buffer>): Promise<GateFinding[]> {
+    const findings: GateFinding[] = [];
+    for (const [index, item] of items.entries()) {
+      const record = item as Record<string, unknown>;
+      for (const member of family.text?.members ?? []) {
+        const value = record[member];
+        if (typeof value !== 'string') continue;
+        const [first] = await this.redactor.find(value);
+        if (first) findings.push({ index, field: member, rule: first.rule, line: lineOf(value, first.start) });
+      }
+      const bytes = inlineBytes.get(index);
+      if (bytes && family.blob && family.text?.blob) {
+        const found = await this.findInBytes([bytes]);
+        if (found) findings.push({ index, field: family.blob.inlineMember, ...found });
+      }
+    }
+    return findings;
+  }
+
+  /** The first finding of some bytes, read as a stream would be. */
+  async findInBytes(chunks: Iterable<Uint8Array>): Promise<StreamFinding | undefined> {
+    let lines = 0;
+    for await (const segment of lineSegments(chunks)) {
+      const text = decodeSegment(segment);
+      const [first] = await this.redactor.find(text);
+      if (first) return { rule: first.rule, line: lines + lineOf(text, first.start) };
+      lines += text.split('\n').length - 1;
+    }
+    return undefined;
+  }
+
+  /** A blob upload's bytes, passed on once scanned; `refuse` throws at the first finding, before anything is kept. */
+  blobBytes(
+    source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    refuse: (finding: StreamFinding) => never,
+  ): AsyncIterable<Uint8Array> {
+    return scanningStream(source, this.redactor, refuse);
+  }
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let index = text.indexOf('\n'); index !== -1 && index < offset; index = text.indexOf('\n', index + 1)) line += 1;
+  return line;
+}
+
+/** The gate of a service whose plugins the kernel holds (the redact plugin's built-in layers, any detector plugin given with --plugins). */
+export async function createSecretGate(
+  kernel: import('../kernel/kernel.js').Kernel,
+  where: { home: string; env: NodeJS.ProcessEnv },
+): Promise<{ gate: SecretGate; detectors: number; problems: Array<{ code: string; message: string }> }> {
+  const { buildRedactor } = await import('./redactor.js');
+  const { redactor, problems } = await buildRedactor(kernel, {
+    purpose: 'serve',
+    home: where.home,
+    env: where.env,
+    pii: false,
+    fingerprint: 'none',
+  });
+  return { gate: new SecretGate(redactor), detectors: redactor.detectors.length, problems };
+}

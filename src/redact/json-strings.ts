@@ -1,0 +1,82 @@
+// A transcript line is JSON, and the secrets in it sit inside its strings, some
+// behind escapes (`\"`, `\n`, `\u002f`). These helpers find a line's string
+// literals and map offsets between a literal's raw text and its decoded value,
+// so that a secret can be replaced inside one string while every other byte of
+// the line stays as it was.
+
+/** Whether a line looks like a JSON object or array (transcripts are JSON lines). */
+export function looksLikeJson(line: string): boolean {
+  const first = line.search(/\S/);
+  if (first === -1) return false;
+  const open = line.charCodeAt(first);
+  if (open !== 0x7b && open !== 0x5b) return false;
+  const trimmed = line.trimEnd();
+  const close = trimmed.charCodeAt(trimmed.length - 1);
+  return close === 0x7d || close === 0x5d;
+}
+
+/** `[start, end)` of each string literal's content (quotes excluded); undefined when one is never closed. */
+export function stringLiterals(line: string): Array<[number, number]> | undefined {
+  const spans: Array<[number, number]> = [];
+  let position = 0;
+  for (;;) {
+    const open = line.indexOf('"', position);
+    if (open === -1) return spans;
+    let close = open + 1;
+    for (;;) {
+      close = line.indexOf('"', close);
+      if (close === -1) return undefined;
+      let backslashes = 0;
+      for (let index = close - 1; index > open && line.charCodeAt(index) === 0x5c; index -= 1) backslashes += 1;
+      if (backslashes % 2 === 0) break;
+      close += 1;
+    }
+    spans.push([open + 1, close]);
+    position = close + 1;
+  }
+}
+
+/**
+ * A literal's raw content as units: a plain character or one escape sequence,
+ * each of which decodes to exactly one UTF-16 code unit. `starts[k]` is where the
+ * k-th unit begins, so decoded offset k and raw offset starts[k] name the same place.
+ */
+export class LiteralUnits {
+  readonly starts: number[] = [];
+
+  constructor(
+    readonly line: string,
+    readonly start: number,
+    readonly end: number,
+  ) {
+    for (let index = start; index < end;) {
+      this.starts.push(index);
+      index += line.charCodeAt(index) === 0x5c ? (line.charCodeAt(index + 1) === 0x75 ? 6 : 2) : 1;
+    }
+  }
+
+  /** The decoded value; throws when the raw text is not a valid JSON string. */
+  decode(): string {
+    return JSON.parse(`"${this.line.slice(this.start, this.end)}"`) as string;
+  }
+
+  /** The raw offset of decoded offset `k` (k may equal the decoded length: the literal's end). */
+  rawOffset(k: number): number {
+    return k >= this.starts.length ? this.end : this.starts[k]!;
+  }
+
+  /** The decoded offset of the unit holding raw offset `raw`, or of the next one when `after` (so a span keeps whole escapes). */
+  decodedOffset(raw: number, after: boolean): number {
+    let low = 0;
+    let high = this.starts.length;
+    // First unit starting past `raw`.
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.starts[middle]! <= raw) low = middle + 1;
+      else high = middle;
+    }
+    const holding = low - 1;
+    if (holding < 0) return 0;
+    return after && this.starts[holding] !== raw ? holding + 1 : holding;
+  }
+}

@@ -1,0 +1,111 @@
+// Layer 1, the known formats secretlint's preset lacks: Google API keys, Stripe
+// keys, JSON Web Tokens, Authorization headers, credentials in any URL scheme
+// (redis://, amqp://, …), and `password=` / `secret:` style assignments. Each
+// pattern follows its issuer's documented format.
+import type { DetectedSecret, RedactionDetector } from '../types.js';
+import { findAssignments, isLiteralValue, PASSWORD_NAME, PASSWORD_TRIGGER } from './assignments.js';
+
+/** A value that names another value rather than being one: `${VAR}`, `$VAR`, `%VAR%`, `{{ x }}`, `<your-token>`, `***`. */
+export function isReference(value: string): boolean {
+  return /^(?:\$\{?|%|\{\{|<%|<|\*{3,}|\.{3}|\[REDACTED:)/.test(value) || /(?:^|[^A-Za-z0-9])(?:xxx+|XXX+)(?:[^A-Za-z0-9]|$)/.test(value);
+}
+
+interface Format {
+  id: string;
+  description: string;
+  pattern: RegExp;
+  /** Group holding the secret (1) when the match has context around it; 0 for the whole match. */
+  group?: number;
+  accept?: (secret: string) => boolean;
+}
+
+const hasDigitAndLetter = (value: string) => /[0-9]/.test(value) && /[A-Za-z]/.test(value);
+
+const FORMATS: Format[] = [
+  {
+    // https://cloud.google.com/docs/authentication/api-keys: "AIza" and 35 characters.
+    id: 'google-api-key',
+    description: 'Google API key (AIza…)',
+    pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/dg,
+  },
+  {
+    // https://docs.stripe.com/keys: secret (sk_) and restricted (rk_) keys, live and test mode.
+    id: 'stripe-secret-key',
+    description: 'Stripe secret or restricted key (sk_live_…, rk_test_…)',
+    pattern: /(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[0-9A-Za-z]{20,247}(?![A-Za-z0-9_])/dg,
+  },
+  {
+    // https://docs.stripe.com/webhooks: endpoint signing secrets.
+    id: 'stripe-webhook-secret',
+    description: 'Stripe webhook signing secret (whsec_…)',
+    pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{24,}(?![A-Za-z0-9_])/dg,
+  },
+  {
+    // RFC 7519: three base64url parts; header and payload are JSON objects, so both start with "eyJ".
+    id: 'jwt',
+    description: 'JSON Web Token (eyJ….eyJ….…)',
+    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}(?![A-Za-z0-9_-])/dg,
+  },
+  {
+    // RFC 6750 bearer tokens, in a header or a curl command line.
+    id: 'bearer-token',
+    description: 'Bearer token of an Authorization header',
+    pattern: /\b[Bb]earer\s+([A-Za-z0-9\-._~+/]{20,}=*)/dg,
+    group: 1,
+    accept: hasDigitAndLetter,
+  },
+  {
+    // RFC 7617: "Basic" and base64 of user:password.
+    id: 'basic-auth-header',
+    description: 'Basic credentials of an Authorization header',
+    pattern: /[Aa]uthorization\\{0,3}["']?\s*[:=]\s*\\{0,3}["']?\s*Basic\s+([A-Za-z0-9+/]{8,}={0,2})/dg,
+    group: 1,
+  },
+  {
+    // RFC 3986 userinfo: `scheme://user:password@host`, for the schemes secretlint's URL rules do not cover.
+    id: 'url-credentials',
+    description: 'password in the user:password@ part of any URL',
+    pattern: /\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}:\/\/[^\s:@/"'\\]{0,100}:([^\s@/"'\\]{3,200})@/dg,
+    group: 1,
+    accept: (password) => !isReference(password) && !/^(?:password|passwd|pass|secret|changeme|PASSWORD)$/i.test(password),
+  },
+];
+
+export function formatDetectors(): RedactionDetector[] {
+  const formats: RedactionDetector = {
+    id: 'known-formats',
+    source: 'built-in',
+    description: 'Formats secretlint lacks: Google, Stripe, JWT, Authorization headers, URL credentials',
+    rules: FORMATS.map(({ id, description }) => ({ id, description })),
+    trigger: /AIza|[sr]k_(?:live|test)_|whsec_|eyJ|[Bb]earer|Basic|:\/\/[^\s/]{1,300}@/,
+    detect(text) {
+      const found: DetectedSecret[] = [];
+      for (const format of FORMATS) {
+        format.pattern.lastIndex = 0;
+        for (const match of text.matchAll(format.pattern)) {
+          const group = format.group ?? 0;
+          const secret = match[group];
+          const span = match.indices?.[group];
+          if (secret === undefined || !span || (format.accept && !format.accept(secret))) continue;
+          found.push({ start: span[0], end: span[1], rule: format.id });
+        }
+      }
+      return found;
+    },
+  };
+  const passwords: RedactionDetector = {
+    id: 'password-assignment',
+    source: 'built-in',
+    description: 'A literal value assigned to a password- or secret-like name (password=…, secret: …, "passwd": "…")',
+    trigger: PASSWORD_TRIGGER,
+    detect(text) {
+      const found: DetectedSecret[] = [];
+      for (const assignment of findAssignments(text)) {
+        if (!PASSWORD_NAME.test(assignment.name) || !isLiteralValue(assignment)) continue;
+        found.push({ start: assignment.start, end: assignment.end, rule: 'password-assignment' });
+      }
+      return found;
+    },
+  };
+  return [formats, passwords];
+}

@@ -1,0 +1,135 @@
+// Layer 1, the known formats, from a well-kept rule library: secretlint's
+// recommended preset (AWS, GCP, GitHub, npm, Slack, OpenAI, Anthropic, Linear,
+// 1Password, SendGrid, Shopify, private keys, basic auth and database connection
+// strings), run through @secretlint/core. Loaded on the first text a trigger
+// lets through, so text without a candidate never pays for the library.
+//
+// secretlint reports a finding as a range and a message id; its messages quote
+// the secret, so only the id is read. Some ranges cover more than the secret (a
+// whole connection string, or, for AWS secret keys, 40 characters from the start
+// of `AWS_SECRET_ACCESS_KEY=`): those are narrowed to the secret itself, so the
+// placeholder replaces the password of a URL and leaves its host readable.
+import type { DetectedSecret, RedactionDetector, RedactionRule } from '../types.js';
+
+/** secretlint's message ids, as this tool's rule ids (the placeholder's kind), with what narrows their range. */
+const RULES: Record<string, { id: string; description: string; narrow?: RegExp }> = {
+  AWSAccessKeyID: { id: 'aws-access-key-id', description: 'AWS access key id (AKIA…, ASIA…)' },
+  AWSSecretAccessKey: {
+    id: 'aws-secret-access-key',
+    description: 'AWS secret access key assigned to AWS_SECRET_ACCESS_KEY',
+    narrow: /(?::|=>|=)\s*\\{0,3}["']?([A-Za-z0-9/+=]{40})/d,
+  },
+  PrivateKeyJSON: { id: 'gcp-service-account-key', description: 'GCP service account key file' },
+  PrivateKeyP12: { id: 'gcp-service-account-key', description: 'GCP service account key file (p12)' },
+  PackageJSON_xOauthToken: {
+    id: 'github-token',
+    description: 'GitHub token in an x-oauth-basic URL',
+    narrow: /:\/\/(.{1,256}):x-oauth-basic@/d,
+  },
+  Npmrc_authToken: { id: 'npm-auth-token', description: 'npm _authToken setting', narrow: /_authToken=([^\s"'\\]+)/d },
+  NPM_ACCESS_TOKEN: { id: 'npm-access-token', description: 'npm access token (npm_…)' },
+  SLACK_TOKEN: { id: 'slack-token', description: 'Slack token (xoxb-, xoxp-, xapp-…)' },
+  IncomingWebhook: { id: 'slack-webhook-url', description: 'Slack incoming webhook URL' },
+  BasicAuth: { id: 'basic-auth-url', description: 'password of a URL with user:password@', narrow: /:\/\/[^:/\s]*:([^@/\s]+)@/d },
+  OPENAI_TOKEN: { id: 'openai-api-key', description: 'OpenAI API key' },
+  ANTHROPIC_API_KEY: { id: 'anthropic-api-key', description: 'Anthropic API key (sk-ant-api…)' },
+  LINEAR_API_TOKEN: { id: 'linear-api-key', description: 'Linear API key (lin_api_…)' },
+  PrivateKey: { id: 'private-key', description: 'PEM private key (RSA, DSA, EC, OpenSSH, PGP, PKCS#8)' },
+  SENDGRID_KEY: { id: 'sendgrid-api-key', description: 'SendGrid API key (SG.…)' },
+  SHOPIFY_KEY: { id: 'shopify-token', description: 'Shopify access token (shpat_…)' },
+  GITHUB_TOKEN: { id: 'github-token', description: 'GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)' },
+  OPS_TOKEN: { id: '1password-service-account-token', description: '1Password service account token (ops_…)' },
+  MongoDBConnection: {
+    id: 'mongodb-connection-string',
+    description: 'password of a mongodb:// URL',
+    narrow: /:\/\/[^:/\s]{1,100}:([^@/\s]{1,200})@/d,
+  },
+  MySQLConnection: {
+    id: 'mysql-connection-string',
+    description: 'password of a mysql:// URL',
+    narrow: /:\/\/[^:/\s]{1,100}:([^@/\s]{1,200})@/d,
+  },
+  PostgreSQLConnection: {
+    id: 'postgresql-connection-string',
+    description: 'password of a postgres:// URL',
+    narrow: /:\/\/[^:/\s]{1,100}:([^@/\s]{1,200})@/d,
+  },
+};
+
+const URL_RULES = new Set(['basic-auth-url', 'mongodb-connection-string', 'mysql-connection-string', 'postgresql-connection-string']);
+
+/**
+ * What any preset rule needs to see before it can report: the formats' fixed
+ * prefixes, `SECRET_ACCESS` for AWS secret keys, and `://…@` for the URL rules.
+ */
+const TRIGGER =
+  /A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)|x-oauth-basic|_authToken|npm_|xox[bpaor]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]{1,300}@|T3BlbkFJ|sk-ant-api|lin_api_|ops_ey|PRIVATE KEY|SG\.|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_/;
+
+/** Rules of the preset left out: filter-comments would let a `secretlint-disable` comment in a transcript switch redaction off. */
+const LEFT_OUT = new Set(['@secretlint/secretlint-rule-filter-comments']);
+
+type LintSource = typeof import('@secretlint/core').lintSource;
+type Config = Parameters<LintSource>[0]['options']['config'];
+
+let loaded: Promise<{ lintSource: LintSource; config: Config }> | undefined;
+
+function load() {
+  loaded ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({
+    lintSource: core.lintSource,
+    config: {
+      rules: preset.rules
+        .filter((rule) => !LEFT_OUT.has(rule.meta.id))
+        .map((rule) => ({
+          id: rule.meta.id,
+          rule,
+          // Access key ids count as secrets here (transcripts pair them with their keys); account ids do not.
+          ...(rule.meta.id === '@secretlint/secretlint-rule-aws'
+            ? { options: { enableIDScanRule: true }, allowMessageIds: ['AWSAccountID'] }
+            : {}),
+        })),
+    } as Config,
+  }));
+  return loaded;
+}
+
+export function secretlintDetector(): RedactionDetector {
+  const rules: RedactionRule[] = [];
+  for (const { id, description } of Object.values(RULES)) if (!rules.some((rule) => rule.id === id)) rules.push({ id, description });
+  return {
+    id: 'secretlint-recommend',
+    source: 'built-in (@secretlint/secretlint-rule-preset-recommend)',
+    description: "secretlint's recommended preset",
+    rules,
+    trigger: TRIGGER,
+    async detect(text) {
+      const { lintSource, config } = await load();
+      const result = await lintSource({
+        source: { content: text, filePath: 'transcript.txt', ext: '.txt', contentType: 'text' },
+        options: { config, noPhysicFilePath: true, maskSecrets: true },
+      });
+      const found: DetectedSecret[] = [];
+      for (const message of result.messages) {
+        const rule = RULES[message.messageId];
+        const [start, end] = message.range;
+        if (!rule) {
+          // A message id this version does not know yet (a newer preset): redact its range under the rule's name.
+          found.push({ start, end, rule: message.ruleId.replace(/^@secretlint\/secretlint-rule-/, '') });
+          continue;
+        }
+        found.push(narrowed(text, start, end, rule.id, rule.narrow));
+      }
+      // Where a URL rule and a token rule find the same secret (a token as a URL's password), the token names it.
+      return found.sort((a, b) => Number(URL_RULES.has(a.rule!)) - Number(URL_RULES.has(b.rule!)));
+    },
+  };
+}
+
+/** The secret inside a range that covers more (a URL's password), or the range itself when the narrowing does not apply. */
+function narrowed(text: string, start: number, end: number, rule: string, narrow: RegExp | undefined): DetectedSecret {
+  if (!narrow) return { start, end, rule };
+  // The AWS rule's range starts at the variable name and may stop short of the value: look a little past it.
+  const window = text.slice(start, Math.min(text.length, Math.max(end, start + 300)));
+  const match = narrow.exec(window);
+  const group = match?.indices?.[1];
+  return group ? { start: start + group[0], end: start + group[1], rule } : { start, end, rule };
+}

@@ -1,0 +1,94 @@
+// Data captured before redaction existed may hold secrets. A push scans what it
+// is about to send that is not marked redacted and sends a redacted copy: a
+// family's text members (a summary) redacted with a new content id, a blob (a
+// transcript) redacted into the cache under its new sha. The stored record stays
+// as it is; the push engine records that it went out as the copy (sent-as.jsonl),
+// so the next push is a no-op and a pull takes the copy for the stored record.
+// `tracer redact --store` rewrites the store itself.
+import { createReadStream } from 'node:fs';
+import { dirname } from 'node:path';
+import { withContentId } from '../core/content-id.js';
+import { cacheStream } from '../capture/hook/transcript.js';
+import type { RegisteredFamily } from '../kernel/families.js';
+import type { Kernel } from '../kernel/kernel.js';
+import type { FamilyStore, OutgoingRewrite, SyncSession } from '../kernel/types.js';
+import type { Redactor } from './engine.js';
+import { isMarkedRedacted, REDACTED_MEMBER } from './mark.js';
+import { buildRedactor, type BuiltRedactor } from './redactor.js';
+import { decodeSegment, lineSegments, redactStream } from './stream.js';
+
+export function outgoingRewrite(kernel: Kernel, session: SyncSession, family: RegisteredFamily): OutgoingRewrite {
+  let built: Promise<BuiltRedactor> | undefined;
+  const redactor = async () => {
+    built ??= buildRedactor(kernel, {
+      purpose: 'push',
+      home: kernel.context.home,
+      root: session.project.git.worktree,
+      projectDir: session.project.dir,
+      env: kernel.context.env,
+      fingerprint: 'home',
+      onProblem: (problem) => session.warn(problem),
+    });
+    return (await built).redactor;
+  };
+  return {
+    reason: 'redaction',
+    async rewrite(record, store) {
+      if (isMarkedRedacted(record)) return undefined;
+      return redactedRecord(family, record, store, await redactor());
+    },
+  };
+}
+
+/** The record redacted and marked, or undefined when it holds nothing to redact. Shared with `tracer redact --store`. */
+export async function redactedRecord(
+  family: RegisteredFamily,
+  record: Record<string, unknown>,
+  store: FamilyStore,
+  redactor: Redactor,
+): Promise<Record<string, unknown> | undefined> {
+  let copy: Record<string, unknown> | undefined;
+  for (const member of family.text?.members ?? []) {
+    const value = record[member];
+    if (typeof value !== 'string') continue;
+    const result = await redactor.redact(value);
+    if (result.findings.length > 0) (copy ??= { ...record })[member] = result.text;
+  }
+  if (family.blob && family.text?.blob && store.blobPath) {
+    const sha = record[family.blob.shaMember];
+    if (typeof sha === 'string') {
+      const bytes = await redactedBlob(store.blobPath(sha), store.blobPath.bind(store), redactor);
+      if (bytes && bytes.sha256 !== sha)
+        Object.assign((copy ??= { ...record }), { [family.blob.shaMember]: bytes.sha256, [family.blob.sizeMember]: bytes.size });
+    }
+  }
+  if (!copy) return undefined;
+  copy[REDACTED_MEMBER] = true;
+  return family.idMember === null ? copy : withContentId(copy, family.idMember);
+}
+
+/** The blob's bytes redacted into the cache beside it; undefined when nothing was found (or the bytes are not there: the push reports that). */
+async function redactedBlob(
+  path: string,
+  blobPath: (sha256: string) => string,
+  redactor: Redactor,
+): Promise<{ sha256: string; size: number } | undefined> {
+  async function* bytes() {
+    yield* createReadStream(path) as AsyncIterable<Buffer>;
+  }
+  // Read once to find, and once more to redact only when there is something: most blobs hold nothing.
+  try {
+    let found = false;
+    for await (const segment of lineSegments(bytes())) {
+      if ((await redactor.find(decodeSegment(segment))).length > 0) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) return undefined;
+    return await cacheStream(dirname(dirname(path)), redactStream(bytes(), redactor), blobPath);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
