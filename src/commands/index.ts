@@ -68,7 +68,11 @@ export const COMMANDS_BY_WORD: Readonly<Record<string, () => Promise<Commands>>>
     return [github.CiGithubCommand, gitlab.CiGitlabCommand];
   },
   redact: async () => {
-    const [check, rules, store] = await Promise.all([import('./redact/check.js'), import('./redact/rules.js'), import('./redact/store.js')]);
+    const [check, rules, store] = await Promise.all([
+      import('./redact/check.js'),
+      import('./redact/rules.js'),
+      import('./redact/store.js'),
+    ]);
     return [check.RedactCheckCommand, rules.RedactRulesCommand, store.RedactStoreCommand];
   },
   rule: async () => {

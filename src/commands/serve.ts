@@ -57,7 +57,8 @@ export class ServeCommand extends TracerCommand {
     description: 'Team view sign-in attempts allowed per client address and minute (default 10; env TRACER_SERVE_SIGN_INS_PER_MINUTE)',
   });
   allowSecrets = Option.Boolean('--allow-secrets', {
-    description: 'Store uploads that still hold a secret instead of refusing them with 422 secret_detected (env TRACER_SERVE_ALLOW_SECRETS)',
+    description:
+      'Store uploads that still hold a secret instead of refusing them with 422 secret_detected (env TRACER_SERVE_ALLOW_SECRETS)',
   });
   plugins = Option.Array('--plugins', {
     description: 'Extra plugin module enabling a custom family on the service; repeatable (env TRACER_SERVE_PLUGINS)',
@@ -88,7 +89,9 @@ export class ServeCommand extends TracerCommand {
       home,
     );
     const { families, warnings, kernel: serviceKernel } = await loadServiceFamilies({ home, cwd, env, extraPlugins: options.plugins });
-    const secrets = options.allowSecrets ? undefined : await (await import('../redact/gate.js')).createSecretGate(serviceKernel, { home, env });
+    const secrets = options.allowSecrets
+      ? undefined
+      : await (await import('../redact/gate.js')).createSecretGate(serviceKernel, { home, env });
     // Shown now, not at exit: the service may run for weeks.
     reportWarnings([...warnings, ...(secrets?.problems ?? [])], this.context.stderr);
     let service;
@@ -102,7 +105,8 @@ export class ServeCommand extends TracerCommand {
     this.print(`families: ${families.map((family) => family.name).join(', ')}${disabled}`);
     // Never silently: whoever reads the log sees whether secrets can be stored.
     if (!secrets) this.print('secret gate OFF (--allow-secrets): uploads that still hold a secret are stored as they are');
-    else if (secrets.detectors === 0) this.print('secret gate on, but no enabled plugin brings a detector: nothing is refused (tracer plugins)');
+    else if (secrets.detectors === 0)
+      this.print('secret gate on, but no enabled plugin brings a detector: nothing is refused (tracer plugins)');
     else this.print(`secret gate on: uploads that still hold a secret are refused (secret_detected), ${secrets.detectors} detectors`);
 
     const signal = await new Promise<NodeJS.Signals>((resolve) => {

@@ -31,11 +31,13 @@ export function findAssignments(text: string): Assignment[] {
   const found: Assignment[] = [];
   for (const pattern of [ASSIGNMENT, FLAG]) {
     pattern.lastIndex = 0;
-    for (const match of text.matchAll(pattern)) {
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
       const groups = match.groups!;
       const valueGroup = groups.qv !== undefined ? 'qv' : 'uv';
       const span = match.indices!.groups![valueGroup];
       if (!span) continue;
+      // A value may itself hold assignments (`"content": "DB_PASSWORD=…"` in a JSON line): read on from its start.
+      pattern.lastIndex = span[0];
       found.push({
         name: groups.name!,
         start: span[0],
@@ -61,7 +63,7 @@ export const PASSWORD_TRIGGER =
 const KEY_NAME =
   /token|secret|pass(?:word|wd|phrase)|(?<![a-z])(?:pwd|auth)|credential|api[_-]?key|(?<=[a-z0-9])[_.-]?key(?:s)?$|^(?:access|private|signing|encryption|master|license|client|app|secret)[_-]?key/i;
 /** ...unless the name says what kind of non-secret they are. */
-const NOT_SECRET_NAME =
+export const NOT_SECRET_NAME =
   /(?:public|cache|primary|foreign|sort|partition|idempotency|hash|map|row|lookup|unique|object|s3|storage|react|hot|monkey|tur|primary)[_-]?key|key[_-]?(?:id|name|path|file|type|size|length|count|prefix|pattern|ring|board|word|frame|stroke|code|value)s?$|tokens?[_-]?(?:type|count|usage|limit|url|uri|endpoint|name|id|length|budget|estimate|expir\w*)$|(?:input|output|max|total|cache\w*)[_-]?tokens?|^tokens$|auth[_-]?(?:type|url|uri|method|mode|provider|domain|header|scheme|server|flow|state|required|enabled)$|(?:has|is|use|with|no|enable|require|show|hide|allow)[_-]?(?:password|secret|token|auth)|(?:password|secret|token)[_-]?(?:policy|length|min\w*|max\w*|field|input|label|hint|rules?|strength|hash|digest|prompt|reset|confirm\w*|visible|changed|expir\w*|file|path|env|name|ref|id|arn|version|type|manager|store)s?$/i;
 
 /** Words a value may be that say it is not the secret itself. */
@@ -81,8 +83,8 @@ export function isLiteralValue(assignment: Assignment): boolean {
     // Unquoted: code reads `password = userInput`, `secret: config.secret`; a .env file reads `PASSWORD=hunter2`.
     const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*$/.test(value);
     if (identifier && value.includes('.')) return false;
-    if (identifier && !tight && /^[a-z]+(?:[A-Z][a-z0-9]*)+$/.test(value)) return false; // camelCase: a variable
-    if (identifier && !tight && !/[0-9]/.test(value) && !/^[a-z]+$/.test(value)) return false;
+    // `password = userInput`: a variable, unless it reads like a random string or comes in NAME=value form.
+    if (identifier && !tight && !looksRandom(value) && !/[0-9]/.test(value)) return false;
   }
   return true;
 }

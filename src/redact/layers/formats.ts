@@ -3,7 +3,7 @@
 // (redis://, amqp://, …), and `password=` / `secret:` style assignments. Each
 // pattern follows its issuer's documented format.
 import type { DetectedSecret, RedactionDetector } from '../types.js';
-import { findAssignments, isLiteralValue, PASSWORD_NAME, PASSWORD_TRIGGER } from './assignments.js';
+import { findAssignments, isLiteralValue, NOT_SECRET_NAME, PASSWORD_NAME, PASSWORD_TRIGGER } from './assignments.js';
 
 /** A value that names another value rather than being one: `${VAR}`, `$VAR`, `%VAR%`, `{{ x }}`, `<your-token>`, `***`. */
 export function isReference(value: string): boolean {
@@ -22,6 +22,13 @@ interface Format {
 const hasDigitAndLetter = (value: string) => /[0-9]/.test(value) && /[A-Za-z]/.test(value);
 
 const FORMATS: Format[] = [
+  {
+    // https://www.twilio.com/docs/sendgrid/ui/account-and-settings/api-keys: "SG.", 22 and 43 base64url
+    // characters. secretlint's rule takes word characters only, and base64url has "-" too.
+    id: 'sendgrid-api-key',
+    description: 'SendGrid API key, dashes included (SG.….…)',
+    pattern: /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/dg,
+  },
   {
     // https://cloud.google.com/docs/authentication/api-keys: "AIza" and 35 characters.
     id: 'google-api-key',
@@ -75,9 +82,9 @@ export function formatDetectors(): RedactionDetector[] {
   const formats: RedactionDetector = {
     id: 'known-formats',
     source: 'built-in',
-    description: 'Formats secretlint lacks: Google, Stripe, JWT, Authorization headers, URL credentials',
+    description: 'Formats secretlint lacks: SendGrid with dashes, Google, Stripe, JWT, Authorization headers, URL credentials',
     rules: FORMATS.map(({ id, description }) => ({ id, description })),
-    trigger: /AIza|[sr]k_(?:live|test)_|whsec_|eyJ|[Bb]earer|Basic|:\/\/[^\s/]{1,300}@/,
+    trigger: /SG\.|AIza|[sr]k_(?:live|test)_|whsec_|eyJ|[Bb]earer|Basic|:\/\/[^\s/]{1,300}@/,
     detect(text) {
       const found: DetectedSecret[] = [];
       for (const format of FORMATS) {
@@ -101,7 +108,7 @@ export function formatDetectors(): RedactionDetector[] {
     detect(text) {
       const found: DetectedSecret[] = [];
       for (const assignment of findAssignments(text)) {
-        if (!PASSWORD_NAME.test(assignment.name) || !isLiteralValue(assignment)) continue;
+        if (!PASSWORD_NAME.test(assignment.name) || NOT_SECRET_NAME.test(assignment.name) || !isLiteralValue(assignment)) continue;
         found.push({ start: assignment.start, end: assignment.end, rule: 'password-assignment' });
       }
       return found;

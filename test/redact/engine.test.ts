@@ -1,0 +1,169 @@
+// The redaction engine (src/redact/engine.ts, stream.ts, placeholder.ts): the
+// placeholder and its keyed fingerprint, JSON lines changed only where a secret
+// was, plain-text keys across lines, binary bytes, secrets cut across stream
+// chunks, and a detector that fails without stopping the others.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Redactor } from '../../src/redact/engine.js';
+import { fingerprintWith, homeFingerprint, PLACEHOLDER, SALT_FILE } from '../../src/redact/placeholder.js';
+import { redactStream } from '../../src/redact/stream.js';
+import type { RedactionDetector, RedactionProblem } from '../../src/redact/types.js';
+import { cleanup, tempDir } from '../helpers/cli.js';
+import { builtinRedactor } from './corpus-figures.js';
+import { Values } from './corpus.js';
+
+test.after(cleanup);
+
+const v = new Values(7);
+const awsSecret = () => v.pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+', 40);
+const github = () => `ghp_${v.pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 36)}`;
+
+test('the placeholder names the kind and a 6-digit fingerprint: the same secret reads the same, two secrets differ', async () => {
+  const { redactor } = await builtinRedactor();
+  const [a, b] = [github(), github()];
+  const first = await redactor.redact(`token ${a} and again ${a}\n`);
+  const second = await redactor.redact(`elsewhere: ${a}; another: ${b}\n`);
+  const all = [...first.text.matchAll(PLACEHOLDER), ...second.text.matchAll(PLACEHOLDER)].map((match) => match[0]);
+  assert.is(all.length, 4);
+  assert.match(all[0]!, /^\[REDACTED:github-token:[0-9a-f]{6}\]$/);
+  assert.is(all[0], all[1], 'one secret, one placeholder, in one text');
+  assert.is(all[0], all[2], '...and in another');
+  assert.is.not(all[2], all[3], 'two secrets, two placeholders');
+  assert.not.ok(first.text.includes(a) || second.text.includes(b));
+  await redactor.close();
+});
+
+test('the fingerprint is keyed: another salt gives another one, and it is not a hash of the secret alone', async () => {
+  const secret = github();
+  const one = fingerprintWith(Buffer.alloc(32, 1))(secret);
+  const two = fingerprintWith(Buffer.alloc(32, 2))(secret);
+  assert.is.not(one, two);
+  const { createHash } = await import('node:crypto');
+  assert.not.ok(createHash('sha256').update(secret).digest('hex').startsWith(one));
+});
+
+test('the salt lives in $TRACER_HOME (0600), is made once, and two racing callers agree on it', async () => {
+  const home = join(tempDir('redact-salt-'), 'home');
+  const fingerprints = await Promise.all(Array.from({ length: 6 }, () => homeFingerprint(home)));
+  const path = join(home, SALT_FILE);
+  assert.ok(existsSync(path));
+  assert.is((statSync(path).mode & 0o777).toString(8), '600');
+  assert.match(readFileSync(path, 'utf8'), /^[0-9a-f]{64}\n$/);
+  const secret = github();
+  assert.equal(new Set(fingerprints.map((fingerprint) => fingerprint(secret))).size, 1);
+  assert.is((await homeFingerprint(home))(secret), fingerprints[0]!(secret), 'read back the next time');
+});
+
+test('a JSON line changes only inside the string that held the secret; every other byte stays, escapes included', async () => {
+  const { redactor } = await builtinRedactor();
+  const secret = awsSecret();
+  const before = `{"a":"caf\\u00e9 \\/ \\"quoted\\"","content":"export AWS_SECRET_ACCESS_KEY=\\"${secret}\\"\\nnext line","n":1.50}`;
+  const { text, findings } = await redactor.redact(before);
+  assert.is(findings.length, 1);
+  assert.ok(
+    text.startsWith('{"a":"caf\\u00e9 \\/ \\"quoted\\"","content":"export AWS_SECRET_ACCESS_KEY=\\"[REDACTED:aws-secret-access-key:'),
+  );
+  assert.ok(text.endsWith('\\"\\nnext line","n":1.50}'), text);
+  assert.not.ok(text.includes(secret));
+  assert.equal(Object.keys(JSON.parse(text)), ['a', 'content', 'n'], 'still one JSON object');
+  await redactor.close();
+});
+
+test('a member named like a password is redacted in a JSON line, raw or inside a string of JSON', async () => {
+  const { redactor } = await builtinRedactor();
+  const raw = '{"user":"app","password":"Tr0ub4dor&3x"}';
+  const nested = JSON.stringify({ content: raw });
+  for (const line of [raw, nested]) {
+    const { text } = await redactor.redact(line);
+    assert.not.ok(text.includes('Tr0ub4dor'), text);
+    assert.ok(text.includes('"user'), 'the rest stays');
+  }
+  await redactor.close();
+});
+
+test('a PEM key in plain text, across its lines, becomes one placeholder', async () => {
+  const { redactor } = await builtinRedactor();
+  const body = `MIIEowIBAAKCAQEA${v.pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 1200)}`;
+  const key = `-----BEGIN RSA PRIVATE KEY-----\n${body.match(/.{1,64}/g)!.join('\n')}\n-----END RSA PRIVATE KEY-----`;
+  const { text } = await redactor.redact(`before\n${key}\nafter\n`);
+  assert.match(text, /^before\n\[REDACTED:private-key:[0-9a-f]{6}\]\nafter\n$/);
+  await redactor.close();
+});
+
+test('binary bytes pass through untouched, and a secret among them is replaced without mangling the rest', async () => {
+  const { redactor } = await builtinRedactor();
+  const noise = Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28, 0x80, 0x0a, 0xe2, 0x82]);
+  const clean = Buffer.concat([noise, randomBytes(4096), noise]);
+  assert.ok((await collect(redactStream([clean], redactor))).equals(clean), 'nothing found: the same bytes');
+  const secret = github();
+  const dirty = Buffer.concat([noise, Buffer.from(` ${secret} `), noise]);
+  const out = await collect(redactStream([dirty], redactor));
+  assert.not.ok(out.includes(Buffer.from(secret)));
+  assert.ok(out.subarray(0, noise.length).equals(noise) && out.subarray(out.length - noise.length).equals(noise), 'bytes around it kept');
+  await redactor.close();
+});
+
+test('a secret cut across stream chunks is found, and lines without one come out as the same bytes', async () => {
+  const { redactor } = await builtinRedactor();
+  const secret = awsSecret();
+  const text = `line one\n${'x'.repeat(3000)}\nexport AWS_SECRET_ACCESS_KEY=${secret}\nlast line without newline`;
+  const bytes = Buffer.from(text);
+  const chunks = Array.from({ length: Math.ceil(bytes.length / 7) }, (_, index) => bytes.subarray(index * 7, index * 7 + 7));
+  const report = { findings: 0 };
+  const out = (await collect(redactStream(chunks, redactor, report))).toString();
+  assert.is(report.findings, 1);
+  assert.not.ok(out.includes(secret));
+  assert.ok(out.startsWith(`line one\n${'x'.repeat(3000)}\nexport AWS_SECRET_ACCESS_KEY=[REDACTED:`));
+  assert.ok(out.endsWith('\nlast line without newline'));
+  await redactor.close();
+});
+
+test('a detector that throws is reported once and dropped; the others still redact', async () => {
+  const problems: RedactionProblem[] = [];
+  const broken: RedactionDetector = {
+    id: 'broken',
+    source: 'a test',
+    detect() {
+      throw new Error('boom');
+    },
+  };
+  const { redactor: builtin } = await builtinRedactor();
+  const redactor = new Redactor([broken, ...builtin.detectors], {
+    fingerprint: fingerprintWith(Buffer.alloc(32)),
+    report: (p) => problems.push(p),
+  });
+  const secret = github();
+  for (let round = 0; round < 3; round += 1) assert.not.ok((await redactor.redact(`a ${secret}\n`)).text.includes(secret));
+  assert.equal(
+    problems.map((problem) => problem.code),
+    ['redact_detector_failed'],
+  );
+  assert.match(problems[0]!.message, /"broken" \(a test\) failed \(boom\)/);
+  await redactor.close();
+});
+
+test('spans a detector reports outside the text, or inside an existing placeholder, are ignored', async () => {
+  const wild: RedactionDetector = {
+    id: 'wild',
+    source: 'a test',
+    detect: (text) => [
+      { start: -3, end: 2 },
+      { start: 0, end: text.length + 10 },
+      ...[...text.matchAll(/\[REDACTED:[^\]]*\]/g)].map((match) => ({ start: match.index! + 1, end: match.index! + match[0].length - 1 })),
+    ],
+  };
+  const redactor = new Redactor([wild], { fingerprint: fingerprintWith(Buffer.alloc(32)) });
+  const text = 'kept [REDACTED:aws-secret-access-key:3f9a1c] kept\n';
+  assert.equal(await redactor.redact(text), { text, findings: [] });
+});
+
+async function collect(source: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of source) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+test.run();
