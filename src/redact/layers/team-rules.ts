@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { errnoCode } from '../../files/index.js';
 import { KIND } from '../placeholder.js';
+import { teamWorker } from './team-worker.js';
 import type { DetectedSecret, RedactionDetector, RedactionScope } from '../types.js';
 
 export const TEAM_RULES_FILE = join('.tracer', 'redact.json');
@@ -32,8 +33,6 @@ export interface TeamRule {
 const SAMPLES_TIME_BOX_MS = 2_000;
 const SCAN_TIME_BOX_MS = 2_000;
 const SCAN_MS_PER_KIB = 1;
-
-const MODULE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
 /** The team's detector for this repository, or none (no file, or a file refused: reported through the scope). */
 export async function teamRulesDetector(scope: RedactionScope): Promise<RedactionDetector | undefined> {
@@ -165,7 +164,8 @@ class TeamRunner {
 
   #start(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(new URL(`./team-worker${MODULE_EXTENSION}`, import.meta.url), {
+    const worker = new Worker(`(${teamWorker.toString()})()`, {
+      eval: true,
       workerData: { rules: this.rules.map(({ pattern, flags }) => ({ pattern, flags })) },
     });
     // A redactor nobody closed must not keep the process alive.
