@@ -277,7 +277,9 @@ export class FamilyPush {
       try {
         current = (await rewrite.rewrite(current, this.#store)) ?? current;
       } catch (error) {
-        const code = error instanceof TracerError ? error.code : 'rewrite_failed';
+        // By its code, not its class: a rewrite's modules may not share this module's copy of TracerError.
+        const coded = (error as { code?: unknown })?.code;
+        const code = typeof coded === 'string' && /^[a-z_]+$/.test(coded) ? coded : 'rewrite_failed';
         const why = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
         return this.itemFailed(key, code, `${key} was not sent: its ${rewrite.reason} failed (${why}).`);
       }

@@ -20,15 +20,21 @@ export function createRedactionHooks() {
 
 export type RedactionHooks = ReturnType<typeof createRedactionHooks>;
 
-const hooksOfKernel = new WeakMap<Kernel, RedactionHooks>();
+/**
+ * Kept on the kernel under a registered symbol, not in a map of this module: a
+ * prebuilt push module holds its own copy of this file, and the redaction
+ * modules it loads later must find the same hooks.
+ */
+const HOOKS = Symbol.for('tracer.redaction.hooks');
 
 /** The redaction hooks of this kernel, made on first use. */
 export function redactionHooks(kernel: Kernel): RedactionHooks {
-  let hooks = hooksOfKernel.get(kernel);
+  const holder = kernel as unknown as { [HOOKS]?: RedactionHooks };
+  let hooks = holder[HOOKS];
   if (!hooks) {
     hooks = createRedactionHooks();
     hooks.detectors.intercept({ register: (tap) => tolerant(tap as AnyTap) as typeof tap });
-    hooksOfKernel.set(kernel, hooks);
+    Object.defineProperty(holder, HOOKS, { value: hooks });
   }
   return hooks;
 }

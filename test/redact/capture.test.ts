@@ -46,7 +46,14 @@ async function agentHook(box: { repo: string; home: string }, event: string, pay
 }
 
 function stop(box: { repo: string }, transcript: string) {
-  return { session_id: SESSION_ID, transcript_path: transcript, cwd: box.repo, permission_mode: 'default', hook_event_name: 'Stop', stop_hook_active: false };
+  return {
+    session_id: SESSION_ID,
+    transcript_path: transcript,
+    cwd: box.repo,
+    permission_mode: 'default',
+    hook_event_name: 'Stop',
+    stop_hook_active: false,
+  };
 }
 
 function blobs(dir: string): Map<string, Buffer> {
@@ -72,7 +79,7 @@ function hookErrors(home: string): Array<Record<string, any>> {
   return readJsonl(join(projectDir(home), 'hook-errors.log'));
 }
 
-test('Stop: the snapshot and the summary hold no secret, benign text stays byte for byte, the agent\'s transcript is untouched', async () => {
+test("Stop: the snapshot and the summary hold no secret, benign text stays byte for byte, the agent's transcript is untouched", async () => {
   const box = await initialized();
   const fixture = secretTranscript();
   const transcript = join(tempDir('redact-transcript-'), 'transcript.jsonl');
@@ -94,7 +101,8 @@ test('Stop: the snapshot and the summary hold no secret, benign text stays byte 
   assert.match(summary!.summary, /^Done! The remote now uses \[REDACTED:github-token:[0-9a-f]{6}\]; rotate it when you can\.$/);
   assert.is(summary!.redacted, true);
   const stored = everythingUnder(join(box.home, 'projects'));
-  for (const secret of fixture.secrets) for (const form of encodings(secret)) assert.not.ok(stored.includes(form), `a secret reached the store: ${secret.slice(0, 12)}…`);
+  for (const secret of fixture.secrets)
+    for (const form of encodings(secret)) assert.not.ok(stored.includes(form), `a secret reached the store: ${secret.slice(0, 12)}…`);
   assert.equal(hookErrors(box.home), []);
   assert.is((statSync(join(box.home, 'redact-salt')).mode & 0o777).toString(8), '600');
 });
@@ -117,8 +125,18 @@ test('a tool use loads no redaction: no salt is made, nothing is scanned', async
 
 for (const [name, file, code, named] of [
   ['a malformed .tracer/redact.json', '{"rules": [', 'redact_rule_invalid', /not valid JSON/],
-  ['a team rule that misses its sample', JSON.stringify({ rules: [{ id: 'acme', pattern: 'ACME-\\d{6}', samples: ['ACME-12'] }] }), 'redact_rule_invalid', /"acme"/],
-  ['a team pattern that backtracks catastrophically', JSON.stringify({ rules: [{ id: 'greedy', pattern: '(a+)+$', samples: ['aa'] }] }), 'redact_rule_timeout', /"greedy"/],
+  [
+    'a team rule that misses its sample',
+    JSON.stringify({ rules: [{ id: 'acme', pattern: 'ACME-\\d{6}', samples: ['ACME-12'] }] }),
+    'redact_rule_invalid',
+    /"acme"/,
+  ],
+  [
+    'a team pattern that backtracks catastrophically',
+    JSON.stringify({ rules: [{ id: 'greedy', pattern: '(a+)+$', samples: ['aa'] }] }),
+    'redact_rule_timeout',
+    /"greedy"/,
+  ],
 ] as const) {
   test(`${name}: the event is recorded with the built-in layers, and the problem is logged with its code`, async () => {
     const box = await initialized();
@@ -162,7 +180,10 @@ test('redact.pii: e-mail addresses and phone numbers are redacted at capture onc
   const set = await box.run(['config', 'set', 'redact.pii', 'true']);
   assert.is(set.code, 0, set.stderr);
   const transcript = join(tempDir('redact-transcript-'), 'transcript.jsonl');
-  writeFileSync(transcript, `${JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Mail jane.roe@example.com or call +1 415 555 0134.' }] } })}\n`);
+  writeFileSync(
+    transcript,
+    `${JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Mail jane.roe@example.com or call +1 415 555 0134.' }] } })}\n`,
+  );
   await agentHook(box, 'Stop', stop(box, transcript));
   const [summary] = readJsonl(join(projectDir(box.home), 'session-summaries.jsonl'));
   assert.match(summary!.summary, /^Mail \[REDACTED:email-address:[0-9a-f]{6}\] or call \[REDACTED:phone-number:[0-9a-f]{6}\]\.$/);

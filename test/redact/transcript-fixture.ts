@@ -44,7 +44,19 @@ export function secretTranscript(seed = 11): SecretTranscript {
     const text = sample.text.trimEnd();
     if (index % 3 === 0) out.push(base('user', { role: 'user', content: `Here is what I have:\n${text}\nplease wire it up` }));
     else if (index % 3 === 1)
-      out.push(base('assistant', { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${values.pick('ABCDEFabcdef0123456789', 24)}`, name: 'Bash', input: { command: text, description: 'Configure the service' } }] }));
+      out.push(
+        base('assistant', {
+          role: 'assistant',
+          content: [
+            {
+              type: 'tool_use',
+              id: `toolu_${values.pick('ABCDEFabcdef0123456789', 24)}`,
+              name: 'Bash',
+              input: { command: text, description: 'Configure the service' },
+            },
+          ],
+        }),
+      );
     else out.push(transcriptLine(values, text));
   }
   const benignLines = benign({ seed }).slice(0, benign({ seed }).length / 2);
