@@ -76,18 +76,18 @@ export const SETTINGS: readonly Setting[] = [
     hint: LEGACY_TOKEN_HINT,
   },
   {
-    key: 'redact.pii',
-    scope: 'global',
-    type: 'boolean',
-    path: ['redact', 'pii'],
-    description: 'Also redact e-mail addresses and phone numbers, in every project that does not say otherwise.',
-  },
-  {
     key: 'commit_summary',
     scope: 'global',
     type: 'boolean',
     path: ['commit_summary'],
     description: 'Print a one-line AI/human bar on stderr after each commit, in every project that does not say otherwise.',
+  },
+  {
+    key: 'redact.pii',
+    scope: 'global',
+    type: 'boolean',
+    path: ['redact', 'pii'],
+    description: 'Also redact e-mail addresses and phone numbers, in every project that does not say otherwise.',
   },
 ];
 

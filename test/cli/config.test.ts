@@ -39,7 +39,7 @@ test('config get/set/unset/list for project settings, unknown keys refused with 
   const rows = JSON.parse((await run(['config', 'list', '--json'])).stdout);
   assert.equal(
     rows.map((row: { key: string }) => row.key),
-    ['notes', 'summary', 'remote.default', 'plugins', 'commit_summary'],
+    ['notes', 'summary', 'remote.default', 'plugins', 'commit_summary', 'redact.pii'],
   );
 
   const unset = await run(['config', 'unset', 'notes']);
@@ -75,7 +75,7 @@ test('config --global reads and writes config.json, masking secrets', async () =
   const list = await run(['config', 'list', '--global', '--json']);
   assertOk(list);
   const byKey = Object.fromEntries(JSON.parse(list.stdout).map((row: { key: string }) => [row.key, row]));
-  assert.equal(Object.keys(byKey), ['capture_detached_edits', 'telemetry.enabled', 'auth-token', 'commit_summary']);
+  assert.equal(Object.keys(byKey), ['capture_detached_edits', 'telemetry.enabled', 'auth-token', 'commit_summary', 'redact.pii']);
   assert.is(byKey['telemetry.enabled'].value, false);
   assert.is(byKey['auth-token'].set, false);
 

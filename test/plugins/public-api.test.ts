@@ -8,8 +8,9 @@ import { SRC, sourceFiles, specifiers } from '../structure/imports.js';
 // gets from 'tracer/plugin' (and, for the HTTP transport, 'tracer/protocol'), so a
 // custom plugin can do anything a built-in does.
 // Agent adapters (plugins/agents/) run on every agent tool use: they import the
-// light entry 'tracer/plugin/agent', which 'tracer/plugin' re-exports.
-const PUBLIC = new Set(['../plugin/index.js', '../protocol/index.js', '../../plugin/agent.js']);
+// light entry 'tracer/plugin/agent', which 'tracer/plugin' re-exports. The
+// redaction plugin is applied by the capture hooks too: 'tracer/plugin/redact'.
+const PUBLIC = new Set(['../plugin/index.js', '../protocol/index.js', '../../plugin/agent.js', '../plugin/redact.js']);
 
 const builtins = sourceFiles().filter((file) => relative(SRC, file).startsWith('plugins/'));
 
