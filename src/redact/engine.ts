@@ -41,7 +41,7 @@ interface Span {
   start: number;
   end: number;
   rule: string;
-  /** The detector's place in the list: the first detector's rule names a merged span. */
+  /** The detector's place in the list, catch-alls after the others: the first one's rule names a merged span. */
   rank: number;
 }
 
@@ -80,7 +80,8 @@ export class Redactor {
     this.#fingerprint = options.fingerprint;
     this.#report = options.report ?? (() => undefined);
     const sources = new Map<string, string[]>();
-    detectors.forEach((detector, rank) => {
+    detectors.forEach((detector, index) => {
+      const rank = (detector.fallback ? detectors.length : 0) + index;
       const trigger = detector.trigger;
       if (!trigger) return this.#untriggered.push({ detector, rank });
       const flags = trigger.flags.replace(/[gy]/g, '');

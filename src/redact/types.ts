@@ -39,6 +39,11 @@ export interface RedactionDetector {
    * is what redaction costs there. Without one, `detect` sees all text.
    */
   trigger?: RegExp;
+  /**
+   * A catch-all (an assignment or entropy rule): where another detector finds the
+   * same secret, that one names it, whatever the order the plugins come in.
+   */
+  fallback?: boolean;
   /** The secrets in `text`. Throwing (or rejecting) reports the detector as failed; the others still run. */
   detect(text: string): readonly DetectedSecret[] | Promise<readonly DetectedSecret[]>;
   /** Frees what it holds (a worker thread); called when the redactor is done. */

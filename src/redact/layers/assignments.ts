@@ -117,6 +117,7 @@ export function entropyDetector(): RedactionDetector {
   return {
     id: 'high-entropy-assignment',
     source: 'built-in',
+    fallback: true,
     description: 'A random-looking value (entropy ≥ 3.5 bits a character) assigned to a key-, token-, secret- or password-like name',
     trigger:
       /(?:token|secret|pass|pwd|auth|credential|key)[A-Za-z0-9_.-]{0,40}\\{0,3}["'`]?[ \t]{0,8}(?::|=)|--?[A-Za-z-]*(?:token|secret|key|pass)/i,

@@ -103,6 +103,7 @@ export function formatDetectors(): RedactionDetector[] {
   const passwords: RedactionDetector = {
     id: 'password-assignment',
     source: 'built-in',
+    fallback: true,
     description: 'A literal value assigned to a password- or secret-like name (password=…, secret: …, "passwd": "…")',
     trigger: PASSWORD_TRIGGER,
     detect(text) {
