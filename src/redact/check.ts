@@ -113,6 +113,6 @@ function located(text: string, finding: Finding, all: readonly Finding[], linesB
   const from = Math.max(0, at - PREVIEW_CONTEXT);
   const close = masked.indexOf(']', at);
   const to = Math.min(masked.length, (close === -1 ? at : close + 1) + PREVIEW_CONTEXT);
-  const preview = `${from > 0 ? '…' : ''}${masked.slice(from, to).replace(/\s+/g, ' ')}${to < masked.length ? '…' : ''}`;
+  const preview = `${from > 0 ? '…' : ''}${masked.slice(from, to).replace(/\s+/g, ' ').trim()}${to < masked.length ? '…' : ''}`;
   return { rule: finding.rule, line: linesBefore + line, column: finding.start - lineStart + 1, preview };
 }
