@@ -8,7 +8,7 @@ import { findGit } from '../store/git.js';
 import type { Finding, Redactor } from './engine.js';
 import { kindOf } from './placeholder.js';
 import { buildRedactor } from './redactor.js';
-import { decodeSegment, lineSegments } from './stream.js';
+import { textRuns } from './stream.js';
 import type { RedactionProblem } from './types.js';
 
 export interface CheckFinding {
@@ -47,12 +47,9 @@ export async function commandRedactor(
 /** Every finding of the input, streamed: a large file is never held whole. */
 export async function checkInput(redactor: Redactor, input: Readable): Promise<CheckFinding[]> {
   const found: CheckFinding[] = [];
-  let linesBefore = 0;
-  for await (const segment of lineSegments(input as AsyncIterable<Uint8Array>)) {
-    const text = decodeSegment(segment);
+  for await (const { text, linesBefore } of textRuns(input as AsyncIterable<Uint8Array>)) {
     const findings = await redactor.find(text);
     for (const finding of findings) found.push(located(text, finding, findings, linesBefore));
-    for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) linesBefore += 1;
   }
   return found;
 }

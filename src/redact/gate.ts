@@ -7,7 +7,7 @@
 // and third-party uploaders meet it too. `tracer serve --allow-secrets` turns it off.
 import type { FamilyDefinition } from '../kernel/families.js';
 import type { Redactor } from './engine.js';
-import { scanningStream, decodeSegment, lineSegments, type StreamFinding } from './stream.js';
+import { scanningStream, textRuns, type StreamFinding } from './stream.js';
 
 /** An item of an upload that holds a finding: where, and the rule, as the problem's `errors[]` says it. */
 export interface GateFinding {
@@ -42,12 +42,9 @@ export class SecretGate {
 
   /** The first finding of some bytes, read as a stream would be. */
   async findInBytes(chunks: Iterable<Uint8Array>): Promise<StreamFinding | undefined> {
-    let lines = 0;
-    for await (const segment of lineSegments(chunks)) {
-      const text = decodeSegment(segment);
+    for await (const { text, linesBefore } of textRuns(chunks)) {
       const [first] = await this.redactor.find(text);
-      if (first) return { rule: first.rule, line: lines + lineOf(text, first.start) };
-      lines += text.split('\n').length - 1;
+      if (first) return { rule: first.rule, line: linesBefore + lineOf(text, first.start) };
     }
     return undefined;
   }

@@ -15,7 +15,7 @@ import type { FamilyStore, OutgoingRewrite, SyncSession } from '../kernel/types.
 import type { Redactor } from './engine.js';
 import { isMarkedRedacted, REDACTED_MEMBER } from './mark.js';
 import { buildRedactor, type BuiltRedactor } from './redactor.js';
-import { decodeSegment, lineSegments, redactStream } from './stream.js';
+import { redactStream, textRuns } from './stream.js';
 
 export function outgoingRewrite(kernel: Kernel, session: SyncSession, family: RegisteredFamily): OutgoingRewrite {
   let built: Promise<BuiltRedactor> | undefined;
@@ -79,8 +79,8 @@ async function redactedBlob(
   // Read once to find, and once more to redact only when there is something: most blobs hold nothing.
   try {
     let found = false;
-    for await (const segment of lineSegments(bytes())) {
-      if ((await redactor.find(decodeSegment(segment))).length > 0) {
+    for await (const { text } of textRuns(bytes())) {
+      if ((await redactor.find(text)).length > 0) {
         found = true;
         break;
       }

@@ -1,9 +1,9 @@
 // Redaction over a byte stream, never holding it whole: the bytes are cut into
 // segments of whole lines (about SEGMENT_BYTES each), each redacted on its own.
 // A segment with nothing to redact goes out as the very bytes that came in; one
-// that changes is decoded and encoded again the same way (UTF-8 when it is valid
-// UTF-8, else Latin-1, which maps every byte to itself), so a binary blob passes
-// untouched where nothing is found and is never mangled where something is.
+// that changes is UTF-8 decoded and encoded again, which gives back the same
+// bytes wherever nothing was replaced. Lines that are not UTF-8 (a binary blob)
+// are not text and pass through unscanned and untouched.
 import { isUtf8 } from 'node:buffer';
 import type { Finding, Redactor } from './engine.js';
 
@@ -37,14 +37,52 @@ export async function* lineSegments(source: AsyncIterable<Uint8Array> | Iterable
   if (pendingBytes > 0) yield Buffer.concat(pending, pendingBytes);
 }
 
-function decode(segment: Buffer): { text: string; encoding: BufferEncoding } {
-  const encoding: BufferEncoding = isUtf8(segment) ? 'utf8' : 'latin1';
-  return { text: segment.toString(encoding), encoding };
+/**
+ * A segment as redaction reads it: runs of lines that are text (valid UTF-8),
+ * and runs that are not (binary), which pass through unscanned. Transcripts are
+ * UTF-8 JSON lines; random bytes read as text would only make findings up.
+ */
+export interface SegmentPart {
+  bytes: Buffer;
+  /** The text of a text run; undefined for bytes that are not UTF-8. */
+  text?: string;
 }
 
-/** A segment as the text redaction reads: UTF-8 when it is valid UTF-8, else Latin-1. */
-export function decodeSegment(segment: Buffer): string {
-  return decode(segment).text;
+export function partsOf(segment: Buffer): SegmentPart[] {
+  if (isUtf8(segment)) return [{ bytes: segment, text: segment.toString('utf8') }];
+  const parts: SegmentPart[] = [];
+  let runStart = 0;
+  let runIsText: boolean | undefined;
+  for (let start = 0; start < segment.length;) {
+    const newline = segment.indexOf(0x0a, start);
+    const end = newline === -1 ? segment.length : newline + 1;
+    const isText = isUtf8(segment.subarray(start, end));
+    if (runIsText !== undefined && isText !== runIsText) {
+      parts.push(part(segment.subarray(runStart, start), runIsText));
+      runStart = start;
+    }
+    runIsText = isText;
+    start = end;
+  }
+  if (runIsText !== undefined) parts.push(part(segment.subarray(runStart), runIsText));
+  return parts;
+}
+
+function part(bytes: Buffer, isText: boolean): SegmentPart {
+  return isText ? { bytes, text: bytes.toString('utf8') } : { bytes };
+}
+
+/** The text runs of a stream, with how many lines come before each (binary lines counted, not read). */
+export async function* textRuns(
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+): AsyncGenerator<{ text: string; linesBefore: number }> {
+  let lines = 0;
+  for await (const segment of lineSegments(source)) {
+    for (const { bytes, text } of partsOf(segment)) {
+      if (text !== undefined) yield { text, linesBefore: lines };
+      lines += countLines(bytes);
+    }
+  }
 }
 
 export interface StreamReport {
@@ -58,14 +96,15 @@ export async function* redactStream(
   report: StreamReport = { findings: 0 },
 ): AsyncGenerator<Buffer> {
   for await (const segment of lineSegments(source)) {
-    const { text, encoding } = decode(segment);
-    const result = await redactor.redact(text);
-    if (result.findings.length === 0) {
-      yield segment;
-      continue;
+    for (const { bytes, text } of partsOf(segment)) {
+      const result = text === undefined ? undefined : await redactor.redact(text);
+      if (!result || result.findings.length === 0) {
+        yield bytes;
+        continue;
+      }
+      report.findings += result.findings.length;
+      yield Buffer.from(result.text, 'utf8');
     }
-    report.findings += result.findings.length;
-    yield Buffer.from(result.text, encoding);
   }
 }
 
@@ -77,8 +116,9 @@ export interface StreamFinding {
 
 /**
  * The stream passed through unchanged while it is scanned: `onFinding` is called
- * (and may throw, to stop the stream) with the first finding of the first segment
- * that has one. Used by the service's gate, which stores the bytes as they come.
+ * (and may throw, to stop the stream) with the first finding of the first text
+ * run that has one. Used by the service's gate, which stores the bytes as they
+ * come: a throw before the end stores nothing.
  */
 export async function* scanningStream(
   source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
@@ -86,21 +126,15 @@ export async function* scanningStream(
   onFinding: (finding: StreamFinding) => void,
 ): AsyncGenerator<Uint8Array> {
   const queue: Uint8Array[] = [];
-  let lines = 0;
-  const scan = async (segment: Buffer) => {
-    const { text } = decode(segment);
-    const [first] = await redactor.find(text);
-    if (first) onFinding({ rule: first.rule, line: lines + lineOf(text, first) });
-    lines += countLines(segment);
-  };
   const chunks = (async function* () {
     for await (const chunk of source) {
       queue.push(chunk);
       yield chunk;
     }
   })();
-  for await (const segment of lineSegments(chunks)) {
-    await scan(segment);
+  for await (const { text, linesBefore } of textRuns(chunks)) {
+    const [first] = await redactor.find(text);
+    if (first) onFinding({ rule: first.rule, line: linesBefore + lineOf(text, first) });
     yield* queue.splice(0);
   }
   yield* queue.splice(0);

@@ -93,13 +93,19 @@ test('a PEM key in plain text, across its lines, becomes one placeholder', async
   await redactor.close();
 });
 
-test('binary bytes pass through untouched, and a secret among them is replaced without mangling the rest', async () => {
+test('binary lines pass through unscanned and untouched; a text line between them is redacted, the bytes around it kept', async () => {
   const { redactor } = await builtinRedactor();
-  const noise = Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28, 0x80, 0x0a, 0xe2, 0x82]);
-  const clean = Buffer.concat([noise, randomBytes(4096), noise]);
-  assert.ok((await collect(redactStream([clean], redactor))).equals(clean), 'nothing found: the same bytes');
+  const noise = Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28, 0x80, 0x0a, 0xe2, 0x82, 0x0a]);
+  // Continuation bytes with no lead byte: never UTF-8, so every line holding them is binary.
+  const random = Buffer.concat(
+    Array.from({ length: 64 }, () =>
+      Buffer.concat([Buffer.alloc(512, 0x80), Buffer.from('Pw=Xk3b9Qz '), randomBytes(2048), Buffer.from('\n')]),
+    ),
+  );
+  const clean = Buffer.concat([noise, random, noise]);
+  assert.ok((await collect(redactStream([clean], redactor))).equals(clean), 'binary: the same bytes, whatever they look like');
   const secret = github();
-  const dirty = Buffer.concat([noise, Buffer.from(` ${secret} `), noise]);
+  const dirty = Buffer.concat([noise, Buffer.from(`token ${secret}\n`), noise]);
   const out = await collect(redactStream([dirty], redactor));
   assert.not.ok(out.includes(Buffer.from(secret)));
   assert.ok(out.subarray(0, noise.length).equals(noise) && out.subarray(out.length - noise.length).equals(noise), 'bytes around it kept');

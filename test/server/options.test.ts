@@ -17,6 +17,7 @@ test('defaults: 127.0.0.1:8787, SQLite under $TRACER_HOME/server, 10 MiB blobs, 
     adminSecret: undefined,
     plugins: [],
     signInsPerMinute: 10,
+    allowSecrets: false,
   });
 });
 
@@ -36,6 +37,7 @@ test('every flag also comes from the environment, BLOB_MAX_BYTES under the specâ
       TRACER_ADMIN_SECRET: 's3cret',
       TRACER_SERVE_PLUGINS: './family.js',
       TRACER_SERVE_SIGN_INS_PER_MINUTE: '3',
+      TRACER_SERVE_ALLOW_SECRETS: 'true',
     },
     '/h',
   );
@@ -52,6 +54,7 @@ test('every flag also comes from the environment, BLOB_MAX_BYTES under the specâ
     adminSecret: 's3cret',
     plugins: ['./family.js'],
     signInsPerMinute: 3,
+    allowSecrets: true,
   });
 });
 

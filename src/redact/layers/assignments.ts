@@ -23,9 +23,9 @@ export interface Assignment {
 }
 
 const ASSIGNMENT =
-  /(?<![A-Za-z0-9_.-])(?<!:\/\/)(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'`])?[ \t]{0,8}(?<sep>:=|=>|=(?!=)|:(?![:/]))[ \t]{0,8}(?:(?<q>\\{0,3}["'`])(?<qv>(?:(?!\k<q>)[^\n\\]){1,256})\k<q>|(?<uv>[^\s"'`,;)}\]\\]{1,256}))/dg;
+  /(?<![A-Za-z0-9_.-])(?<!:\/\/)(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'`])?[ \t]{0,8}(?<sep>:=|=>|=(?!=)|:(?![:/]))[ \t]{0,8}(?:(?<q>\\{0,3}["'`])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,256})\k<q>|(?<uv>[^\s\p{C}"'`,;)}\]\\]{1,256}))/dgu;
 /** `--password hunter2`, `--token=abc`. (A URL's `user:password@` is not an assignment: the URL rules read it.) */
-const FLAG = /(?<![A-Za-z0-9_-])--?(?<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?<q>\\{0,3}["'])?(?<uv>[^\s"'\\]{1,256})\k<q>?/dg;
+const FLAG = /(?<![A-Za-z0-9_-])--?(?<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?<q>\\{0,3}["'])?(?<uv>[^\s\p{C}"'\\]{1,256})\k<q>?/dgu;
 
 export function findAssignments(text: string): Assignment[] {
   const found: Assignment[] = [];
