@@ -11,6 +11,7 @@ import { hookWorkload } from './workloads/hook.js';
 import { largeFileWorkload } from './workloads/large.js';
 import { loadWorkload } from './workloads/load.js';
 import { reconcileWorkload } from './workloads/reconcile.js';
+import { redactionWorkload } from './workloads/redaction.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
 import { teamViewWorkload } from './workloads/team-view.js';
 import { viewerWorkload } from './workloads/viewer.js';
@@ -96,6 +97,13 @@ try {
   if (wanted('11')) {
     log('workload 11: reconcile and the post-merge hook');
     results.push(...(await reconcileWorkload({ commits: 50, pullCommits: 10, runs: runs(3, 7) }, log)));
+  }
+  if (wanted('12')) {
+    log('workload 12: redaction (capture, push, corpus)');
+    const options = quick
+      ? { transcriptBytes: 8 * 2 ** 20, traces: 10_000, runs: 3 }
+      : { transcriptBytes: 8 * 2 ** 20, traces: 50_000, runs: 7 };
+    results.push(...(await redactionWorkload(options, log)));
   }
 } finally {
   await stopAllServices();

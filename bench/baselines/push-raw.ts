@@ -13,6 +13,8 @@ const FILES: Array<[string, string]> = [
   ['traces', 'traces.jsonl'],
   ['ledgers', 'ledgers.jsonl'],
   ['commit-links', 'commit-links.jsonl'],
+  // Workload 12's data set has summaries; workload 1's has none.
+  ['summaries', 'session-summaries.jsonl'],
 ];
 
 const started = process.hrtime.bigint();

@@ -7,6 +7,7 @@
 //
 // Whatever goes wrong while the detectors are gathered is reported and the rest
 // still run: a broken team file or plugin leaves the built-in layers in place.
+import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listLayer } from '../capture/hook/run-hook.js';
 import { Kernel } from '../kernel/kernel.js';
@@ -14,7 +15,12 @@ import { BUILTIN_LIST_FILE, builtinPluginPath, effectivePluginList, importPlugin
 import { homePaths, PROJECT_STATE_FILES } from '../store/home.js';
 import { REDACTED_MEMBER } from './mark.js';
 import { buildRedactor, type BuiltRedactor } from './redactor.js';
-import { redactStream } from './stream.js';
+import { resumableSnapshot } from './resume.js';
+import { conversationStore } from '../engine/conversation-store.js';
+import type { SnapshotRedaction } from '../capture/hook/transcript.js';
+
+/** The package's version: part of a redactor's signature, so a new release's rules redact a transcript afresh. */
+const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 import type { RedactionProblem } from './types.js';
 
 export interface CaptureTarget {
@@ -83,9 +89,14 @@ function mayBringDetectors(entry: PluginEntry): boolean {
   return builtin ? entry.spec === 'redact' || entry.spec.startsWith('redact-') : !entry.spec.startsWith('agents/');
 }
 
+/** Opened when the copy starts reading: a missing transcript fails that read, it does not crash the hook. */
+async function* unredacted(path: string): AsyncGenerator<Buffer> {
+  yield* createReadStream(path) as AsyncIterable<Buffer>;
+}
+
 /** What capture applies: to a snapshot's bytes on their way into the cache, and to a summary's text. */
 export interface CaptureRedaction {
-  snapshot: { transform(chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer>; mark: Record<string, unknown> };
+  snapshot: SnapshotRedaction;
   /** The text redacted. */
   text(text: string): Promise<string>;
   /** Members a redacted record carries (none when no plugin brings a detector: nothing was redacted). */
@@ -94,9 +105,13 @@ export interface CaptureRedaction {
 
 export async function captureRedaction(target: CaptureTarget, onProblem: (problem: RedactionProblem) => void): Promise<CaptureRedaction> {
   const { redactor } = await captureRedactor(target, onProblem);
-  const mark = redactor.detectors.length > 0 ? { [REDACTED_MEMBER]: true } : {};
+  // No plugin brings a detector (`!redact`): the bytes are copied as they are, and nothing claims they were redacted.
+  const active = redactor.detectors.length > 0;
+  const mark = active ? { [REDACTED_MEMBER]: true } : {};
+  const store = conversationStore(target.projectDir);
+  const resumable = resumableSnapshot(target.projectDir, redactor, redactor.signature(VERSION), (sha) => store.blobPath!(sha));
   return {
-    snapshot: { transform: (chunks) => redactStream(chunks, redactor), mark },
+    snapshot: active ? { ...resumable, mark } : { bytes: unredacted, mark },
     text: async (text) => (await redactor.redact(text)).text,
     mark,
   };

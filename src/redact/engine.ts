@@ -12,6 +12,7 @@
 //
 // Nothing a detector finds inside a placeholder counts, and a redacted line is
 // looked at again, so redacting redacted text changes nothing.
+import { createHash } from 'node:crypto';
 import { LiteralUnits, looksLikeJson, stringLiterals } from './json-strings.js';
 import { kindOf, PLACEHOLDER, placeholder, type Fingerprint } from './placeholder.js';
 import type { DetectedSecret, RedactionDetector, RedactionProblem } from './types.js';
@@ -48,9 +49,17 @@ interface Span {
 interface TriggeredDetector {
   detector: RedactionDetector;
   rank: number;
-  /** The trigger without the global flag, for testing one unit. */
-  test?: RegExp;
+  /** The trigger cut into a few global expressions of a few alternatives each (see TRIGGER_ALTERNATIVES). */
+  scans: RegExp[];
 }
+
+/**
+ * Alternatives of a trigger run together in one expression. V8's regular
+ * expressions skip ahead quickly only while an alternation has few first
+ * characters: secretlint's trigger as one expression took 85 ms over an 8 MB
+ * transcript, cut in two 24 ms (BENCHMARKS.md, "Redaction").
+ */
+const TRIGGER_ALTERNATIVES = 8;
 
 /** What to change in a text: a plain stretch with spans, or one string of a JSON line with spans in its decoded value. */
 type Change =
@@ -69,8 +78,6 @@ export class Redactor {
   readonly #triggered: TriggeredDetector[] = [];
   /** Detectors without a trigger: run over all text. */
   readonly #untriggered: TriggeredDetector[] = [];
-  /** One global expression per flag set, joining the triggers. */
-  readonly #triggers: RegExp[] = [];
   readonly #fingerprint?: Fingerprint;
   readonly #report: (problem: RedactionProblem) => void;
   readonly #failed = new Set<RedactionDetector>();
@@ -79,16 +86,17 @@ export class Redactor {
     this.detectors = detectors;
     this.#fingerprint = options.fingerprint;
     this.#report = options.report ?? (() => undefined);
-    const sources = new Map<string, string[]>();
     detectors.forEach((detector, index) => {
       const rank = (detector.fallback ? detectors.length : 0) + index;
       const trigger = detector.trigger;
-      if (!trigger) return this.#untriggered.push({ detector, rank });
+      if (!trigger) return this.#untriggered.push({ detector, rank, scans: [] });
       const flags = trigger.flags.replace(/[gy]/g, '');
-      this.#triggered.push({ detector, rank, test: new RegExp(trigger.source, flags) });
-      sources.set(flags, [...(sources.get(flags) ?? []), `(?:${trigger.source})`]);
+      const alternatives = topLevelAlternatives(trigger.source);
+      const scans: RegExp[] = [];
+      for (let from = 0; from < alternatives.length; from += TRIGGER_ALTERNATIVES)
+        scans.push(new RegExp(alternatives.slice(from, from + TRIGGER_ALTERNATIVES).join('|'), `${flags}g`));
+      this.#triggered.push({ detector, rank, scans });
     });
-    for (const [flags, parts] of sources) this.#triggers.push(new RegExp(parts.join('|'), `${flags}g`));
   }
 
   /** The text with every secret replaced by its placeholder, and what was found (offsets in `text`). */
@@ -105,6 +113,22 @@ export class Redactor {
 
   async close(): Promise<void> {
     for (const detector of this.detectors) await detector.close?.();
+  }
+
+  /**
+   * What this redactor does, as a digest: its detectors and their rules, and its
+   * fingerprint's key (never the key itself). Two redactors with the same
+   * signature turn the same text into the same bytes, so a redaction may resume
+   * where another stopped.
+   */
+  signature(version: string): string {
+    const rules = this.detectors.map((detector) => [
+      detector.id,
+      detector.source,
+      (detector.rules ?? []).map((rule) => [rule.id, rule.description]),
+    ]);
+    const key = this.#fingerprint?.('tracer redaction signature') ?? '';
+    return createHash('sha256').update(JSON.stringify({ version, rules, key })).digest('hex');
   }
 
   async #redact(text: string, depth: number): Promise<RedactedText> {
@@ -148,36 +172,57 @@ export class Redactor {
     for (const entry of this.#untriggered) {
       for (const span of await this.#detect(entry, text, 0)) {
         const lineStart = lineStartAt(text, span.start);
-        candidates.set(lineStart, lineEndAt(text, span.start));
+        if (!candidates.has(lineStart)) candidates.set(lineStart, { end: lineEndAt(text, span.start), active: new Set(), hits: [] });
         untriggered.set(lineStart, [...(untriggered.get(lineStart) ?? []), span]);
       }
     }
     const changes: Change[] = [];
-    const plain: Array<[number, number]> = [];
+    const plain: Window[] = [];
     for (const start of [...candidates.keys()].sort((a, b) => a - b)) {
-      const end = candidates.get(start)!;
+      const candidate = candidates.get(start)!;
+      const { end, active } = candidate;
       const line = text.slice(start, end);
-      const json = looksLikeJson(line) ? await this.#jsonLine(line, start, untriggered.get(start) ?? []) : undefined;
+      const json = looksLikeJson(line) ? await this.#jsonLine(line, start, untriggered.get(start) ?? [], candidate) : undefined;
       if (json) changes.push(...json);
-      else plain.push(this.#window(text, start, end));
+      else plain.push({ range: this.#window(text, start, end), active });
     }
-    for (const [start, end] of mergeRanges(plain)) {
-      const spans = await this.#plainSpans(text, start, end, untriggered);
+    for (const {
+      range: [start, end],
+      active,
+    } of mergeWindows(plain)) {
+      const spans = await this.#plainSpans(text, start, end, untriggered, active);
       if (spans.length > 0) changes.push({ kind: 'plain', start, end, spans });
     }
     return changes.sort((a, b) => a.start - b.start);
   }
 
-  /** Lines (start → end) that a trigger hits; the rest of a hit line is not searched again. */
-  #candidateLines(text: string): Map<number, number> {
-    const lines = new Map<number, number>();
-    for (const trigger of this.#triggers) {
-      trigger.lastIndex = 0;
-      for (let match = trigger.exec(text); match !== null; match = trigger.exec(text)) {
-        const end = lineEndAt(text, match.index);
-        lines.set(lineStartAt(text, match.index), end);
-        if (end >= text.length) break;
-        trigger.lastIndex = end + 1;
+  /**
+   * Lines a trigger hits: where they end, whose triggers hit, and where (up to
+   * HITS_PER_LINE a scan, then the line counts as hit all over), so that a JSON
+   * line's strings are decoded only where a trigger hit them.
+   */
+  #candidateLines(text: string): Map<number, CandidateLine> {
+    const lines = new Map<number, CandidateLine>();
+    for (const entry of this.#triggered) {
+      for (const scan of entry.scans) {
+        scan.lastIndex = 0;
+        let counted = -1;
+        let count = 0;
+        for (let match = scan.exec(text); match !== null; match = scan.exec(text)) {
+          const start = lineStartAt(text, match.index);
+          let line = lines.get(start);
+          if (!line) lines.set(start, (line = { end: lineEndAt(text, match.index), active: new Set(), hits: [] }));
+          line.active.add(entry);
+          count = counted === start ? count + 1 : 1;
+          counted = start;
+          if (count <= HITS_PER_LINE) line.hits.push({ at: match.index - start, entry });
+          else {
+            line.hits.push({ at: -1, entry });
+            if (line.end >= text.length) break;
+            scan.lastIndex = line.end + 1;
+          }
+          if (match[0].length === 0) scan.lastIndex += 1;
+        }
       }
     }
     return lines;
@@ -200,25 +245,32 @@ export class Redactor {
     return [from, to];
   }
 
-  async #plainSpans(text: string, start: number, end: number, untriggered: Map<number, Span[]>): Promise<Span[]> {
+  async #plainSpans(
+    text: string,
+    start: number,
+    end: number,
+    untriggered: Map<number, Span[]>,
+    active: ReadonlySet<TriggeredDetector>,
+  ): Promise<Span[]> {
     const unit = text.slice(start, end);
     const spans: Span[] = [];
-    for (const entry of this.#triggered) if (entry.test!.test(unit)) spans.push(...(await this.#detect(entry, unit, start)));
+    for (const entry of this.#triggered) if (active.has(entry)) spans.push(...(await this.#detect(entry, unit, start)));
     for (const [lineStart, found] of untriggered) if (lineStart >= start && lineStart <= end) spans.push(...found);
     return merge(outsidePlaceholders(unit, spans, start));
   }
 
   /**
-   * A JSON line: detectors see it raw, and see decoded each string that holds an
-   * escape; every span ends up inside one string, in its decoded value.
-   * Undefined when the line is not JSON after all: it is then treated as plain text.
+   * A JSON line. A string holding an escape that a trigger hit is decoded and
+   * given to the detectors whose triggers hit it, with its member's name in front
+   * (`password: …`), so a quoted value behind `\"` is seen as it reads; the rest
+   * of the line is given to them raw, with those strings blanked (same length,
+   * so offsets hold), which also catches a member whose value needs no decoding.
+   * Every span ends up inside one string, in its decoded value. Undefined when
+   * the line is not JSON after all: it is then treated as plain text.
    */
-  async #jsonLine(line: string, offset: number, untriggered: readonly Span[]): Promise<Change[] | undefined> {
+  async #jsonLine(line: string, offset: number, untriggered: readonly Span[], candidate: CandidateLine): Promise<Change[] | undefined> {
     const literals = stringLiterals(line);
     if (!literals) return undefined;
-    const active = this.#triggered.filter((entry) => entry.test!.test(line));
-    const raw: Span[] = untriggered.map((span) => ({ ...span, start: span.start - offset, end: span.end - offset }));
-    for (const entry of active) raw.push(...(await this.#detect(entry, line, 0)));
     const byLiteral = new Map<number, { units: LiteralUnits; value: string; spans: Span[] }>();
     const literal = (index: number) => {
       let entry = byLiteral.get(index);
@@ -230,7 +282,29 @@ export class Redactor {
       }
       return entry;
     };
+    // Detectors without a trigger (team rules) look at decoded strings only of lines where they found something raw.
+    const everywhere = untriggered.length > 0 ? this.#untriggered : [];
+    const blanked: Array<[number, number]> = [];
     try {
+      for (const [index, [start, end]] of literals.entries()) {
+        const escape = line.indexOf('\\', start);
+        if (escape === -1 || escape >= end) continue;
+        const hitting = new Set<TriggeredDetector>();
+        for (const hit of candidate.hits) if (hit.at === -1 || (hit.at >= start && hit.at < end)) hitting.add(hit.entry);
+        if (hitting.size === 0 && everywhere.length === 0) continue;
+        const entry = literal(index);
+        const name = memberName(line, literals, index);
+        const text = name === undefined ? entry.value : `${name}: ${entry.value}`;
+        const shift = text.length - entry.value.length;
+        for (const decoder of [...this.#triggered.filter((one) => hitting.has(one)), ...everywhere]) {
+          for (const span of await this.#detect(decoder, text, -shift))
+            if (span.end > 0) entry.spans.push({ ...span, start: Math.max(0, span.start) });
+        }
+        blanked.push([start, end]);
+      }
+      const raw: Span[] = untriggered.map((span) => ({ ...span, start: span.start - offset, end: span.end - offset }));
+      const rest = blank(line, blanked);
+      for (const entry of this.#triggered) if (candidate.active.has(entry)) raw.push(...(await this.#detect(entry, rest, 0)));
       for (const span of raw) {
         const index = lastOverlapping(literals, span.start, span.end);
         if (index === undefined) continue;
@@ -239,16 +313,6 @@ export class Redactor {
         const from = entry.units.decodedOffset(Math.max(span.start, start), false);
         const to = entry.units.decodedOffset(Math.min(span.end, end), true);
         if (to > from) entry.spans.push({ ...span, start: from, end: to });
-      }
-      for (const [index, [start, end]] of literals.entries()) {
-        if (line.indexOf('\\', start) === -1 || line.indexOf('\\', start) >= end) continue;
-        const rawText = line.slice(start, end);
-        // Detectors without a trigger (team rules) look at decoded strings only of lines where they found something raw.
-        const everywhere = untriggered.length > 0 ? this.#untriggered : [];
-        if (everywhere.length === 0 && !this.#triggered.some((entry) => entry.test!.test(rawText))) continue;
-        const entry = literal(index);
-        for (const decoder of [...this.#triggered.filter((one) => one.test!.test(entry.value)), ...everywhere])
-          entry.spans.push(...(await this.#detect(decoder, entry.value, 0)));
       }
     } catch {
       return undefined; // a string that does not decode: not JSON
@@ -366,15 +430,77 @@ function lastOverlapping(literals: ReadonlyArray<[number, number]>, start: numbe
   return index >= 0 && literals[index]![1] > start ? index : undefined;
 }
 
-function mergeRanges(ranges: Array<[number, number]>): Array<[number, number]> {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-  const merged: Array<[number, number]> = [];
-  for (const [start, end] of sorted) {
+/** A line a trigger hit; `at` of a hit is its offset in the line, -1 for "anywhere" (a line hit too often to list). */
+interface CandidateLine {
+  end: number;
+  active: Set<TriggeredDetector>;
+  hits: Array<{ at: number; entry: TriggeredDetector }>;
+}
+
+/** Hits of one scan listed for one line; past them the line counts as hit all over. */
+const HITS_PER_LINE = 64;
+
+/** The name of the member whose value is string `index` (`"name": "value"`), when it is one. */
+function memberName(line: string, literals: ReadonlyArray<[number, number]>, index: number): string | undefined {
+  if (index === 0) return undefined;
+  const [previousStart, previousEnd] = literals[index - 1]!;
+  const between = line.slice(previousEnd + 1, literals[index]![0] - 1);
+  if (!/^\s*:\s*$/.test(between) || previousEnd - previousStart > 80) return undefined;
+  return line.slice(previousStart, previousEnd);
+}
+
+/** The line with the given spans turned to spaces: the same length, so every other offset still holds. */
+function blank(line: string, spans: ReadonlyArray<[number, number]>): string {
+  if (spans.length === 0) return line;
+  const parts: string[] = [];
+  let position = 0;
+  for (const [start, end] of spans) {
+    parts.push(line.slice(position, start), ' '.repeat(end - start));
+    position = end;
+  }
+  parts.push(line.slice(position));
+  return parts.join('');
+}
+
+/** A stretch of plain text to give to the detectors whose triggers hit in it. */
+interface Window {
+  range: [number, number];
+  active: Set<TriggeredDetector>;
+}
+
+function mergeWindows(windows: readonly Window[]): Window[] {
+  const sorted = [...windows].sort((a, b) => a.range[0] - b.range[0]);
+  const merged: Window[] = [];
+  for (const { range, active } of sorted) {
     const last = merged.at(-1);
-    if (last && start <= last[1] + 1) last[1] = Math.max(last[1], end);
-    else merged.push([start, end]);
+    if (last && range[0] <= last.range[1] + 1) {
+      last.range[1] = Math.max(last.range[1], range[1]);
+      for (const entry of active) last.active.add(entry);
+    } else merged.push({ range: [range[0], range[1]], active: new Set(active) });
   }
   return merged;
+}
+
+/** A pattern's top-level alternatives (`a|b(c|d)|e` → `a`, `b(c|d)`, `e`), each wrapped so it keeps its meaning alone. */
+export function topLevelAlternatives(source: string): string[] {
+  const alternatives: string[] = [];
+  let depth = 0;
+  let inClass = false;
+  let from = 0;
+  for (let index = 0; index < source.length; index += 1) {
+    const char = source[index];
+    if (char === '\\') index += 1;
+    else if (inClass) inClass = char !== ']';
+    else if (char === '[') inClass = true;
+    else if (char === '(') depth += 1;
+    else if (char === ')') depth -= 1;
+    else if (char === '|' && depth === 0) {
+      alternatives.push(source.slice(from, index));
+      from = index + 1;
+    }
+  }
+  alternatives.push(source.slice(from));
+  return alternatives.map((alternative) => `(?:${alternative})`);
 }
 
 export function lineStartAt(text: string, index: number): number {

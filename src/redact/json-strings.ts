@@ -42,17 +42,23 @@ export function stringLiterals(line: string): Array<[number, number]> | undefine
  * k-th unit begins, so decoded offset k and raw offset starts[k] name the same place.
  */
 export class LiteralUnits {
-  readonly starts: number[] = [];
+  #starts?: number[];
 
   constructor(
     readonly line: string,
     readonly start: number,
     readonly end: number,
-  ) {
-    for (let index = start; index < end;) {
-      this.starts.push(index);
-      index += line.charCodeAt(index) === 0x5c ? (line.charCodeAt(index + 1) === 0x75 ? 6 : 2) : 1;
+  ) {}
+
+  /** Made when an offset is first mapped: most strings decoded to be looked at hold nothing and never need it. */
+  get starts(): number[] {
+    if (this.#starts) return this.#starts;
+    const starts: number[] = [];
+    for (let index = this.start; index < this.end;) {
+      starts.push(index);
+      index += this.line.charCodeAt(index) === 0x5c ? (this.line.charCodeAt(index + 1) === 0x75 ? 6 : 2) : 1;
     }
+    return (this.#starts = starts);
   }
 
   /** The decoded value; throws when the raw text is not a valid JSON string. */
@@ -62,21 +68,23 @@ export class LiteralUnits {
 
   /** The raw offset of decoded offset `k` (k may equal the decoded length: the literal's end). */
   rawOffset(k: number): number {
-    return k >= this.starts.length ? this.end : this.starts[k]!;
+    const starts = this.starts;
+    return k >= starts.length ? this.end : starts[k]!;
   }
 
   /** The decoded offset of the unit holding raw offset `raw`, or of the next one when `after` (so a span keeps whole escapes). */
   decodedOffset(raw: number, after: boolean): number {
+    const starts = this.starts;
     let low = 0;
-    let high = this.starts.length;
+    let high = starts.length;
     // First unit starting past `raw`.
     while (low < high) {
       const middle = (low + high) >> 1;
-      if (this.starts[middle]! <= raw) low = middle + 1;
+      if (starts[middle]! <= raw) low = middle + 1;
       else high = middle;
     }
     const holding = low - 1;
     if (holding < 0) return 0;
-    return after && this.starts[holding] !== raw ? holding + 1 : holding;
+    return after && starts[holding] !== raw ? holding + 1 : holding;
   }
 }

@@ -34,7 +34,14 @@ export async function* lineSegments(source: AsyncIterable<Uint8Array> | Iterable
       pending = [all];
     }
   }
-  if (pendingBytes > 0) yield Buffer.concat(pending, pendingBytes);
+  if (pendingBytes === 0) return;
+  // The last line may be cut short (an agent still writing it): alone, so whatever ends in a newline is whole lines.
+  const all = Buffer.concat(pending, pendingBytes);
+  const cut = all.lastIndexOf(0x0a);
+  if (cut !== -1 && cut < all.length - 1) {
+    yield all.subarray(0, cut + 1);
+    yield all.subarray(cut + 1);
+  } else yield all;
 }
 
 /**
@@ -95,16 +102,27 @@ export async function* redactStream(
   redactor: Redactor,
   report: StreamReport = { findings: 0 },
 ): AsyncGenerator<Buffer> {
+  for await (const { output } of redactedSegments(source, redactor, report)) yield* output;
+}
+
+/** Each segment as it came in and as it goes out: whoever resumes a redaction later needs to know how one maps to the other. */
+export async function* redactedSegments(
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  redactor: Redactor,
+  report: StreamReport = { findings: 0 },
+): AsyncGenerator<{ input: Buffer; output: Buffer[] }> {
   for await (const segment of lineSegments(source)) {
+    const output: Buffer[] = [];
     for (const { bytes, text } of partsOf(segment)) {
       const result = text === undefined ? undefined : await redactor.redact(text);
       if (!result || result.findings.length === 0) {
-        yield bytes;
+        output.push(bytes);
         continue;
       }
       report.findings += result.findings.length;
-      yield Buffer.from(result.text, 'utf8');
+      output.push(Buffer.from(result.text, 'utf8'));
     }
+    yield { input: segment, output };
   }
 }
 

@@ -22,12 +22,14 @@ export interface Snapshot {
 }
 
 /**
- * `redaction`: the bytes pass through it before they are hashed and written, so
- * the cache never holds what it takes out and the content id is the redacted
- * bytes'; `mark` is what the row then says of them (src/redact/mark.ts).
+ * `redaction` gives the bytes to cache, redacted, before they are hashed and
+ * written, so the cache never holds what it takes out and the content id is the
+ * redacted bytes'; `stored` learns that id; `mark` is what the row then says of
+ * them (src/redact/mark.ts).
  */
 export interface SnapshotRedaction {
-  transform(chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer>;
+  bytes(transcriptPath: string, conversationId: string): AsyncIterable<Buffer>;
+  stored?(conversationId: string, sha256: string): Promise<void>;
   mark: Record<string, unknown>;
 }
 
@@ -41,8 +43,9 @@ export async function snapshotTranscript(
   const store = conversationStore(projectDir);
   const source = expandHome(transcriptPath);
   const cacheDir = join(projectDir, 'conversations');
-  const chunks = chunksOf(source);
-  const { sha256, size } = await cacheStream(cacheDir, redaction ? redaction.transform(chunks) : chunks, (sha) => store.blobPath!(sha));
+  const chunks = redaction ? redaction.bytes(source, conversationId) : chunksOf(source);
+  const { sha256, size } = await cacheStream(cacheDir, chunks, (sha) => store.blobPath!(sha));
+  await redaction?.stored?.(conversationId, sha256);
   if (await isKnownSnapshot(store, cacheDir, conversationId, sha256)) return { content_sha256: sha256, size, added: false };
   await store.append([{ conversation_id: conversationId, content_sha256: sha256, size, ts: now, ...redaction?.mark }]);
   return { content_sha256: sha256, size, added: true };

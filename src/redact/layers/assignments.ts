@@ -1,7 +1,8 @@
 // Values assigned to names: `DB_PASSWORD=…`, `password: "…"`, `"api_key": "…"`,
-// `--token …`. Two rules read them. The password-style rule (layer 1) redacts
-// any literal value of a password- or secret-like name; the entropy rule (layer 2)
-// redacts a random-looking value of a key-, token-, secret- or password-like name.
+// `--token …`. Two rules read them. The password-style rule (one of the formats
+// secretlint lacks) redacts any literal value of a password- or secret-like name;
+// the entropy rule (the second layer) redacts a random-looking value of a key-,
+// token-, secret- or password-like name.
 //
 // Precision matters as much as recall: code is full of such names whose values
 // are not secrets (`password: string`, `apiKey = process.env.API_KEY`,
@@ -22,43 +23,66 @@ export interface Assignment {
   tight: boolean;
 }
 
+/**
+ * Where a search for assignments starts: a name holding one of the words the
+ * rules care about, followed by `=` or `:` (or such a flag). Also the detector's
+ * trigger: prose and code mention tokens and keys far more often than they assign one.
+ */
+const NAMED =
+  /(?:pass|pwd|pw(?![a-z])|secret|token|auth|credential|key)[A-Za-z0-9_.-]{0,40}\\{0,3}["'`]?[ \t]{0,8}(?::|=)|--(?:pass|pwd|secret|token|[A-Za-z-]{0,20}key)/i;
+const NAMED_ALL = new RegExp(NAMED.source, 'gi');
+const NAME_CHAR = /[A-Za-z0-9_.-]/;
+/** `name = value`, `"name": "value"`, `name: value`, `NAME=value`, read from the name's first character. */
 const ASSIGNMENT =
-  /(?<![A-Za-z0-9_.-])(?<!:\/\/)(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'`])?[ \t]{0,8}(?<sep>:=|=>|=(?!=)|:(?![:/]))[ \t]{0,8}(?:(?<q>\\{0,3}["'`])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,256})\k<q>|(?<uv>[^\s\p{C}"'`,;)}\]\\]{1,256}))/dgu;
-/** `--password hunter2`, `--token=abc`. (A URL's `user:password@` is not an assignment: the URL rules read it.) */
-const FLAG = /(?<![A-Za-z0-9_-])--?(?<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?<q>\\{0,3}["'])?(?<uv>[^\s\p{C}"'\\]{1,256})\k<q>?/dgu;
+  /(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'`])?[ \t]{0,8}(?<sep>:=|=>|=(?!=)|:(?![:/]))[ \t]{0,8}(?:(?<q>\\{0,3}["'`])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,256})\k<q>|(?<uv>[^\s\p{C}"'`,;)}\]\\]{1,256}))/duy;
+/** `--password hunter2`, `--token=abc`, read from the first dash. */
+const FLAG = /--?(?<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?<q>\\{0,3}["'])?(?<uv>[^\s\p{C}"'\\]{1,256})\k<q>?/duy;
 
+/**
+ * The assignments whose name holds a keyword. Found from each keyword outwards
+ * (to the name's start, then forwards through the separator and the value), not
+ * by trying the whole pattern at every character: transcripts are long and such
+ * names are rare. A URL's `user:password@` is not an assignment (the URL rules
+ * read it), and a value may itself hold one (`"content": "DB_PASSWORD=…"`).
+ */
 export function findAssignments(text: string): Assignment[] {
   const found: Assignment[] = [];
-  for (const pattern of [ASSIGNMENT, FLAG]) {
-    pattern.lastIndex = 0;
-    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-      const groups = match.groups!;
-      const valueGroup = groups.qv !== undefined ? 'qv' : 'uv';
-      const span = match.indices!.groups![valueGroup];
-      if (!span) continue;
-      // A value may itself hold assignments (`"content": "DB_PASSWORD=…"` in a JSON line): read on from its start.
-      pattern.lastIndex = span[0];
-      found.push({
-        name: groups.name!,
-        start: span[0],
-        end: span[1],
-        value: groups[valueGroup]!,
-        quoted: groups.qv !== undefined,
-        tight:
-          groups.sep === '=' &&
-          match.indices!.groups!.name![1] === match.indices!.groups!.sep![0] &&
-          span[0] === match.indices!.groups!.sep![1],
-      });
-    }
+  NAMED_ALL.lastIndex = 0;
+  for (let keyword = NAMED_ALL.exec(text); keyword !== null; keyword = NAMED_ALL.exec(text)) {
+    let start = keyword.index;
+    while (start > 0 && NAME_CHAR.test(text[start - 1]!)) start -= 1;
+    NAMED_ALL.lastIndex = keyword.index + keyword[0].length;
+    if (text.startsWith('://', start - 3)) continue;
+    const flag = text[start] === '-';
+    if (flag && start > 0 && /[A-Za-z0-9_]/.test(text[start - 1]!)) continue;
+    const pattern = flag ? FLAG : ASSIGNMENT;
+    if (!flag && !/[A-Za-z_]/.test(text[start]!)) continue;
+    pattern.lastIndex = start;
+    const match = pattern.exec(text);
+    if (!match) continue;
+    const groups = match.groups!;
+    const valueGroup = groups.qv !== undefined ? 'qv' : 'uv';
+    const span = match.indices!.groups![valueGroup];
+    if (!span) continue;
+    NAMED_ALL.lastIndex = span[0];
+    found.push({
+      name: groups.name!,
+      start: span[0],
+      end: span[1],
+      value: groups[valueGroup]!,
+      quoted: groups.qv !== undefined,
+      tight:
+        !flag &&
+        groups.sep === '=' &&
+        match.indices!.groups!.name![1] === match.indices!.groups!.sep![0] &&
+        span[0] === match.indices!.groups!.sep![1],
+    });
   }
   return found;
 }
 
 /** Names whose value is a password or a secret. */
 export const PASSWORD_NAME = /pass(?:word|wd|phrase)|(?<![a-z])(?:pass|pwd|pw)(?![a-z])|secret/i;
-/** What must be near a password-like name for the password rule to look at a text: `=`, `:` or a flag's dashes. */
-export const PASSWORD_TRIGGER =
-  /(?:pass|pwd|pw|secret)[A-Za-z0-9_.-]{0,40}\\{0,3}["'`]?[ \t]{0,8}(?::|=)|--?[A-Za-z-]*(?:pass|pwd|secret)/i;
 /** Names whose value may be a key or a token. */
 const KEY_NAME =
   /token|secret|pass(?:word|wd|phrase)|(?<![a-z])(?:pwd|auth)|credential|api[_-]?key|(?<=[a-z0-9])[_.-]?key(?:s)?$|^(?:access|private|signing|encryption|master|license|client|app|secret)[_-]?key/i;
@@ -113,21 +137,37 @@ export function looksRandom(value: string): boolean {
   return entropy(value) >= (value.length >= 24 ? 3.5 : 3.2);
 }
 
-export function entropyDetector(): RedactionDetector {
+/**
+ * Both rules in one detector: one search for assignments serves them, and one
+ * trigger (a key-, token-, secret- or password-like name followed by `=` or `:`,
+ * or such a flag) lets a text through to it. Catch-alls: where another detector
+ * finds the same secret, that one names it.
+ */
+export function assignmentsDetector(): RedactionDetector {
   return {
-    id: 'high-entropy-assignment',
+    id: 'assignments',
     source: 'built-in',
+    description: 'Values assigned to password-, secret-, key- and token-like names',
+    rules: [
+      {
+        id: 'password-assignment',
+        description: 'A literal value assigned to a password- or secret-like name (password=…, secret: …, "passwd": "…")',
+      },
+      {
+        id: 'high-entropy-assignment',
+        description: 'A random-looking value (entropy ≥ 3.5 bits a character) assigned to a key-, token-, secret- or password-like name',
+      },
+    ],
     fallback: true,
-    description: 'A random-looking value (entropy ≥ 3.5 bits a character) assigned to a key-, token-, secret- or password-like name',
-    trigger:
-      /(?:token|secret|pass|pwd|auth|credential|key)[A-Za-z0-9_.-]{0,40}\\{0,3}["'`]?[ \t]{0,8}(?::|=)|--?[A-Za-z-]*(?:token|secret|key|pass)/i,
+    trigger: NAMED,
     detect(text) {
       const found: DetectedSecret[] = [];
       for (const assignment of findAssignments(text)) {
         const { name, value } = assignment;
-        if (!KEY_NAME.test(name) || NOT_SECRET_NAME.test(name)) continue;
-        if (!isLiteralValue(assignment) || !looksRandom(value)) continue;
-        found.push({ start: assignment.start, end: assignment.end, rule: 'high-entropy-assignment' });
+        if (NOT_SECRET_NAME.test(name) || !isLiteralValue(assignment)) continue;
+        if (PASSWORD_NAME.test(name)) found.push({ start: assignment.start, end: assignment.end, rule: 'password-assignment' });
+        else if (KEY_NAME.test(name) && looksRandom(value))
+          found.push({ start: assignment.start, end: assignment.end, rule: 'high-entropy-assignment' });
       }
       return found;
     },

@@ -1,9 +1,8 @@
 // Layer 1, the known formats secretlint's preset lacks: Google API keys, Stripe
 // keys, JSON Web Tokens, Authorization headers, credentials in any URL scheme
-// (redis://, amqp://, …), and `password=` / `secret:` style assignments. Each
-// pattern follows its issuer's documented format.
+// (redis://, amqp://, …). Each pattern follows its issuer's documented format.
+// `password=` / `secret:` style assignments are in assignments.ts.
 import type { DetectedSecret, RedactionDetector } from '../types.js';
-import { findAssignments, isLiteralValue, NOT_SECRET_NAME, PASSWORD_NAME, PASSWORD_TRIGGER } from './assignments.js';
 
 /** A value that names another value rather than being one: `${VAR}`, `$VAR`, `%VAR%`, `{{ x }}`, `<your-token>`, `***`. */
 export function isReference(value: string): boolean {
@@ -100,20 +99,5 @@ export function formatDetectors(): RedactionDetector[] {
       return found;
     },
   };
-  const passwords: RedactionDetector = {
-    id: 'password-assignment',
-    source: 'built-in',
-    fallback: true,
-    description: 'A literal value assigned to a password- or secret-like name (password=…, secret: …, "passwd": "…")',
-    trigger: PASSWORD_TRIGGER,
-    detect(text) {
-      const found: DetectedSecret[] = [];
-      for (const assignment of findAssignments(text)) {
-        if (!PASSWORD_NAME.test(assignment.name) || NOT_SECRET_NAME.test(assignment.name) || !isLiteralValue(assignment)) continue;
-        found.push({ start: assignment.start, end: assignment.end, rule: 'password-assignment' });
-      }
-      return found;
-    },
-  };
-  return [formats, passwords];
+  return [formats];
 }

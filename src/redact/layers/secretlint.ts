@@ -74,21 +74,32 @@ type Config = Parameters<LintSource>[0]['options']['config'];
 let loaded: Promise<{ lintSource: LintSource; config: Config }> | undefined;
 
 function load() {
-  loaded ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({
-    lintSource: core.lintSource,
-    config: {
-      rules: preset.rules
-        .filter((rule) => !LEFT_OUT.has(rule.meta.id))
-        .map((rule) => ({
-          id: rule.meta.id,
-          rule,
-          // Access key ids count as secrets here (transcripts pair them with their keys); account ids do not.
-          ...(rule.meta.id === '@secretlint/secretlint-rule-aws'
-            ? { options: { enableIDScanRule: true }, allowMessageIds: ['AWSAccountID'] }
-            : {}),
-        })),
-    } as Config,
-  }));
+  loaded ??= Promise.all([
+    import('@secretlint/core'),
+    import('@secretlint/secretlint-rule-preset-recommend'),
+    import('@secretlint/profiler'),
+  ]).then(([core, preset, profiler]) => {
+    // @secretlint/core marks every rule's start and end with its profiler, which
+    // keeps every mark for good and looks each new one up among all of them: a
+    // gate that scans for weeks would grow without end, and an 8 MB transcript
+    // spent a fifth of its redaction there. Nothing here reads the profile.
+    profiler.secretLintProfiler.mark = () => undefined;
+    return {
+      lintSource: core.lintSource,
+      config: {
+        rules: preset.rules
+          .filter((rule) => !LEFT_OUT.has(rule.meta.id))
+          .map((rule) => ({
+            id: rule.meta.id,
+            rule,
+            // Access key ids count as secrets here (transcripts pair them with their keys); account ids do not.
+            ...(rule.meta.id === '@secretlint/secretlint-rule-aws'
+              ? { options: { enableIDScanRule: true }, allowMessageIds: ['AWSAccountID'] }
+              : {}),
+          })),
+      } as Config,
+    };
+  });
   return loaded;
 }
 
