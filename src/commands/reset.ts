@@ -5,6 +5,7 @@ import { TracerCommand } from '../cli/tracer-command.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { PROJECT_STATE_FILES } from '../store/home.js';
 import { errnoCode, remove, unwritable } from '../files/index.js';
+import { SENT_AS_FILE } from '../engine/sent-as.js';
 
 /**
  * Cursors and settings: losing them costs a re-scan on the next push (the service
@@ -45,7 +46,11 @@ export class ResetCommand extends TracerCommand {
   async run() {
     const project = this.project();
     const candidates: string[] = [...RESETTABLE_STATE];
-    if (this.data) for (const family of this.context.kernel.families) candidates.push(...family.storage);
+    if (this.data) {
+      for (const family of this.context.kernel.families) candidates.push(...family.storage);
+      // Which stored record a pushed copy stands for (a redacted one): it goes with the records, never before them.
+      candidates.push(SENT_AS_FILE);
+    }
     const present = await existing(candidates.map((name) => join(project.dir, name)));
 
     if (this.dryRun) {
