@@ -207,14 +207,17 @@ export class Redactor {
       for (const scan of entry.scans) {
         scan.lastIndex = 0;
         let counted = -1;
+        let countedEnd = -1;
         let count = 0;
         for (let match = scan.exec(text); match !== null; match = scan.exec(text)) {
-          const start = lineStartAt(text, match.index);
+          // Hits on the line of the last one need no search for where it starts.
+          const start = match.index <= countedEnd ? counted : lineStartAt(text, match.index);
           let line = lines.get(start);
           if (!line) lines.set(start, (line = { end: lineEndAt(text, match.index), active: new Set(), hits: [] }));
           line.active.add(entry);
           count = counted === start ? count + 1 : 1;
           counted = start;
+          countedEnd = line.end;
           if (count <= HITS_PER_LINE) line.hits.push({ at: match.index - start, entry });
           else {
             line.hits.push({ at: -1, entry });
@@ -289,22 +292,36 @@ export class Redactor {
       for (const [index, [start, end]] of literals.entries()) {
         const escape = line.indexOf('\\', start);
         if (escape === -1 || escape >= end) continue;
-        const hitting = new Set<TriggeredDetector>();
-        for (const hit of candidate.hits) if (hit.at === -1 || (hit.at >= start && hit.at < end)) hitting.add(hit.entry);
+        // Where in the decoded value each detector's trigger hit (undefined: anywhere).
+        const hitting = new Map<TriggeredDetector, number[] | undefined>();
+        for (const hit of candidate.hits) {
+          if (hit.at !== -1 && (hit.at < start || hit.at >= end)) continue;
+          const known = hitting.get(hit.entry);
+          if (hit.at === -1 || (hitting.has(hit.entry) && known === undefined)) hitting.set(hit.entry, undefined);
+          else hitting.set(hit.entry, [...(known ?? []), decodedIndex(line, start, hit.at)]);
+        }
         if (hitting.size === 0 && everywhere.length === 0) continue;
         const entry = literal(index);
         const name = memberName(line, literals, index);
-        const text = name === undefined ? entry.value : `${name}: ${entry.value}`;
-        const shift = text.length - entry.value.length;
-        for (const decoder of [...this.#triggered.filter((one) => hitting.has(one)), ...everywhere]) {
-          for (const span of await this.#detect(decoder, text, -shift))
-            if (span.end > 0) entry.spans.push({ ...span, start: Math.max(0, span.start) });
+        for (const decoder of this.#triggered) {
+          if (!hitting.has(decoder)) continue;
+          for (const [from, to] of windows(entry.value, hitting.get(decoder), decoder.detector.reach)) {
+            // The member's name in front of the value's start (`password: …`), so an assignment reads whole.
+            const prefix = from === 0 && name !== undefined ? `${name}: ` : '';
+            for (const span of await this.#detect(decoder, prefix + entry.value.slice(from, to), from - prefix.length))
+              if (span.end > from) entry.spans.push({ ...span, start: Math.max(from, span.start) });
+          }
         }
+        for (const decoder of everywhere) entry.spans.push(...(await this.#detect(decoder, entry.value, 0)));
         blanked.push([start, end]);
       }
       const raw: Span[] = untriggered.map((span) => ({ ...span, start: span.start - offset, end: span.end - offset }));
-      const rest = blank(line, blanked);
-      for (const entry of this.#triggered) if (candidate.active.has(entry)) raw.push(...(await this.#detect(entry, rest, 0)));
+      const rest = withoutStrings(line, blanked);
+      for (const entry of this.#triggered) {
+        if (!candidate.active.has(entry)) continue;
+        for (const span of await this.#detect(entry, rest.text, 0))
+          raw.push({ ...span, start: rest.lineOffset(span.start), end: rest.lineOffset(span.end) });
+      }
       for (const span of raw) {
         const index = lastOverlapping(literals, span.start, span.end);
         if (index === undefined) continue;
@@ -430,6 +447,39 @@ function lastOverlapping(literals: ReadonlyArray<[number, number]>, start: numbe
   return index >= 0 && literals[index]![1] > start ? index : undefined;
 }
 
+/** The decoded offset of raw offset `raw` in the string starting at `start`: each escape before it decodes to one character. */
+function decodedIndex(line: string, start: number, raw: number): number {
+  let decoded = raw - start;
+  for (let escape = line.indexOf('\\', start); escape !== -1 && escape < raw; escape = line.indexOf('\\', escape + 2)) {
+    const length = line.charCodeAt(escape + 1) === 0x75 ? 6 : 2;
+    decoded -= length - 1;
+    if (escape + length > raw) break;
+    escape += length - 2;
+  }
+  return Math.max(0, decoded);
+}
+
+/**
+ * The stretches of `value` to give a detector: whole lines from WINDOW_BEFORE
+ * before each hit to `reach` after it, joined where they meet; all of it when the
+ * detector has no reach or its hits are not known.
+ */
+function windows(value: string, hits: readonly number[] | undefined, reach: number | undefined): Array<[number, number]> {
+  if (!hits || reach === undefined || value.length <= 2 * (reach + WINDOW_BEFORE)) return [[0, value.length]];
+  const ranges: Array<[number, number]> = [];
+  for (const hit of [...hits].sort((a, b) => a - b)) {
+    const from = lineStartAt(value, Math.max(0, hit - WINDOW_BEFORE));
+    const to = lineEndAt(value, Math.min(value.length, hit + reach));
+    const last = ranges.at(-1);
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+    else ranges.push([from, to]);
+  }
+  return ranges;
+}
+
+/** How far before a trigger's hit a secret may start: a name, a scheme, a PEM header. */
+const WINDOW_BEFORE = 256;
+
 /** A line a trigger hit; `at` of a hit is its offset in the line, -1 for "anywhere" (a line hit too often to list). */
 interface CandidateLine {
   end: number;
@@ -449,17 +499,33 @@ function memberName(line: string, literals: ReadonlyArray<[number, number]>, ind
   return line.slice(previousStart, previousEnd);
 }
 
-/** The line with the given spans turned to spaces: the same length, so every other offset still holds. */
-function blank(line: string, spans: ReadonlyArray<[number, number]>): string {
-  if (spans.length === 0) return line;
+/**
+ * The line without the contents of the given strings (their quotes stay, so the
+ * JSON still reads), and where an offset of it lies in the line. The strings
+ * were looked at decoded; the rest (names, short values) is short.
+ */
+function withoutStrings(line: string, spans: ReadonlyArray<[number, number]>): { text: string; lineOffset(offset: number): number } {
+  if (spans.length === 0) return { text: line, lineOffset: (offset) => offset };
   const parts: string[] = [];
+  /** Offsets in the text where a removed stretch was, and how much was removed up to there. */
+  const cuts: Array<[number, number]> = [];
   let position = 0;
+  let removed = 0;
   for (const [start, end] of spans) {
-    parts.push(line.slice(position, start), ' '.repeat(end - start));
+    parts.push(line.slice(position, start));
+    removed += end - start;
+    cuts.push([start - (removed - (end - start)), removed]);
     position = end;
   }
   parts.push(line.slice(position));
-  return parts.join('');
+  return {
+    text: parts.join(''),
+    lineOffset(offset) {
+      let shift = 0;
+      for (const [at, total] of cuts) if (offset > at) shift = total;
+      return offset + shift;
+    },
+  };
 }
 
 /** A stretch of plain text to give to the detectors whose triggers hit in it. */

@@ -40,6 +40,12 @@ export interface RedactionDetector {
    */
   trigger?: RegExp;
   /**
+   * How far after its trigger's hit a secret may end, in characters. A long string
+   * of a JSON line (a tool's output) is then given to `detect` only around the
+   * hits: whole lines from a little before each to this far after. Omitted: all of it.
+   */
+  reach?: number;
+  /**
    * A catch-all (an assignment or entropy rule): where another detector finds the
    * same secret, that one names it, whatever the order the plugins come in.
    */

@@ -160,6 +160,8 @@ export function assignmentsDetector(): RedactionDetector {
     ],
     fallback: true,
     trigger: NAMED,
+    // A name of up to 80 characters, the separator, a value of up to 256.
+    reach: 512,
     detect(text) {
       const found: DetectedSecret[] = [];
       for (const assignment of findAssignments(text)) {

@@ -83,6 +83,8 @@ export function formatDetectors(): RedactionDetector[] {
     source: 'built-in',
     description: 'Formats secretlint lacks: SendGrid with dashes, Google, Stripe, JWT, Authorization headers, URL credentials',
     rules: FORMATS.map(({ id, description }) => ({ id, description })),
+    // A JWT or an Authorization header's value runs to a few KiB at most.
+    reach: 8192,
     trigger: /SG\.|AIza|[sr]k_(?:live|test)_|whsec_|eyJ|[Bb]earer|Basic|:\/\/[^\s/]{1,300}@/,
     detect(text) {
       const found: DetectedSecret[] = [];

@@ -15,6 +15,7 @@ export function piiDetectors(): RedactionDetector[] {
       source: 'built-in (redact.pii)',
       description: 'E-mail address',
       trigger: /@/,
+      reach: 320,
       detect(text) {
         const found: DetectedSecret[] = [];
         for (const match of text.matchAll(EMAIL)) {
@@ -30,6 +31,7 @@ export function piiDetectors(): RedactionDetector[] {
       source: 'built-in (redact.pii)',
       description: 'Phone number (E.164, international or North American notation)',
       trigger: /\+[1-9]\d|\d{3}\)?[ .-]\d{3}[ .-]\d{4}/,
+      reach: 64,
       detect(text) {
         const found: DetectedSecret[] = [];
         for (const match of text.matchAll(PHONE)) {

@@ -60,10 +60,12 @@ const URL_RULES = new Set(['basic-auth-url', 'mongodb-connection-string', 'mysql
 
 /**
  * What any preset rule needs to see before it can report: the formats' fixed
- * prefixes, `SECRET_ACCESS` for AWS secret keys, and `://…@` for the URL rules.
+ * prefixes (an AWS key id whole: `A3T` alone is all over base64), `SECRET_ACCESS`
+ * for AWS secret keys, and `://…@` for the URL rules. Text without any of them
+ * never loads secretlint.
  */
 const TRIGGER =
-  /A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)|x-oauth-basic|_authToken|npm_|xox[bpaor]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]{1,300}@|T3BlbkFJ|sk-ant-api|lin_api_|ops_ey|PRIVATE KEY|SG\.|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_/;
+  /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b|(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)|x-oauth-basic|_authToken|npm_|xox[bpaor]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]{1,300}@|T3BlbkFJ|sk-ant-api|lin_api_|ops_ey|PRIVATE KEY|SG\.|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_/;
 
 /** Rules of the preset left out: filter-comments would let a `secretlint-disable` comment in a transcript switch redaction off. */
 const LEFT_OUT = new Set(['@secretlint/secretlint-rule-filter-comments']);
@@ -112,6 +114,8 @@ export function secretlintDetector(): RedactionDetector {
     description: "secretlint's recommended preset",
     rules,
     trigger: TRIGGER,
+    // A PEM key's body is at most 10,000 characters (the preset's own limit), its markers aside.
+    reach: 12_000,
     async detect(text) {
       const { lintSource, config } = await load();
       const result = await lintSource({
