@@ -116,29 +116,35 @@ async function captureRows(options: { transcriptBytes: number; runs: number }, l
       }),
       env: { ...client.spec([]).env, TRACER_HOOK_SYNC: '1' },
     });
+  // Wall time, and CPU time (user + system, from GNU time): on a machine other work loads, the CPU a run takes moves far less.
   const timed = async (client: typeof on, session: string, path: string) => {
-    const run = expectOk(await measure(stop(client, session, path)), 'Stop');
+    const run = expectOk(await measure(stop(client, session, path), { memory: true }), 'Stop');
     if (run.stdout !== '') throw new Error(`the hook printed ${run.stdout}`);
-    return run.wallMs;
+    return { wall: run.wallMs, cpu: run.cpuMs ?? NaN };
   };
-  const samples = { cold: { on: [] as number[], off: [] as number[] }, end: { on: [] as number[], off: [] as number[] } };
+  const series = () => ({ on: [] as number[], off: [] as number[], onCpu: [] as number[], offCpu: [] as number[] });
+  const samples = { cold: series(), end: series() };
+  const keep = (into: ReturnType<typeof series>, which: 'on' | 'off', time: { wall: number; cpu: number }) => {
+    into[which].push(time.wall);
+    into[which === 'on' ? 'onCpu' : 'offCpu'].push(time.cpu);
+  };
   for (const client of [on, off]) await timed(client, 'warm-up', transcript);
   for (let n = 1; n <= options.runs; n += 1) {
     for (const which of n % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
       const client = which === 'on' ? on : off;
-      samples.cold[which].push(await timed(client, `cold-${n}`, transcript));
+      keep(samples.cold, which, await timed(client, `cold-${n}`, transcript));
       // A session's last Stop: the one before it snapshotted all but the last turn.
       const growing = join(dir, `session-${which}-${n}.jsonl`);
       writeFileSync(growing, full.slice(0, cut));
       await timed(client, `session-${n}`, growing);
       writeFileSync(growing, full);
-      samples.end[which].push(await timed(client, `session-${n}`, growing));
+      keep(samples.end, which, await timed(client, `session-${n}`, growing));
     }
   }
   const inProcess = await snapshotInProcess(transcript, dir, options.runs);
   const mb = round(options.transcriptBytes / 2 ** 20, 1);
   log(
-    `  ${mb} MiB transcript: last Stop of a session ${round(median(samples.end.on))} ms with redaction, ${round(median(samples.end.off))} ms without; first Stop ${round(median(samples.cold.on))} / ${round(median(samples.cold.off))} ms; the snapshot alone ${round(median(inProcess.on))} / ${round(median(inProcess.off))} ms`,
+    `  ${mb} MiB transcript: last Stop of a session ${round(median(samples.end.on))} ms with redaction, ${round(median(samples.end.off))} ms without (CPU ${round(median(samples.end.onCpu))} / ${round(median(samples.end.offCpu))} ms); first Stop ${round(median(samples.cold.on))} / ${round(median(samples.cold.off))} ms (CPU ${round(median(samples.cold.onCpu))} / ${round(median(samples.cold.offCpu))} ms); the snapshot alone ${round(median(inProcess.on))} / ${round(median(inProcess.off))} ms`,
   );
   const row = (
     workload: string,
@@ -148,6 +154,7 @@ async function captureRows(options: { transcriptBytes: number; runs: number }, l
     label: string,
     bar: string,
     withBar: boolean,
+    cpu?: { tracer: number[]; baseline: number[] },
   ): Result => ({
     workload,
     size,
@@ -157,7 +164,9 @@ async function captureRows(options: { transcriptBytes: number; runs: number }, l
     ratio: round(median(tracer) / median(baseline)),
     bar,
     pass: !withBar || median(tracer) <= 1.5 * median(baseline),
-    samples: { tracer, baseline },
+    notes:
+      cpu && `CPU ${round(median(cpu.tracer))} / ${round(median(cpu.baseline))} ms: ${round(median(cpu.tracer) / median(cpu.baseline))}×`,
+    samples: { tracer, baseline, ...(cpu ? { tracerCpu: cpu.tracer, baselineCpu: cpu.baseline } : {}) },
   });
   return [
     row(
@@ -168,6 +177,7 @@ async function captureRows(options: { transcriptBytes: number; runs: number }, l
       'the same hook, !redact',
       '≤ 1.5× capture without redaction',
       true,
+      { tracer: samples.end.onCpu, baseline: samples.end.offCpu },
     ),
     row(
       '12a. capture, a first Stop',
@@ -177,6 +187,7 @@ async function captureRows(options: { transcriptBytes: number; runs: number }, l
       'the same hook, !redact',
       'for reference (see BENCHMARKS.md)',
       false,
+      { tracer: samples.cold.onCpu, baseline: samples.cold.offCpu },
     ),
     row(
       '12a. the first snapshot alone, in process',

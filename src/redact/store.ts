@@ -2,8 +2,11 @@
 // every family that declares text (summaries, transcripts), records marked
 // redacted included (a team rule added since then applies to them too). Each
 // store rewrites its files atomically; transcript bytes that held a secret are
-// replaced in the cache and the old ones removed.
+// replaced in the cache and the old ones removed. sent-as.jsonl then says that a
+// remote's row under the old key is this record, so a pull does not bring the
+// unredacted row back.
 import { storeOf } from '../engine/family-store.js';
+import { recordSentAs } from '../engine/sent-as.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { Redactor } from './engine.js';
 import { redactedRecord } from './outgoing.js';
@@ -25,7 +28,14 @@ export async function redactStore(kernel: Kernel, projectDir: string, redactor: 
       reports.push({ family: family.name, replaced: 0, skipped: `the ${family.plugin} plugin's store cannot be rewritten` });
       continue;
     }
-    const replaced = await store.rewrite((record) => redactedRecord(family, record, store, redactor));
+    const replaced = await store.rewrite(async (record) => {
+      const copy = await redactedRecord(family, record, store, redactor);
+      const [before, after] = [store.keyOf(record), copy && store.keyOf(copy)];
+      // A remote may hold the record under its old key (pushed, or pulled from there): the next pull must not
+      // bring it back as another. Said before the file is replaced: said for nothing, it is harmless.
+      if (before && after && before !== after) recordSentAs(projectDir, family.name, after, before);
+      return copy;
+    });
     reports.push({ family: family.name, replaced });
   }
   return reports;

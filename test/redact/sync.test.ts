@@ -211,6 +211,34 @@ for (const backend of ['sqlite', 'postgres'] as const) {
   });
 }
 
+test('a secret an older client pushed reaches a pull; tracer redact --store cleans it, and the next pull does not bring it back', async () => {
+  const service = await startService({ allowSecrets: true });
+  await service.createProject('acme', 'web');
+  const token = await service.createToken({ org: 'acme', project: 'web', name: 'x' });
+  const summary = withContentId({ ts: '2024-05-01T12:00:00Z', conversation_url: 'x://session/1', summary: `old ${GITHUB}` }, 'id');
+  const bytes = transcriptWith(10, `export AWS_SECRET_ACCESS_KEY=${AWS}`);
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  const row = {
+    conversation_id: 'old',
+    content_sha256: sha,
+    size: bytes.length,
+    ts: '2024-05-01T12:00:00Z',
+    content_base64: bytes.toString('base64'),
+  };
+  assert.is((await raw(service, token, 'POST', '/api/v1/sync/summaries', { items: [summary] })).status, 200);
+  assert.is((await raw(service, token, 'POST', '/api/v1/sync/conversations', { items: [row] })).status, 200);
+  const m = await machine({ remoteUrl: `${service.url}/acme/web`, token });
+  assert.is(JSON.parse((await m.run(['pull', '--json'])).stdout).pull.totals.inserted, 2);
+  assert.ok(holdsSecret(storeText(m)), 'a pull stores what the service holds');
+  const cleaned = await m.run(['redact', '--store']);
+  assert.is(cleaned.code, 0, cleaned.stderr);
+  assert.not.ok(holdsSecret(storeText(m)));
+  assert.is(JSON.parse((await m.run(['pull', '--json'])).stdout).pull.totals.inserted, 0, 'the old rows are known under their old keys');
+  assert.not.ok(holdsSecret(storeText(m)));
+  assert.is(readRows(join(m.dir, 'conversations.jsonl')).length, 1);
+  assert.is(readRows(join(m.dir, 'session-summaries.jsonl')).length, 1);
+});
+
 test('tracer serve says whether the gate is on, never silently off', async () => {
   const { spawnService } = await import('../helpers/service.js');
   const printed = async (service: ServiceHandle, pattern: RegExp) => {
