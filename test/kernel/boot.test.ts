@@ -138,6 +138,7 @@ test('a prebuilt module boots from its built-in plugins in memory, and leaves a 
     'blobs-missing',
     'summaries-missing',
     'reconcile',
+    'redact',
   ]);
   const builtins = Object.fromEntries(
     await Promise.all(names.map(async (name) => [name, await import(`../../src/plugins/${name}.ts`)] as const)),
