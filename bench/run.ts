@@ -98,12 +98,14 @@ try {
     log('workload 11: reconcile and the post-merge hook');
     results.push(...(await reconcileWorkload({ commits: 50, pullCommits: 10, runs: runs(3, 7) }, log)));
   }
-  if (wanted('12')) {
+  // 12 runs all three parts; 12a (capture), 12b (push), 12c (corpus) one each.
+  const redactionParts = (['12a', '12b', '12c'] as const).filter((part) => wanted('12') || wanted(part));
+  if (redactionParts.length > 0) {
     log('workload 12: redaction (capture, push, corpus)');
     const options = quick
-      ? { transcriptBytes: 8 * 2 ** 20, traces: 10_000, runs: 3 }
-      : { transcriptBytes: 8 * 2 ** 20, traces: 50_000, runs: 7 };
-    results.push(...(await redactionWorkload(options, log)));
+      ? { transcriptBytes: 8 * 2 ** 20, traces: 10_000, runs: runs(3, 7) }
+      : { transcriptBytes: 8 * 2 ** 20, traces: 50_000, runs: runs(3, 7) };
+    results.push(...(await redactionWorkload({ ...options, parts: redactionParts }, log)));
   }
 } finally {
   await stopAllServices();

@@ -89,10 +89,14 @@ export function benchTranscript(bytes: number, seed = 12): string {
 }
 
 export async function redactionWorkload(
-  options: { transcriptBytes: number; traces: number; runs: number },
+  options: { transcriptBytes: number; traces: number; runs: number; parts: ReadonlyArray<'12a' | '12b' | '12c'> },
   log: (line: string) => void,
 ): Promise<Result[]> {
-  return [...(await captureRows(options, log)), ...(await pushRows(options, log)), corpusRow(await corpusFigures(log))];
+  return [
+    ...(options.parts.includes('12a') ? await captureRows(options, log) : []),
+    ...(options.parts.includes('12b') ? await pushRows(options, log) : []),
+    ...(options.parts.includes('12c') ? [corpusRow(await corpusFigures(log))] : []),
+  ];
 }
 
 async function captureRows(options: { transcriptBytes: number; runs: number }, log: (line: string) => void): Promise<Result[]> {
