@@ -56,8 +56,8 @@ interface TriggeredDetector {
 /**
  * Alternatives of a trigger run together in one expression. V8's regular
  * expressions skip ahead quickly only while an alternation has few first
- * characters: secretlint's trigger as one expression took 85 ms over an 8 MB
- * transcript, cut in two 24 ms (BENCHMARKS.md, "Redaction").
+ * characters: sixteen of secretlint's alternatives took 85 ms over an 8 MiB
+ * transcript as one expression, 12 + 12 ms as two (BENCHMARKS.md, workload 12).
  */
 const TRIGGER_ALTERNATIVES = 8;
 
