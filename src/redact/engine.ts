@@ -13,8 +13,9 @@
 // Nothing a detector finds inside a placeholder counts, and a redacted line is
 // looked at again, so redacting redacted text changes nothing.
 import { createHash } from 'node:crypto';
-import { LiteralUnits, looksLikeJson, stringLiterals } from './json-strings.js';
-import { kindOf, PLACEHOLDER, placeholder, type Fingerprint } from './placeholder.js';
+import { decodedIndex, lastOverlapping, LiteralUnits, looksLikeJson, memberName, stringLiterals, withoutStrings } from './json-strings.js';
+import { lineEndAt, lineStartAt, merge, outsidePlaceholders, topLevelAlternatives, windows, type Span } from './spans.js';
+import { kindOf, placeholder, type Fingerprint } from './placeholder.js';
 import type { DetectedSecret, RedactionDetector, RedactionProblem } from './types.js';
 
 /** A secret found in the text given to the engine: `[start, end)`, and the rule that found it. */
@@ -35,16 +36,6 @@ const CONTEXT_LINES = 64;
 const CONTEXT_CHARS = 64 * 1024;
 /** Redacted units looked at again: a finding there is redacted once more, then the text is taken as it is. */
 const VERIFY_PASSES = 2;
-/** Placeholder remnants and separators: what is left of a span cut by a placeholder and shorter than this is no secret. */
-const MIN_SECRET_CHARS = 4;
-
-interface Span {
-  start: number;
-  end: number;
-  rule: string;
-  /** The detector's place in the list, catch-alls after the others: the first one's rule names a merged span. */
-  rank: number;
-}
 
 interface TriggeredDetector {
   detector: RedactionDetector;
@@ -396,90 +387,6 @@ function findingsOf(change: Change): Finding[] {
   }));
 }
 
-/** Spans sorted and overlapping ones joined: nothing of a secret two rules found differently is left. */
-function merge(spans: Span[]): Span[] {
-  const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end);
-  const merged: Span[] = [];
-  for (const span of sorted) {
-    const last = merged.at(-1);
-    if (last && span.start < last.end) {
-      if (span.end > last.end) last.end = span.end;
-      if (span.rank < last.rank) Object.assign(last, { rule: span.rule, rank: span.rank });
-    } else merged.push({ ...span });
-  }
-  return merged;
-}
-
-/** Spans with what lies inside existing placeholders taken out (`shift`: where `text` starts in the spans' coordinates). */
-function outsidePlaceholders(text: string, spans: readonly Span[], shift: number): Span[] {
-  if (spans.length === 0 || !text.includes('[REDACTED:')) return [...spans];
-  const held: Array<[number, number]> = [];
-  for (const match of text.matchAll(PLACEHOLDER)) held.push([match.index! + shift, match.index! + shift + match[0].length]);
-  const kept: Span[] = [];
-  for (const span of spans) {
-    let pieces: Array<[number, number]> = [[span.start, span.end]];
-    for (const [start, end] of held) {
-      pieces = pieces.flatMap(([a, b]): Array<[number, number]> => {
-        if (end <= a || start >= b) return [[a, b]];
-        const around: Array<[number, number]> = [
-          [a, Math.min(b, start)],
-          [Math.max(a, end), b],
-        ];
-        return around.filter(([x, y]) => y - x >= MIN_SECRET_CHARS);
-      });
-    }
-    for (const [start, end] of pieces) kept.push({ ...span, start, end });
-  }
-  return kept;
-}
-
-/** The string literal a span belongs to: the last one it overlaps (an assignment's value follows its name). */
-function lastOverlapping(literals: ReadonlyArray<[number, number]>, start: number, end: number): number | undefined {
-  let low = 0;
-  let high = literals.length;
-  // First literal starting at or after `end`.
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (literals[middle]![0] < end) low = middle + 1;
-    else high = middle;
-  }
-  const index = low - 1;
-  return index >= 0 && literals[index]![1] > start ? index : undefined;
-}
-
-/** The decoded offset of raw offset `raw` in the string starting at `start`: each escape before it decodes to one character. */
-function decodedIndex(line: string, start: number, raw: number): number {
-  let decoded = raw - start;
-  for (let escape = line.indexOf('\\', start); escape !== -1 && escape < raw; escape = line.indexOf('\\', escape + 2)) {
-    const length = line.charCodeAt(escape + 1) === 0x75 ? 6 : 2;
-    decoded -= length - 1;
-    if (escape + length > raw) break;
-    escape += length - 2;
-  }
-  return Math.max(0, decoded);
-}
-
-/**
- * The stretches of `value` to give a detector: whole lines from WINDOW_BEFORE
- * before each hit to `reach` after it, joined where they meet; all of it when the
- * detector has no reach or its hits are not known.
- */
-function windows(value: string, hits: readonly number[] | undefined, reach: number | undefined): Array<[number, number]> {
-  if (!hits || reach === undefined || value.length <= 2 * (reach + WINDOW_BEFORE)) return [[0, value.length]];
-  const ranges: Array<[number, number]> = [];
-  for (const hit of [...hits].sort((a, b) => a - b)) {
-    const from = lineStartAt(value, Math.max(0, hit - WINDOW_BEFORE));
-    const to = lineEndAt(value, Math.min(value.length, hit + reach));
-    const last = ranges.at(-1);
-    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
-    else ranges.push([from, to]);
-  }
-  return ranges;
-}
-
-/** How far before a trigger's hit a secret may start: a name, a scheme, a PEM header. */
-const WINDOW_BEFORE = 256;
-
 /** A line a trigger hit; `at` of a hit is its offset in the line, -1 for "anywhere" (a line hit too often to list). */
 interface CandidateLine {
   end: number;
@@ -489,44 +396,6 @@ interface CandidateLine {
 
 /** Hits of one scan listed for one line; past them the line counts as hit all over. */
 const HITS_PER_LINE = 64;
-
-/** The name of the member whose value is string `index` (`"name": "value"`), when it is one. */
-function memberName(line: string, literals: ReadonlyArray<[number, number]>, index: number): string | undefined {
-  if (index === 0) return undefined;
-  const [previousStart, previousEnd] = literals[index - 1]!;
-  const between = line.slice(previousEnd + 1, literals[index]![0] - 1);
-  if (!/^\s*:\s*$/.test(between) || previousEnd - previousStart > 80) return undefined;
-  return line.slice(previousStart, previousEnd);
-}
-
-/**
- * The line without the contents of the given strings (their quotes stay, so the
- * JSON still reads), and where an offset of it lies in the line. The strings
- * were looked at decoded; the rest (names, short values) is short.
- */
-function withoutStrings(line: string, spans: ReadonlyArray<[number, number]>): { text: string; lineOffset(offset: number): number } {
-  if (spans.length === 0) return { text: line, lineOffset: (offset) => offset };
-  const parts: string[] = [];
-  /** Offsets in the text where a removed stretch was, and how much was removed up to there. */
-  const cuts: Array<[number, number]> = [];
-  let position = 0;
-  let removed = 0;
-  for (const [start, end] of spans) {
-    parts.push(line.slice(position, start));
-    removed += end - start;
-    cuts.push([start - (removed - (end - start)), removed]);
-    position = end;
-  }
-  parts.push(line.slice(position));
-  return {
-    text: parts.join(''),
-    lineOffset(offset) {
-      let shift = 0;
-      for (const [at, total] of cuts) if (offset > at) shift = total;
-      return offset + shift;
-    },
-  };
-}
 
 /** A stretch of plain text to give to the detectors whose triggers hit in it. */
 interface Window {
@@ -545,35 +414,4 @@ function mergeWindows(windows: readonly Window[]): Window[] {
     } else merged.push({ range: [range[0], range[1]], active: new Set(active) });
   }
   return merged;
-}
-
-/** A pattern's top-level alternatives (`a|b(c|d)|e` → `a`, `b(c|d)`, `e`), each wrapped so it keeps its meaning alone. */
-export function topLevelAlternatives(source: string): string[] {
-  const alternatives: string[] = [];
-  let depth = 0;
-  let inClass = false;
-  let from = 0;
-  for (let index = 0; index < source.length; index += 1) {
-    const char = source[index];
-    if (char === '\\') index += 1;
-    else if (inClass) inClass = char !== ']';
-    else if (char === '[') inClass = true;
-    else if (char === '(') depth += 1;
-    else if (char === ')') depth -= 1;
-    else if (char === '|' && depth === 0) {
-      alternatives.push(source.slice(from, index));
-      from = index + 1;
-    }
-  }
-  alternatives.push(source.slice(from));
-  return alternatives.map((alternative) => `(?:${alternative})`);
-}
-
-export function lineStartAt(text: string, index: number): number {
-  return index <= 0 ? 0 : text.lastIndexOf('\n', index - 1) + 1;
-}
-
-export function lineEndAt(text: string, index: number): number {
-  const end = text.indexOf('\n', index);
-  return end === -1 ? text.length : end;
 }

@@ -88,3 +88,67 @@ export class LiteralUnits {
     return after && starts[holding] !== raw ? holding + 1 : holding;
   }
 }
+
+/** The string literal a span belongs to: the last one it overlaps (an assignment's value follows its name). */
+export function lastOverlapping(literals: ReadonlyArray<[number, number]>, start: number, end: number): number | undefined {
+  let low = 0;
+  let high = literals.length;
+  // First literal starting at or after `end`.
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (literals[middle]![0] < end) low = middle + 1;
+    else high = middle;
+  }
+  const index = low - 1;
+  return index >= 0 && literals[index]![1] > start ? index : undefined;
+}
+
+/** The decoded offset of raw offset `raw` in the string starting at `start`: each escape before it decodes to one character. */
+export function decodedIndex(line: string, start: number, raw: number): number {
+  let decoded = raw - start;
+  for (let escape = line.indexOf('\\', start); escape !== -1 && escape < raw; escape = line.indexOf('\\', escape + 2)) {
+    const length = line.charCodeAt(escape + 1) === 0x75 ? 6 : 2;
+    decoded -= length - 1;
+    if (escape + length > raw) break;
+    escape += length - 2;
+  }
+  return Math.max(0, decoded);
+}
+
+/** The name of the member whose value is string `index` (`"name": "value"`), when it is one. */
+export function memberName(line: string, literals: ReadonlyArray<[number, number]>, index: number): string | undefined {
+  if (index === 0) return undefined;
+  const [previousStart, previousEnd] = literals[index - 1]!;
+  const between = line.slice(previousEnd + 1, literals[index]![0] - 1);
+  if (!/^\s*:\s*$/.test(between) || previousEnd - previousStart > 80) return undefined;
+  return line.slice(previousStart, previousEnd);
+}
+
+/**
+ * The line without the contents of the given strings (their quotes stay, so the
+ * JSON still reads), and where an offset of it lies in the line. The strings
+ * were looked at decoded; the rest (names, short values) is short.
+ */
+export function withoutStrings(line: string, spans: ReadonlyArray<[number, number]>): { text: string; lineOffset(offset: number): number } {
+  if (spans.length === 0) return { text: line, lineOffset: (offset) => offset };
+  const parts: string[] = [];
+  /** Offsets in the text where a removed stretch was, and how much was removed up to there. */
+  const cuts: Array<[number, number]> = [];
+  let position = 0;
+  let removed = 0;
+  for (const [start, end] of spans) {
+    parts.push(line.slice(position, start));
+    removed += end - start;
+    cuts.push([start - (removed - (end - start)), removed]);
+    position = end;
+  }
+  parts.push(line.slice(position));
+  return {
+    text: parts.join(''),
+    lineOffset(offset) {
+      let shift = 0;
+      for (const [at, total] of cuts) if (offset > at) shift = total;
+      return offset + shift;
+    },
+  };
+}
