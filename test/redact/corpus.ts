@@ -5,18 +5,8 @@
 // bench/workloads/redaction.ts prints recall and false positives per rule for
 // BENCHMARKS.md.
 import { createHash } from 'node:crypto';
-
-/** mulberry32: small, seeded, good enough to make test values. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The benchmarks' seeded generator (mulberry32): every run makes the same values.
+import { seededRandom } from '../../bench/dataset.js';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const UPPER32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -27,7 +17,7 @@ const HEX = '0123456789abcdef';
 export class Values {
   readonly #random: () => number;
   constructor(seed: number) {
-    this.#random = seeded(seed);
+    this.#random = seededRandom(seed);
   }
   pick(alphabet: string, length: number): string {
     let out = '';
