@@ -1,16 +1,18 @@
 import type { Writable } from 'node:stream';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
-import type { Kernel } from '../kernel/kernel.js';
 
-/** Runs a command's work and reports it: the kernel's warnings, then a failure as one line with its exit code. */
-export async function runReported(kernel: Kernel, stderr: Writable, run: () => Promise<number | void>): Promise<number> {
+/** Runs a command's work and reports it: the run's warnings, then a failure as one line with its exit code. */
+export async function runReported(
+  io: { warnings: readonly TracerWarning[]; stderr: Writable; env: NodeJS.ProcessEnv },
+  run: () => Promise<number | void>,
+): Promise<number> {
   try {
     const code = (await run()) ?? 0;
-    reportWarnings(kernel.warnings, stderr);
+    reportWarnings(io.warnings, io.stderr);
     return code;
   } catch (error) {
-    reportWarnings(kernel.warnings, stderr);
-    return reportError(error, stderr, kernel.context.env);
+    reportWarnings(io.warnings, io.stderr);
+    return reportError(error, io.stderr, io.env);
   }
 }
 

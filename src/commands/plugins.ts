@@ -25,7 +25,8 @@ export class PluginsCommand extends TracerCommand {
   json = Option.Boolean('--json', false, { description: 'Print a JSON object instead of text' });
 
   async run() {
-    const { kernel } = this.context;
+    // A plugin list that does not load is what this command helps to fix: it starts on the built-ins and says why.
+    const kernel = await this.kernel({ builtinsIfBroken: true });
     const layers = await pluginLayers(kernel.context.home, kernel.context.project);
     const list = effectivePluginList(layers);
     const agentList = await kernel.loadAgents();

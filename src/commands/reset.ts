@@ -45,7 +45,8 @@ export class ResetCommand extends TracerCommand {
   async run() {
     const project = this.project();
     const candidates: string[] = [...RESETTABLE_STATE];
-    if (this.data) for (const family of this.context.kernel.families) candidates.push(...family.storage);
+    // The families' own files are the plugins' to name; a plugin list that does not load must not stop a reset.
+    if (this.data) for (const family of (await this.kernel({ builtinsIfBroken: true })).families) candidates.push(...family.storage);
     const present = await existing(candidates.map((name) => join(project.dir, name)));
 
     if (this.dryRun) {

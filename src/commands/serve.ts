@@ -59,11 +59,10 @@ export class ServeCommand extends TracerCommand {
   });
 
   async run() {
-    const { kernel } = this.context;
     const { resolveServeOptions } = await import('../server/options.js');
     const { loadServiceFamilies } = await import('../server/families.js');
     const { startService } = await import('../server/service.js');
-    const { home, cwd, env } = kernel.context;
+    const { home, cwd, env } = this.context;
     const options = resolveServeOptions(
       {
         host: this.host,

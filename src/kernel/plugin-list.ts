@@ -5,9 +5,10 @@
 // that lists it); `!name` in a later layer switches an entry off.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, isAbsolute, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
+import { CODE_ROOT, MODULE_EXTENSION, PACKAGE_ROOT } from '../core/package-root.js';
 import { readStateFile, isPlainObject } from '../store/state-file.js';
 import type { Kernel, TracerPlugin } from './kernel.js';
 
@@ -32,10 +33,7 @@ export interface EffectivePluginList {
   warnings: TracerWarning[];
 }
 
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BUILTIN_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
-/** Under tsx (tests) the built-ins are .ts sources; in the package, compiled .js. */
-const MODULE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+const BUILTIN_DIR = join(CODE_ROOT, 'plugins');
 /** `traces`, or `agents/gemini` for the agents' folder. */
 const BUILTIN_NAME = /^(?:agents\/)?[a-z0-9][a-z0-9-]*$/;
 
@@ -106,14 +104,11 @@ function isModulePath(spec: string): boolean {
  * bring an agent and nothing else): those are imported when a command asks the
  * kernel for its agents.
  */
-/** Built-in plugin modules already in memory, by plugin-list name: a prebuilt module's own (scripts/build-hook-bundles.mjs). */
-export type BuiltinPlugins = Readonly<Record<string, { default?: unknown } | undefined>>;
-
-export async function applyPlugins(kernel: Kernel, entries: readonly PluginEntry[], builtins?: BuiltinPlugins): Promise<void> {
+export async function applyPlugins(kernel: Kernel, entries: readonly PluginEntry[]): Promise<void> {
   const placed = entries.map((entry, position) => ({ entry, position }));
   const agents = placed.filter(({ entry }) => isBuiltinAgent(entry.spec));
   const now = placed.filter(({ entry }) => !isBuiltinAgent(entry.spec));
-  const plugins = await Promise.all(now.map(({ entry }) => importPlugin(entry, builtins)));
+  const plugins = await Promise.all(now.map(({ entry }) => importPlugin(entry)));
   for (const [index, plugin] of plugins.entries()) await kernel.use(plugin, now[index]!.position);
   if (agents.length === 0) return;
   kernel.deferAgents(async () => {
@@ -122,24 +117,17 @@ export async function applyPlugins(kernel: Kernel, entries: readonly PluginEntry
   });
 }
 
-/** Whether every enabled entry is in `builtins` or a built-in agent (loaded later, from its file, if at all). */
-export function coveredByBuiltins(entries: readonly PluginEntry[], builtins: BuiltinPlugins): boolean {
-  return entries.every((entry) => isBuiltinAgent(entry.spec) || (!isModulePath(entry.spec) && builtins[entry.spec] !== undefined));
-}
-
 function isBuiltinAgent(spec: string): boolean {
   return spec.startsWith('agents/') && BUILTIN_NAME.test(spec);
 }
 
-export async function importPlugin(entry: PluginEntry, builtins?: BuiltinPlugins): Promise<TracerPlugin> {
-  let module = isModulePath(entry.spec) ? undefined : builtins?.[entry.spec];
-  if (!module) {
-    const path = locate(entry);
-    try {
-      module = (await import(pathToFileURL(path).href)) as { default?: unknown };
-    } catch (error) {
-      throw invalidPlugin(entry, `could not be loaded from ${path}: ${(error as Error).message}`);
-    }
+export async function importPlugin(entry: PluginEntry): Promise<TracerPlugin> {
+  const path = locate(entry);
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  } catch (error) {
+    throw invalidPlugin(entry, `could not be loaded from ${path}: ${(error as Error).message}`);
   }
   let plugin = module.default;
   if (typeof plugin === 'function') plugin = new (plugin as new () => unknown)();

@@ -150,7 +150,7 @@ test("A file outside the repository is not recorded as the project's", async () 
   assert.is(rows[1]!.files, undefined);
 });
 
-test('tracer hook --help is answered by the CLI, not the fast path', async () => {
+test("tracer hook --help prints the command's help", async () => {
   const { run } = sandbox();
   const result = await run(['hook', '--help']);
   assert.is(result.code, 0);

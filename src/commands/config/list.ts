@@ -22,7 +22,7 @@ export class ConfigListCommand extends TracerCommand {
 
   async run() {
     const scope = this.global ? 'global' : 'project';
-    const config = await settingsFile(this.context.kernel, scope, () => this.project()).read();
+    const config = await settingsFile(this.context.home, scope, () => this.project()).read();
     const rows = SETTINGS.filter((setting) => setting.scope === scope).map((setting) => {
       const value = getPath(config, setting.path);
       return {

@@ -21,7 +21,7 @@ export class ConfigUnsetCommand extends TracerCommand {
 
   async run() {
     const setting = findSetting(this.key, this.global ? 'global' : 'project');
-    const file = settingsFile(this.context.kernel, setting.scope, () => this.project());
+    const file = settingsFile(this.context.home, setting.scope, () => this.project());
     let removed = false;
     await file.update((config) => {
       removed = unsetPath(config, setting.path);

@@ -20,7 +20,7 @@ export class RemoteRemoveCommand extends TracerCommand {
 
   async run() {
     const project = this.project();
-    const { home } = this.context.kernel.context;
+    const { home } = this.context;
     const record = requireRemote(await readRemotes(project.dir), this.name);
     const after = await updateRemotes(project.dir, (file) => {
       requireRemote(file, this.name);

@@ -23,7 +23,7 @@ export class RemoteRenameCommand extends TracerCommand {
 
   async run() {
     const project = this.project();
-    const { home } = this.context.kernel.context;
+    const { home } = this.context;
     const newName = checkRemoteName(this.newName);
     const before = await readRemotes(project.dir);
     const record = requireRemote(before, this.oldName);

@@ -23,10 +23,10 @@ export class RuleRemoveCommand extends TracerCommand {
   name = Option.String({ name: 'name' });
 
   async run() {
-    const { cwd, env } = this.context.kernel.context;
+    const { cwd, env } = this.context;
     const name = checkRuleName(this.name);
     const worktree = worktreeFor(cwd, env);
-    const removed = removeRule(worktree, parseAgentList(this.agents, ruleAgents(await this.context.kernel.loadAgents())), name);
+    const removed = removeRule(worktree, parseAgentList(this.agents, ruleAgents(await (await this.kernel()).loadAgents())), name);
     this.print(`Removed rule ${name}:`);
     for (const path of removed) this.print(`  ${relative(worktree, path)}`);
   }

@@ -25,7 +25,7 @@ export class SetGlobalCommand extends TracerCommand {
   async run() {
     const setting = findSetting(this.key, 'global');
     const value = parseSettingValue(setting, this.value);
-    await applySetting(this.context.kernel, setting, () => this.project(), value);
+    await applySetting(this.context.home, setting, () => this.project(), value);
     this.print(`Set global ${setting.key}${setting.secret ? '' : ` = ${typeof value === 'string' ? value : JSON.stringify(value)}`}`);
     if (setting.hint) this.context.stderr.write(`tracer: ${setting.hint}\n`);
   }

@@ -20,7 +20,7 @@ export class SetGlobalUserCommand extends TracerCommand {
   async run() {
     const setting = findSetting('auth-token', 'global');
     const value = parseSettingValue(setting, this.token);
-    await applySetting(this.context.kernel, setting, () => this.project(), value);
+    await applySetting(this.context.home, setting, () => this.project(), value);
     this.print('Wrote the legacy global token slot (auth_token in config.json).');
     this.context.stderr.write(`tracer: ${setting.hint}\n`);
   }

@@ -32,13 +32,8 @@ export class TokenCreateCommand extends TracerCommand {
 
   async run() {
     const target = parseRemoteUrl(this.url);
-    const adminSecret = adminSecretFrom(this.context.kernel.context.env);
-    const created = await createTokenOnService(
-      target,
-      adminSecret,
-      { orgWide: this.orgWide, name: this.name },
-      this.context.kernel.context.env,
-    );
+    const adminSecret = adminSecretFrom(this.context.env);
+    const created = await createTokenOnService(target, adminSecret, { orgWide: this.orgWide, name: this.name }, this.context.env);
     this.print(created.token);
     const reach =
       created.scope === 'org' ? `every project of org ${created.org_slug}` : `project ${created.org_slug}/${created.project_slug}`;

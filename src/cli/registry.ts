@@ -1,0 +1,119 @@
+// The one way a command line becomes a command. The table of commands
+// (command-table.ts, made at build time) says which module defines the command
+// the line names; only that module is imported, and clipanion parses the line:
+// nothing else in tracer reads argv. Help, and a line that names no command,
+// load every command, and the plugin kernel for the commands plugins bring.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Builtins, Cli, type CommandClass } from 'clipanion';
+import { CODE_ROOT, MODULE_EXTENSION } from '../core/package-root.js';
+import { VERSION } from '../core/version.js';
+import { spoolPending } from '../capture/spool/pending.js';
+import type { Kernel } from '../kernel/kernel.js';
+import { isCommandClass, TABLE_FILE, type CommandEntry } from './command-table.js';
+import { commandContext, type MainIo, type TracerContext } from './context.js';
+import { withPluginUsage } from './plugin-usage.js';
+import { reportError } from './report.js';
+
+type Commands = CommandClass<TracerContext>[];
+
+/** Parses `argv` with the commands it may name, then runs the command; the exit code. */
+export async function runCommandLine(argv: readonly string[], io: MainIo): Promise<number> {
+  // Scripts and agents' hooks probe with --version: the registry answers it without building a parser.
+  if (argv.length === 1 && VERSION_FLAGS.has(argv[0]!)) {
+    io.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const colored = wantsColor(io.env, io.stdout);
+  const context = commandContext(io, colored ? Cli.defaultContext.colorDepth : 1);
+  const line = argv.length === 0 ? ['--help'] : [...argv];
+  let cli: Cli<TracerContext>;
+  let command: ReturnType<Cli<TracerContext>['process']>;
+  try {
+    cli = new Cli<TracerContext>({
+      binaryLabel: 'tracer',
+      binaryName: 'tracer',
+      binaryVersion: VERSION,
+      enableCapture: false,
+      enableColors: colored,
+    });
+    for (const commandClass of await commandsFor(line, context)) cli.register(commandClass);
+    cli.register(Builtins.HelpCommand);
+    cli.register(Builtins.VersionCommand);
+    command = cli.process(line, context);
+  } catch (error) {
+    return reportError(error, io.stderr, io.env);
+  }
+  // Whatever reads traces reads them after the agents' spooled events are in (src/capture/spool/fold-first.ts).
+  if (!command.help && (command.constructor as { foldsSpoolFirst?: boolean }).foldsSpoolFirst === true) await foldSpoolFirst(context);
+  return cli.run(command, context);
+}
+
+/** The command classes `line` may name: its own command's module, or every command when it names none. */
+async function commandsFor(line: readonly string[], context: TracerContext): Promise<Commands> {
+  const table = await commandTable();
+  const named = longestMatch(table, line);
+  if (named.length > 0 && named.every((entry) => !entry.kernel)) {
+    const classes = await Promise.all(named.map(importCommand));
+    // Help that lists the enabled plugins' families (push, pull) needs their kernel, which those commands boot anyway.
+    if (!classes.some((commandClass) => 'usageWith' in commandClass)) return classes;
+    const kernel = await context.kernel();
+    return classes.map((commandClass) => withPluginUsage(commandClass, kernel));
+  }
+  // Help, a line that names no command of the table, or a built-in plugin's command: everything, plugins' commands included.
+  // A broken plugin list must not hide the help that says how to fix it.
+  const kernel = await context.kernel({ builtinsIfBroken: !named.some((entry) => entry.kernel) });
+  const core = await Promise.all(table.filter((entry) => !entry.kernel).map(importCommand));
+  return [...new Set(core)].map((commandClass) => withPluginUsage(commandClass, kernel)).concat(pluginCommands(kernel));
+}
+
+const VERSION_FLAGS = new Set(['--version', '-v']);
+
+/** The entries whose path is the longest one `line` starts with (several classes may share a path). */
+function longestMatch(table: readonly CommandEntry[], line: readonly string[]): CommandEntry[] {
+  const matches = table.filter((entry) => entry.path.every((word, index) => line[index] === word));
+  const longest = Math.max(0, ...matches.map((entry) => entry.path.length));
+  return longest === 0 ? [] : matches.filter((entry) => entry.path.length === longest);
+}
+
+async function importCommand(entry: CommandEntry): Promise<CommandClass<TracerContext>> {
+  const module = (await import(pathToFileURL(join(CODE_ROOT, `${entry.module}${MODULE_EXTENSION}`)).href)) as Record<string, unknown>;
+  const commandClass = module[entry.export ?? ''];
+  if (!isCommandClass(commandClass))
+    throw new Error(`${entry.module} no longer exports the command ${entry.export}: run npm run build to remake the command table.`);
+  return commandClass as unknown as CommandClass<TracerContext>;
+}
+
+/** The commands of the enabled plugins, built-in or not: a plugin brings them in its `commands`. */
+function pluginCommands(kernel: Kernel): Commands {
+  return kernel.plugins.flatMap((plugin) => (plugin.commands ?? []) as Commands);
+}
+
+let table: Promise<CommandEntry[]> | undefined;
+
+/** The build's table; run from the sources, made once per process by importing every command (command-table.ts). */
+function commandTable(): Promise<CommandEntry[]> {
+  return (table ??= readTable());
+}
+
+async function readTable(): Promise<CommandEntry[]> {
+  try {
+    return JSON.parse(readFileSync(join(CODE_ROOT, TABLE_FILE), 'utf8')) as CommandEntry[];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const { scanCommands } = await import('./command-table.js');
+  return scanCommands();
+}
+
+async function foldSpoolFirst(context: TracerContext): Promise<void> {
+  if (spoolPending(context.home)) await (await import('../capture/spool/fold-first.js')).foldSpoolFirst(context.env);
+}
+
+/** clipanion colours piped output by default; honour NO_COLOR and non-TTYs. */
+function wantsColor(env: NodeJS.ProcessEnv, stdout: MainIo['stdout']): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return Boolean(stdout.isTTY);
+}
