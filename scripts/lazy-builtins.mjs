@@ -1,6 +1,6 @@
-// An esbuild plugin for the prebuilt modules (build-http-bundle.mjs,
-// build-hook-bundles.mjs): each named Node built-in becomes a small module that
-// loads the real one on first use instead of when the bundle loads. Worth it
+// An esbuild plugin of the build (scripts/build.mjs): each named Node built-in
+// becomes a small module that loads the real one on first use instead of when
+// the module that imports it loads. Worth it
 // for a built-in a common run never calls: a no-op push to an http:// remote
 // calls none of https, zlib, crypto or child_process, and loading them cost it
 // about 20 ms of a ~230 ms run (BENCHMARKS.md, "No-op push").

@@ -5,9 +5,9 @@
 // load every command, and the plugin kernel for the commands plugins bring.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Builtins, Cli, type CommandClass } from 'clipanion';
-import { CODE_ROOT, MODULE_EXTENSION } from '../core/package-root.js';
+import type { Cli, CommandClass } from 'clipanion';
+import { CODE_ROOT } from '../core/package-root.js';
+import { importProgramModule } from '../core/program-module.js';
 import { VERSION } from '../core/version.js';
 import { spoolPending } from '../capture/spool/pending.js';
 import type { Kernel } from '../kernel/kernel.js';
@@ -25,6 +25,8 @@ export async function runCommandLine(argv: readonly string[], io: MainIo): Promi
     io.stdout.write(`${VERSION}\n`);
     return 0;
   }
+  // Loaded past --version: the parser is most of what every other line loads.
+  const { Builtins, Cli } = await import('clipanion');
   const colored = wantsColor(io.env, io.stdout);
   const context = commandContext(io, colored ? Cli.defaultContext.colorDepth : 1);
   const line = argv.length === 0 ? ['--help'] : [...argv];
@@ -38,9 +40,10 @@ export async function runCommandLine(argv: readonly string[], io: MainIo): Promi
       enableCapture: false,
       enableColors: colored,
     });
-    for (const commandClass of await commandsFor(line, context)) cli.register(commandClass);
-    cli.register(Builtins.HelpCommand);
-    cli.register(Builtins.VersionCommand);
+    const { commands, everything } = await commandsFor(line, context);
+    for (const commandClass of commands) cli.register(commandClass);
+    // `tracer --help` and the list of commands; a command's own -h is its own.
+    if (everything) for (const builtin of [Builtins.HelpCommand, Builtins.VersionCommand]) cli.register(builtin);
     command = cli.process(line, context);
   } catch (error) {
     return reportError(error, io.stderr, io.env);
@@ -51,21 +54,22 @@ export async function runCommandLine(argv: readonly string[], io: MainIo): Promi
 }
 
 /** The command classes `line` may name: its own command's module, or every command when it names none. */
-async function commandsFor(line: readonly string[], context: TracerContext): Promise<Commands> {
+async function commandsFor(line: readonly string[], context: TracerContext): Promise<{ commands: Commands; everything: boolean }> {
   const table = await commandTable();
   const named = longestMatch(table, line);
   if (named.length > 0 && named.every((entry) => !entry.kernel)) {
     const classes = await Promise.all(named.map(importCommand));
     // Help that lists the enabled plugins' families (push, pull) needs their kernel, which those commands boot anyway.
-    if (!classes.some((commandClass) => 'usageWith' in commandClass)) return classes;
+    if (!classes.some((commandClass) => 'usageWith' in commandClass)) return { commands: classes, everything: false };
     const kernel = await context.kernel();
-    return classes.map((commandClass) => withPluginUsage(commandClass, kernel));
+    return { commands: classes.map((commandClass) => withPluginUsage(commandClass, kernel)), everything: false };
   }
   // Help, a line that names no command of the table, or a built-in plugin's command: everything, plugins' commands included.
   // A broken plugin list must not hide the help that says how to fix it.
   const kernel = await context.kernel({ builtinsIfBroken: !named.some((entry) => entry.kernel) });
   const core = await Promise.all(table.filter((entry) => !entry.kernel).map(importCommand));
-  return [...new Set(core)].map((commandClass) => withPluginUsage(commandClass, kernel)).concat(pluginCommands(kernel));
+  const commands = [...new Set(core)].map((commandClass) => withPluginUsage(commandClass, kernel)).concat(pluginCommands(kernel));
+  return { commands, everything: true };
 }
 
 const VERSION_FLAGS = new Set(['--version', '-v']);
@@ -78,7 +82,7 @@ function longestMatch(table: readonly CommandEntry[], line: readonly string[]): 
 }
 
 async function importCommand(entry: CommandEntry): Promise<CommandClass<TracerContext>> {
-  const module = (await import(pathToFileURL(join(CODE_ROOT, `${entry.module}${MODULE_EXTENSION}`)).href)) as Record<string, unknown>;
+  const module = await importProgramModule(entry.module);
   const commandClass = module[entry.export ?? ''];
   if (!isCommandClass(commandClass))
     throw new Error(`${entry.module} no longer exports the command ${entry.export}: run npm run build to remake the command table.`);

@@ -76,6 +76,11 @@ function unknownCommand(lines: readonly string[]): string {
     ),
   ];
   const word = typed.split(' ')[0] ?? '';
+  // A command that exists, given arguments none of its forms takes: say its forms.
+  if (commands.length > 0 && commands.every((command) => command.split(' ')[0] === word)) {
+    const forms = lines.map((line) => /^\s*\d+\. (tracer .*)$/.exec(line)?.[1]).filter((form): form is string => form !== undefined);
+    return `tracer ${word} does not take "${typed.split(' ').slice(1).join(' ')}": it takes ${forms.join(', or ')}. Run tracer ${word} --help for the usage`;
+  }
   const closest = [...commands].sort((a, b) => editDistance(word, a.split(' ')[0]!) - editDistance(word, b.split(' ')[0]!))[0];
   const near =
     closest && editDistance(word, closest.split(' ')[0]!) <= Math.max(2, word.length / 3) ? ` Did you mean tracer ${closest}?` : '';

@@ -1,13 +1,13 @@
-import { Command, Option, UsageError } from 'clipanion';
+import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../cli/tracer-command.js';
 
 /**
  * What the agents' hooks run: `tracer hook <agent> <event>` records one event
- * now; `tracer hook --fold` records the events bin/tracer-hook.sh spooled (it
- * is what the installed hooks start in the background).
+ * now. The hooks `tracer init` installs spool the event instead and start
+ * `tracer hook --fold` (HookFoldCommand) in the background.
  */
 export class HookCommand extends TracerCommand {
-  // This is the spool's fold, or an event recorded before the agent goes on: it folds nothing first.
+  // An event recorded before the agent goes on: nothing to fold first, and nothing to wait for.
   static override foldsSpoolFirst = false;
   static override paths = [['hook']];
   static override usage = Command.Usage({
@@ -29,20 +29,34 @@ export class HookCommand extends TracerCommand {
     ],
   });
 
-  fold = Option.Boolean('--fold', false, { description: 'Record the events the installed hooks spooled, instead of one from stdin' });
-  agent = Option.String({ name: 'agent', required: false });
-  event = Option.String({ name: 'event', required: false });
+  agent = Option.String({ name: 'agent', required: true });
+  event = Option.String({ name: 'event', required: true });
 
   async run() {
     const { env, cwd, stdin } = this.context;
-    if (this.fold) {
-      if (this.agent !== undefined) throw new UsageError('tracer hook --fold takes no agent or event; it records every spooled one');
-      const { runSpoolFold } = await import('../capture/spool/fold-first.js');
-      return runSpoolFold(env);
-    }
-    if (this.agent === undefined || this.event === undefined)
-      throw new UsageError('tracer hook takes an agent and an event, e.g. tracer hook claude-code PostToolUse, or --fold');
     const { runHook } = await import('../capture/hook/run-hook.js');
     return runHook(this.agent, this.event, { stdin, env, cwd });
+  }
+}
+
+/** `tracer hook --fold`: what bin/tracer-hook.sh starts in the background after it spooled an event. */
+export class HookFoldCommand extends TracerCommand {
+  // It is the spool's fold.
+  static override foldsSpoolFirst = false;
+  static override paths = [['hook']];
+  static override usage = Command.Usage({
+    category: 'Capture',
+    description: 'Record the agent events the installed hooks spooled',
+    details: `
+      Folds \`$TRACER_HOME/spool/\` into each project's \`traces.jsonl\`, transcripts and summaries: every event once, in the order the hooks ran, whatever kills it. A fold already under way is not waited for; the events it did not take stay for the next one. Like \`tracer hook\`, it exits 0 and prints nothing; failures go to \`hook-errors.log\`.
+    `,
+    examples: [['Record the spooled events now', '$0 hook --fold']],
+  });
+
+  fold = Option.Boolean('--fold', { required: true, description: 'Record the spooled events' });
+
+  async run() {
+    const { runSpoolFold } = await import('../capture/spool/fold-first.js');
+    return runSpoolFold(this.context.env);
   }
 }

@@ -3,7 +3,11 @@
 // the native path and only answers when the native plugin declines. The design
 // card's five (resolveRemote, preflight, beforeFamily, uploadBlob, afterPull) come
 // first; each other hook says why a plugin needs it.
-import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook } from 'tapable';
+// Each class from its own file (tapable-files.d.ts says why).
+import AsyncSeriesBailHook from 'tapable/lib/AsyncSeriesBailHook.js';
+import AsyncSeriesHook from 'tapable/lib/AsyncSeriesHook.js';
+import AsyncSeriesWaterfallHook from 'tapable/lib/AsyncSeriesWaterfallHook.js';
+import SyncHook from 'tapable/lib/SyncHook.js';
 import type {
   BlobFetch,
   BlobFetchResult,

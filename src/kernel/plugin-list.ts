@@ -5,10 +5,11 @@
 // that lists it); `!name` in a later layer switches an entry off.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
-import { CODE_ROOT, MODULE_EXTENSION, PACKAGE_ROOT } from '../core/package-root.js';
+import { PACKAGE_ROOT } from '../core/package-root.js';
+import { importProgramModule, programModulePath } from '../core/program-module.js';
 import { readStateFile, isPlainObject } from '../store/state-file.js';
 import type { Kernel, TracerPlugin } from './kernel.js';
 
@@ -33,7 +34,6 @@ export interface EffectivePluginList {
   warnings: TracerWarning[];
 }
 
-const BUILTIN_DIR = join(CODE_ROOT, 'plugins');
 /** `traces`, or `agents/gemini` for the agents' folder. */
 const BUILTIN_NAME = /^(?:agents\/)?[a-z0-9][a-z0-9-]*$/;
 
@@ -41,7 +41,7 @@ export const BUILTIN_LIST_FILE = resolve(PACKAGE_ROOT, 'plugins.json');
 
 export function builtinPluginPath(name: string): string | undefined {
   if (!BUILTIN_NAME.test(name)) return undefined;
-  const path = resolve(BUILTIN_DIR, `${name}${MODULE_EXTENSION}`);
+  const path = programModulePath(`plugins/${name}`);
   return existsSync(path) ? path : undefined;
 }
 
@@ -122,10 +122,11 @@ function isBuiltinAgent(spec: string): boolean {
 }
 
 export async function importPlugin(entry: PluginEntry): Promise<TracerPlugin> {
-  const path = locate(entry);
+  const { path, builtin } = locate(entry);
   let module: { default?: unknown };
   try {
-    module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+    // A built-in is a module of the program, wherever the build put it.
+    module = builtin ? await importProgramModule(`plugins/${entry.spec}`) : await import(pathToFileURL(path).href);
   } catch (error) {
     throw invalidPlugin(entry, `could not be loaded from ${path}: ${(error as Error).message}`);
   }
@@ -136,13 +137,13 @@ export async function importPlugin(entry: PluginEntry): Promise<TracerPlugin> {
   return plugin;
 }
 
-function locate(entry: PluginEntry): string {
+function locate(entry: PluginEntry): { path: string; builtin?: true } {
   const base = dirname(entry.file);
-  if (isModulePath(entry.spec)) return resolve(base, entry.spec);
+  if (isModulePath(entry.spec)) return { path: resolve(base, entry.spec) };
   const builtin = builtinPluginPath(entry.spec);
-  if (builtin) return builtin;
+  if (builtin) return { path: builtin, builtin: true };
   try {
-    return createRequire(resolve(base, 'noop.js')).resolve(entry.spec);
+    return { path: createRequire(resolve(base, 'noop.js')).resolve(entry.spec) };
   } catch {
     throw invalidPlugin(entry, 'is neither a built-in plugin nor a module path or installed package');
   }

@@ -1,11 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BIN, cleanEnv, cleanup, sandbox, tempDir } from '../helpers/cli.js';
-import { buildOutputs, modulesIn } from '../helpers/build-meta.js';
+import { cleanup, sandbox } from '../helpers/cli.js';
+import { buildOutputs, loadedFiles, modulesIn } from '../helpers/build-meta.js';
 
 /**
  * Hook latency must not grow with the number of agents: `tracer hook <agent>`
@@ -16,29 +12,7 @@ import { buildOutputs, modulesIn } from '../helpers/build-meta.js';
 test.after(cleanup);
 
 function loadedModules(agent: string, event: string, payload: unknown, cwd: string, home: string): string[] {
-  const dir = tempDir('hook-modules-');
-  const log = join(dir, 'resolved.log');
-  // Module hooks run on a thread of their own: written to a file at once, no line is lost at exit.
-  writeFileSync(
-    join(dir, 'hooks.mjs'),
-    `import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith('file:')) appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }\n`,
-  );
-  writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
-  writeFileSync(log, '');
-  const result = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, BIN, 'hook', agent, event], {
-    cwd,
-    input: JSON.stringify(payload),
-    encoding: 'utf8',
-    env: { ...cleanEnv(), TRACER_HOME: home },
-  });
-  assert.is(result.status, 0, result.stderr);
-  return [
-    ...new Set(
-      readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((line) => line !== ''),
-    ),
-  ];
+  return loadedFiles(['hook', agent, event], { cwd, home, input: JSON.stringify(payload) });
 }
 
 for (const [agent, event, payload] of [

@@ -1,9 +1,12 @@
 // What `npm run build` (scripts/build.mjs) put where: dist/meta.json holds esbuild's
 // metafiles, which name the source modules in each file of dist/. Tests that
 // check which modules a command loads map the files node loaded back to them.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BIN, cleanEnv } from './cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -24,4 +27,37 @@ export function buildOutputs(): Map<string, string[]> {
 export function modulesIn(urls: readonly string[]): string[] {
   const outputs = buildOutputs();
   return urls.flatMap((url) => outputs.get(relative(ROOT, fileURLToPath(url))) ?? []);
+}
+
+/**
+ * The files of dist/ (and of node_modules) a run of the built binary loads, from a resolve hook in the
+ * child that writes each one at once (module hooks run on a thread of their own: nothing is lost at exit).
+ */
+export function loadedFiles(args: readonly string[], options: { cwd: string; home: string; input?: string }): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'tracer-loaded-'));
+  try {
+    const log = join(dir, 'resolved.log');
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith('file:')) appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }\n`,
+    );
+    writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+    writeFileSync(log, '');
+    const result = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, BIN, ...args], {
+      cwd: options.cwd,
+      input: options.input ?? '',
+      encoding: 'utf8',
+      env: { ...cleanEnv(), TRACER_HOME: options.home, NO_COLOR: '1' },
+    });
+    if (result.status !== 0) throw new Error(`tracer ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    return [
+      ...new Set(
+        readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      ),
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

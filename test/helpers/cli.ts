@@ -103,6 +103,11 @@ export function cleanup(): void {
  * home through their own git call).
  */
 export function git(cwd: string, ...args: string[]): string {
+  return gitWith({}, cwd, ...args);
+}
+
+/** git() with more environment, e.g. GIT_COMMITTER_DATE for commits that must not share a second. */
+export function gitWith(env: Record<string, string>, cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd,
     env: {
@@ -112,6 +117,7 @@ export function git(cwd: string, ...args: string[]): string {
       GIT_AUTHOR_EMAIL: 't@example.com',
       GIT_COMMITTER_NAME: 'Test',
       GIT_COMMITTER_EMAIL: 't@example.com',
+      ...env,
     },
     encoding: 'utf8',
   }).trim();

@@ -3,7 +3,6 @@ import { TracerCommand } from '../../cli/tracer-command.js';
 import { readProjectConfig, updateProjectConfig } from '../../store/config-files.js';
 import { readRemotes, requireRemote, updateRemotes } from '../../store/remotes.js';
 import { deleteStoredTokens, storedTokenKey } from './token-binding.js';
-import { forgetSyncRecord } from '../../engine/sync-state.js';
 
 export class RemoteRemoveCommand extends TracerCommand {
   static override paths = [['remote', 'remove']];
@@ -28,6 +27,8 @@ export class RemoteRemoveCommand extends TracerCommand {
     });
     const key = storedTokenKey(record);
     const deleted = key ? await deleteStoredTokens(home, [key], after) : [];
+    // The sync state is the engine's: loaded only here, so that remote commands start without it.
+    const { forgetSyncRecord } = await import('../../engine/sync-state.js');
     await forgetSyncRecord(project.dir, this.name);
 
     const wasDefault = (await readProjectConfig(project.dir)).remote?.default === this.name;

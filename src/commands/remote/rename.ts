@@ -5,7 +5,6 @@ import { readGlobalConfig, readProjectConfig, updateGlobalConfig, updateProjectC
 import { formatTokenRef, globalTokenKey } from '../../store/credentials.js';
 import { checkRemoteName, readRemotes, requireRemote, updateRemotes } from '../../store/remotes.js';
 import { deleteStoredTokens, storedTokenKey } from './token-binding.js';
-import { renameSyncRecord } from '../../engine/sync-state.js';
 
 export class RemoteRenameCommand extends TracerCommand {
   static override paths = [['remote', 'rename']];
@@ -58,6 +57,8 @@ export class RemoteRenameCommand extends TracerCommand {
       file.remotes[newName] = carriedKey ? { ...moving, auth: { token_ref: formatTokenRef({ kind: 'global', key: carriedKey }) } } : moving;
     });
     if (oldKey && carriedKey) await deleteStoredTokens(home, [oldKey], after);
+    // The sync state is the engine's: loaded only here, so that remote commands start without it.
+    const { renameSyncRecord } = await import('../../engine/sync-state.js');
     await renameSyncRecord(project.dir, this.oldName, newName);
 
     const config = await readProjectConfig(project.dir);
