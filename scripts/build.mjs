@@ -9,10 +9,12 @@
 //   that `tracer --version` loads;
 // - the CLI layer, dist/layers/cli.js: what every other command line needs
 //   before its command runs (clipanion, the command base class, the state
-//   files of src/store/ and src/files/, remote URLs and the plugin lists);
+//   files of src/store/ and src/files/, src/core/, and the plugin lists);
 // - the capture layer, dist/layers/capture.js: what agents' events go through
 //   (`tracer/plugin/agent`, which every agent adapter uses, the hook's recording
 //   and the spool's fold), which never needs the kernel;
+// - the attribution layer, dist/layers/attribution.js: what blame, show and
+//   stats read ledgers and git with;
 // - the kernel, dist/layers/kernel.js: what the commands that use plugins
 //   need (the kernel, the built-in plugins that are not agents, the HTTP
 //   protocol, and the work of push, pull, sync, status and doctor).
@@ -65,6 +67,7 @@ const LAYERS = [
       'src/cli/tracer-command.ts',
       ...modulesUnder('src/store'),
       ...modulesUnder('src/files'),
+      ...modulesUnder('src/core'),
       'src/protocol/routes.ts',
       'src/kernel/plugin-list.ts',
     ],
@@ -74,6 +77,18 @@ const LAYERS = [
     name: 'capture',
     file: 'dist/layers/capture.js',
     roots: ['src/plugin/agent.ts', 'src/capture/hook/run-hook.ts', 'src/capture/spool/fold.ts'],
+    packages: [],
+  },
+  {
+    name: 'attribution',
+    file: 'dist/layers/attribution.js',
+    roots: [
+      'src/attribution/blame.ts',
+      'src/attribution/show.ts',
+      'src/attribution/stats.ts',
+      'src/attribution/format-blame.ts',
+      'src/attribution/format-summary.ts',
+    ],
     packages: [],
   },
   {
