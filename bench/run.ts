@@ -11,6 +11,7 @@ import { hookWorkload } from './workloads/hook.js';
 import { largeFileWorkload } from './workloads/large.js';
 import { loadWorkload } from './workloads/load.js';
 import { reconcileWorkload } from './workloads/reconcile.js';
+import { startupWorkload } from './workloads/startup.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
 import { teamViewWorkload } from './workloads/team-view.js';
 import { viewerWorkload } from './workloads/viewer.js';
@@ -96,6 +97,10 @@ try {
   if (wanted('11')) {
     log('workload 11: reconcile and the post-merge hook');
     results.push(...(await reconcileWorkload({ commits: 50, pullCommits: 10, runs: runs(3, 7) }, log)));
+  }
+  if (wanted('12')) {
+    log('workload 12: start-up');
+    results.push(...(await startupWorkload({ runs: runs(9, 21) }, log)));
   }
 } finally {
   await stopAllServices();
