@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Cli, CommandClass } from 'clipanion';
-import { CODE_ROOT } from '../core/package-root.js';
+import { FROM_SOURCE, PACKAGE_ROOT } from '../core/package-root.js';
 import { importProgramModule } from '../core/program-module.js';
 import { VERSION } from '../core/version.js';
 import { spoolPending } from '../capture/spool/pending.js';
@@ -67,7 +67,8 @@ async function commandsFor(line: readonly string[], context: TracerContext): Pro
   // Help, a line that names no command of the table, or a built-in plugin's command: everything, plugins' commands included.
   // A broken plugin list must not hide the help that says how to fix it.
   const kernel = await context.kernel({ builtinsIfBroken: !named.some((entry) => entry.kernel) });
-  const core = await Promise.all(table.filter((entry) => !entry.kernel).map(importCommand));
+  const every = FROM_SOURCE ? await scannedTable() : table;
+  const core = await Promise.all(every.filter((entry) => !entry.kernel).map(importCommand));
   const commands = [...new Set(core)].map((commandClass) => withPluginUsage(commandClass, kernel)).concat(pluginCommands(kernel));
   return { commands, everything: true };
 }
@@ -95,20 +96,29 @@ function pluginCommands(kernel: Kernel): Commands {
 }
 
 let table: Promise<CommandEntry[]> | undefined;
+let scanned: Promise<CommandEntry[]> | undefined;
 
-/** The build's table; run from the sources, made once per process by importing every command (command-table.ts). */
+/**
+ * The build's table (dist/commands.json), whose module names are the sources' too: run from the sources (the
+ * tests, after the build `npm test` makes when src/ changed), the registry reads the same file, and makes the
+ * table by importing every command only when there is none yet, and for the lines that name no command of it
+ * (so help shows a command added since the last build).
+ */
 function commandTable(): Promise<CommandEntry[]> {
   return (table ??= readTable());
 }
 
+function scannedTable(): Promise<CommandEntry[]> {
+  return (scanned ??= import('./command-table.js').then(({ scanCommands }) => scanCommands()));
+}
+
 async function readTable(): Promise<CommandEntry[]> {
   try {
-    return JSON.parse(readFileSync(join(CODE_ROOT, TABLE_FILE), 'utf8')) as CommandEntry[];
+    return JSON.parse(readFileSync(join(PACKAGE_ROOT, 'dist', TABLE_FILE), 'utf8')) as CommandEntry[];
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const { scanCommands } = await import('./command-table.js');
-  return scanCommands();
+  return scannedTable();
 }
 
 async function foldSpoolFirst(context: TracerContext): Promise<void> {
