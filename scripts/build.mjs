@@ -115,6 +115,9 @@ const ENTRIES = [
   'src/plugin/index.ts',
   'src/plugin/agent.ts',
   'src/protocol/index.ts',
+  // The viewer's backend beside its assets in dist/viewer/ (the spec's `viewer/`: "assets and backend").
+  'src/viewer/server.ts',
+  'src/viewer/app.ts',
 ];
 
 /** For the files that compile CommonJS in (tapable, node-fetch's helpers), which still calls require() for Node's own modules. */
