@@ -16,7 +16,8 @@ export abstract class TracerCommand extends Command<TracerContext> {
   /**
    * Whether the command reads what the agents' spool feeds (traces, transcripts,
    * summaries): the registry folds the spool in first (src/capture/spool/fold-first.ts).
-   * Only commands that read none of it say false, so they skip even the check.
+   * Commands that read none of it (remotes, settings, tokens, rules, hooks'
+   * installation) say false, and skip even the look at the spool.
    */
   static foldsSpoolFirst = true;
 

@@ -8,6 +8,7 @@ import { parseAgentList } from '../capture/install/agents.js';
 import { applyInstall, planInstall, uninstall, type InstallOptions, type InstallRow } from '../capture/install/installer.js';
 
 export class InitCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['init']];
   static override usage = Command.Usage({
     category: 'Project',

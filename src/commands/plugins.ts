@@ -7,6 +7,7 @@ import { effectivePluginList, type PluginSource } from '../kernel/plugin-list.js
 const SOURCE_LABEL: Record<PluginSource, string> = { builtin: 'builtin', user: 'user file', project: 'project setting' };
 
 export class PluginsCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['plugins']];
   static override usage = Command.Usage({
     category: 'Plugins',

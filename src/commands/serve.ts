@@ -7,6 +7,7 @@ import { TracerCommand } from '../cli/tracer-command.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 
 export class ServeCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['serve']];
   static override usage = Command.Usage({
     category: 'Service',

@@ -6,6 +6,7 @@ import { displayValue } from './display.js';
 import { settingsFile } from './scope.js';
 
 export class ConfigGetCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['config', 'get']];
   static override usage = Command.Usage({
     category: 'Configuration',

@@ -5,6 +5,7 @@ import { displayValue } from './display.js';
 import { settingsFile } from './scope.js';
 
 export class ConfigListCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['config', 'list']];
   static override usage = Command.Usage({
     category: 'Configuration',

@@ -4,6 +4,7 @@ import { findSetting, parseSettingValue } from '../../store/settings.js';
 import { applySetting } from './apply.js';
 
 export class ConfigSetCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['config', 'set']];
   static override usage = Command.Usage({
     category: 'Configuration',

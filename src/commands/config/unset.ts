@@ -4,6 +4,7 @@ import { findSetting, unsetPath } from '../../store/settings.js';
 import { settingsFile } from './scope.js';
 
 export class ConfigUnsetCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['config', 'unset']];
   static override usage = Command.Usage({
     category: 'Configuration',

@@ -4,6 +4,7 @@ import { parseRemoteUrl } from '../../core/remote-url.js';
 import { adminSecretFrom, registerProjectOnService } from '../../server/admin-client.js';
 
 export class ProjectCreateCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['project', 'create']];
   static override usage = Command.Usage({
     category: 'Remotes',

@@ -27,6 +27,7 @@ export interface RemoteAddPlan {
 }
 
 export class RemoteAddCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'add']];
   static override usage = Command.Usage({
     category: 'Remotes',

@@ -5,6 +5,7 @@ import { readRemotes } from '../../store/remotes.js';
 import { defaultRemoteName, viewRemote } from './describe.js';
 
 export class RemoteListCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'list'], ['remote']];
   static override usage = Command.Usage({
     category: 'Remotes',

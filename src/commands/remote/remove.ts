@@ -5,6 +5,7 @@ import { readRemotes, requireRemote, updateRemotes } from '../../store/remotes.j
 import { deleteStoredTokens, storedTokenKey } from './token-binding.js';
 
 export class RemoteRemoveCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'remove']];
   static override usage = Command.Usage({
     category: 'Remotes',

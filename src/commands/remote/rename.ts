@@ -7,6 +7,7 @@ import { checkRemoteName, readRemotes, requireRemote, updateRemotes } from '../.
 import { deleteStoredTokens, storedTokenKey } from './token-binding.js';
 
 export class RemoteRenameCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'rename']];
   static override usage = Command.Usage({
     category: 'Remotes',

@@ -14,6 +14,7 @@ import {
 } from './token-binding.js';
 
 export class RemoteSetTokenCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'set-token']];
   static override usage = Command.Usage({
     category: 'Remotes',

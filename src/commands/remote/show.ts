@@ -5,6 +5,7 @@ import { chooseRemoteName, readRemotes, requireRemote } from '../../store/remote
 import { defaultRemoteName, viewRemote, type RemoteView } from './describe.js';
 
 export class RemoteShowCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'show']];
   static override usage = Command.Usage({
     category: 'Remotes',

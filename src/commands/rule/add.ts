@@ -8,6 +8,7 @@ import { parseAgentList } from '../../capture/install/agents.js';
 import { checkRuleName, DEFAULT_RULE_TEXT, planRule, ruleAgents, worktreeFor, writeRules } from '../../capture/install/rules.js';
 
 export class RuleAddCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['rule', 'add']];
   static override usage = Command.Usage({
     category: 'Capture',

@@ -4,6 +4,7 @@ import { TracerCommand } from '../../cli/tracer-command.js';
 import { listRules, ruleAgents, rulePath, worktreeFor } from '../../capture/install/rules.js';
 
 export class RuleListCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['rule', 'list']];
   static override usage = Command.Usage({
     category: 'Capture',

@@ -5,6 +5,7 @@ import { parseAgentList } from '../../capture/install/agents.js';
 import { checkRuleName, removeRule, ruleAgents, worktreeFor } from '../../capture/install/rules.js';
 
 export class RuleRemoveCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['rule', 'remove']];
   static override usage = Command.Usage({
     category: 'Capture',

@@ -4,6 +4,7 @@ import { findSetting, parseSettingValue } from '../../store/settings.js';
 import { applySetting } from '../config/apply.js';
 
 export class SetGlobalCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['set', 'global']];
   static override usage = Command.Usage({
     category: 'Configuration',

@@ -5,6 +5,7 @@ import { applySetting } from '../config/apply.js';
 
 /** Spec §5.2 rule 4: kept so old scripts keep working; the slot it writes is read by nothing that syncs. */
 export class SetGlobalUserCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['set', 'globaluser']];
   static override usage = Command.Usage({
     category: 'Configuration',

@@ -5,6 +5,7 @@ import { parseRemoteUrl } from '../../core/remote-url.js';
 import { adminSecretFrom, createTokenOnService } from '../../server/admin-client.js';
 
 export class TokenCreateCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['token', 'create']];
   static override usage = Command.Usage({
     category: 'Remotes',
