@@ -65,6 +65,7 @@ const LAYERS = [
     // The plugin lists are read by the agents' hooks too, which never load the kernel.
     roots: [
       'src/cli/tracer-command.ts',
+      'src/cli/since.ts',
       ...modulesUnder('src/store'),
       ...modulesUnder('src/files'),
       ...modulesUnder('src/core'),

@@ -78,7 +78,7 @@ export async function teamOnService(backend: 'sqlite' | 'postgres'): Promise<Tea
   const outsider = await machine({ remoteUrl: `${service.url}/other/secret`, token: tokens.other });
   const secretSession = 'secret-session-of-another-org';
   addTrace(outsider, { conversation_id: secretSession, agent: 'claude-code', files: [{ path: 'secret.txt', ranges: [] }] });
-  const pushed = await outsider.run(['push', '--full']);
+  const pushed = await outsider.main(['push', '--full']);
   if (pushed.code !== 0) throw new Error(`the outsider's push failed: ${pushed.stderr}`);
 
   return {
