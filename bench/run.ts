@@ -12,6 +12,7 @@ import { largeFileWorkload } from './workloads/large.js';
 import { loadWorkload } from './workloads/load.js';
 import { reconcileWorkload } from './workloads/reconcile.js';
 import { redactionWorkload } from './workloads/redaction.js';
+import { startupWorkload } from './workloads/startup.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
 import { teamViewWorkload } from './workloads/team-view.js';
 import { viewerWorkload } from './workloads/viewer.js';
@@ -106,6 +107,10 @@ try {
       ? { transcriptBytes: 8 * 2 ** 20, traces: 10_000, runs: runs(3, 7) }
       : { transcriptBytes: 8 * 2 ** 20, traces: 50_000, runs: runs(3, 7) };
     results.push(...(await redactionWorkload({ ...options, parts: redactionParts }, log)));
+  }
+  if (wanted('13')) {
+    log('workload 13: start-up');
+    results.push(...(await startupWorkload({ runs: runs(9, 21) }, log)));
   }
 } finally {
   await stopAllServices();

@@ -1,18 +1,24 @@
-// An esbuild plugin for the prebuilt modules (build-http-bundle.mjs,
-// build-hook-bundles.mjs): each named Node built-in becomes a small module that
-// loads the real one on first use instead of when the bundle loads. Worth it
+// An esbuild plugin of the build (scripts/build.mjs): each named Node built-in
+// becomes a small module that loads the real one on first use instead of when
+// the module that imports it loads. Worth it
 // for a built-in a common run never calls: a no-op push to an http:// remote
 // calls none of https, zlib, crypto or child_process, and loading them cost it
 // about 20 ms of a ~230 ms run (BENCHMARKS.md, "No-op push").
 //
-// `builtins` maps each built-in to the functions the bundle imports from it by
-// name; each becomes a function that calls the real one. The default import is
-// a proxy onto the real module. A name not listed fails the build (esbuild: "No
-// matching export"), so nothing is ever silently undefined; only functions can
-// be named (a class or a constant cannot be loaded late behind an import).
-/** @param {Record<string, readonly string[]>} builtins */
-export function lazyBuiltins(builtins) {
-  const names = Object.keys(builtins);
+// Each function the built-in exports (its lowercase-named functions, read from
+// the real module at build time) becomes one that calls the real one; the
+// default import is a proxy onto the real module. A class or a constant cannot
+// be loaded late behind an import: importing one by name fails the build
+// (esbuild: "No matching export"), so nothing is ever silently undefined.
+import { createRequire } from 'node:module';
+
+/** @param {readonly string[]} names the built-ins to load late */
+export function lazyBuiltins(names) {
+  const require = createRequire(import.meta.url);
+  const functionsOf = (name) =>
+    Object.entries(require(name))
+      .filter(([key, value]) => typeof value === 'function' && /^[a-z]/.test(key))
+      .map(([key]) => key);
   const filter = new RegExp(`^(${names.map((name) => name.replace(/[/]/g, '\\/')).join('|')})$`);
   return {
     name: 'lazy-builtins',
@@ -26,7 +32,7 @@ export function lazyBuiltins(builtins) {
           'let loaded;',
           `const real = () => (loaded ??= createRequire(import.meta.url)(${JSON.stringify(args.path)}));`,
           'export default new Proxy({}, { get: (_, key) => real()[key], has: (_, key) => key in real() });',
-          ...builtins[args.path].map((name) => `export function ${name}(...args) { return real().${name}(...args); }`),
+          ...functionsOf(args.path).map((name) => `export function ${name}(...args) { return real().${name}(...args); }`),
         ].join('\n'),
         loader: 'js',
       }));

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { TracerContext } from '../cli/context.js';
+import { VERSION } from '../core/version.js';
 import type { Project } from '../store/project.js';
 import { githubWorkflow, gitlabWorkflow, resolveCiOptions, WORKFLOW_PATHS, writeWorkflow, type CiHost } from './ci-workflow.js';
 
@@ -20,8 +21,7 @@ export async function runCi(
   project: Project,
   context: TracerContext & { stdout: Writable },
 ): Promise<number> {
-  const { VERSION } = await import('../cli/main.js');
-  const { cwd, env } = context.kernel.context;
+  const { cwd, env } = context;
   const options = await resolveCiOptions({
     host,
     projectDir: project.dir,

@@ -1,16 +1,18 @@
 import type { Writable } from 'node:stream';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
-import type { Kernel } from '../kernel/kernel.js';
 
-/** Runs a command's work and reports it: the kernel's warnings, then a failure as one line with its exit code. */
-export async function runReported(kernel: Kernel, stderr: Writable, run: () => Promise<number | void>): Promise<number> {
+/** Runs a command's work and reports it: the run's warnings, then a failure as one line with its exit code. */
+export async function runReported(
+  io: { warnings: readonly TracerWarning[]; stderr: Writable; env: NodeJS.ProcessEnv },
+  run: () => Promise<number | void>,
+): Promise<number> {
   try {
     const code = (await run()) ?? 0;
-    reportWarnings(kernel.warnings, stderr);
+    reportWarnings(io.warnings, io.stderr);
     return code;
   } catch (error) {
-    reportWarnings(kernel.warnings, stderr);
-    return reportError(error, stderr, kernel.context.env);
+    reportWarnings(io.warnings, io.stderr);
+    return reportError(error, io.stderr, io.env);
   }
 }
 
@@ -74,6 +76,11 @@ function unknownCommand(lines: readonly string[]): string {
     ),
   ];
   const word = typed.split(' ')[0] ?? '';
+  // A command that exists, given arguments none of its forms takes: say its forms.
+  if (commands.length > 0 && commands.every((command) => command.split(' ')[0] === word)) {
+    const forms = lines.map((line) => /^\s*\d+\. (tracer .*)$/.exec(line)?.[1]).filter((form): form is string => form !== undefined);
+    return `tracer ${word} does not take "${typed.split(' ').slice(1).join(' ')}": it takes ${forms.join(', or ')}. Run tracer ${word} --help for the usage`;
+  }
   const closest = [...commands].sort((a, b) => editDistance(word, a.split(' ')[0]!) - editDistance(word, b.split(' ')[0]!))[0];
   const near =
     closest && editDistance(word, closest.split(' ')[0]!) <= Math.max(2, word.length / 3) ? ` Did you mean tracer ${closest}?` : '';

@@ -1,24 +1,45 @@
 import { Command } from 'clipanion';
-import { runReported } from './report.js';
-import type { TracerContext } from './context.js';
+import type { TracerWarning } from '../core/errors.js';
+import type { Kernel } from '../kernel/kernel.js';
 import { resolveProject, type ResolvedProject } from '../store/project.js';
+import type { KernelOptions, TracerContext } from './context.js';
+import { runReported } from './report.js';
 
 /**
  * Base of every command: `run()` does the work; failures become one line on
  * stderr with a stable code and the exit code of their category.
+ *
+ * A command is a file of src/commands/ that exports its class; the build lists
+ * it in the command registry (src/cli/registry.ts), nothing else to do.
  */
 export abstract class TracerCommand extends Command<TracerContext> {
+  /**
+   * Whether the command reads what the agents' spool feeds (traces, transcripts,
+   * summaries): the registry folds the spool in first (src/capture/spool/fold-first.ts).
+   * Commands that read none of it (remotes, settings, tokens, rules, hooks'
+   * installation) say false, and skip even the look at the spool.
+   */
+  static foldsSpoolFirst = true;
+
   abstract run(): Promise<number | void>;
 
   async execute(): Promise<number> {
-    return runReported(this.context.kernel, this.context.stderr, () => this.run());
+    return runReported(this.context, () => this.run());
+  }
+
+  /** The plugin kernel, booted on first use: only the commands that need plugins (families, remotes' transports, agents) call it. */
+  protected kernel(options?: KernelOptions): Promise<Kernel> {
+    return this.context.kernel(options);
   }
 
   /** The project of the working directory; it must be initialized. */
   protected project(): ResolvedProject {
-    const { kernel } = this.context;
-    if (kernel.context.project) return { ...kernel.context.project, created: false };
-    return resolveProject({ cwd: kernel.context.cwd, home: kernel.context.home, env: kernel.context.env });
+    const { cwd, home, env } = this.context;
+    return resolveProject({ cwd, home, env });
+  }
+
+  protected warn(warning: TracerWarning): void {
+    this.context.warnings.push(warning);
   }
 
   protected print(text = ''): void {

@@ -29,21 +29,36 @@ export class BlameCommand extends TracerCommand {
   copies = Option.Boolean('-C', false, { description: 'Follow lines moved or copied from other files, as git blame -C' });
 
   async run() {
-    const { parseLineRange, printBlame } = await import('../attribution/plain-blame.js');
     const lines = this.line === undefined ? undefined : parseLineRange(this.line);
     if (this.line !== undefined && lines === undefined)
       throw new UsageError(`--line takes A-B with 1 ≤ A ≤ B (for example 12-20), not "${this.line}"`);
     const project = this.project();
-    const { kernel } = this.context;
+    const { cwd, env } = this.context;
     const options = [this.ignoreWhitespace && '-w', this.moves && '-M', this.copies && '-C'].filter((flag): flag is string => !!flag);
     const query = {
       projectDir: project.dir,
-      git: { cwd: kernel.context.cwd, env: kernel.context.env },
+      git: { cwd, env },
       path: this.file,
       ...(this.rev === undefined ? {} : { rev: this.rev }),
       ...(lines === undefined ? {} : { lines }),
       options,
     };
-    await printBlame(query, this.json, this.context.stdout);
+    const { blameFile } = await import('../attribution/blame.js');
+    const { report, details } = await blameFile(query);
+    if (this.json) {
+      this.context.stdout.write(`${JSON.stringify(report)}\n`);
+      return;
+    }
+    const { formatBlame } = await import('../attribution/format-blame.js');
+    this.context.stdout.write(formatBlame(report, details));
   }
+}
+
+/** `A-B`, `A,B` or `A`, with 1 ≤ A ≤ B; undefined otherwise. */
+function parseLineRange(text: string): { start: number; end: number } | undefined {
+  const match = /^(\d+)(?:[-,](\d+))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const start = Number(match[1]);
+  const end = match[2] === undefined ? start : Number(match[2]);
+  return start >= 1 && end >= start ? { start, end } : undefined;
 }

@@ -27,7 +27,7 @@ export class CommitLinkCommand extends TracerCommand {
 
   async run() {
     const { runCommitLink } = await import('../capture/ledger/git-hook-entry.js');
-    const { env, cwd } = this.context.kernel.context;
+    const { env, cwd } = this.context;
     return runCommitLink(this.commit, { cwd, env, stdout: this.context.stdout, stderr: this.context.stderr, verbose: this.verbose });
   }
 }

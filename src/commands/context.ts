@@ -27,7 +27,7 @@ export class ContextCommand extends TracerCommand {
   async run() {
     const project = this.project();
     const { buildDigest } = await import('../capture/context/digest.js');
-    const digest = await buildDigest(project, this.limit, (warning) => this.context.kernel.warn(warning));
+    const digest = await buildDigest(project, this.limit, (warning) => this.warn(warning));
     if (this.json) {
       this.printJson(digest);
       return;

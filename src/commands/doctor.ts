@@ -20,6 +20,6 @@ export class DoctorCommand extends TracerCommand {
   async run() {
     this.project();
     const { doctorCommand } = await import('../engine/doctor.js');
-    return doctorCommand({ kernel: this.context.kernel, stdout: this.context.stdout, json: this.json });
+    return doctorCommand({ kernel: await this.kernel(), stdout: this.context.stdout, json: this.json });
   }
 }

@@ -8,6 +8,7 @@ import { parseAgentList } from '../capture/install/agents.js';
 import { applyInstall, planInstall, uninstall, type InstallOptions, type InstallRow } from '../capture/install/installer.js';
 
 export class InitCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['init']];
   static override usage = Command.Usage({
     category: 'Project',
@@ -48,9 +49,9 @@ export class InitCommand extends TracerCommand {
   });
 
   async run() {
-    const { kernel } = this.context;
-    const { cwd, env, home } = kernel.context;
-    const agents = parseAgentList(this.agents, await kernel.loadAgents());
+    const { cwd, env, home } = this.context;
+    // Agents are plugins: the kernel knows which are enabled.
+    const agents = parseAgentList(this.agents, await (await this.kernel()).loadAgents());
     const git = findGit(cwd, env);
     // Outside a repository only the user-wide agent hooks make sense; resolveProject says why otherwise.
     if (!git && !this.global) resolveProject({ cwd, home, env });
@@ -79,14 +80,14 @@ export class InitCommand extends TracerCommand {
   }
 
   private async initProject(): Promise<void> {
-    const { kernel } = this.context;
-    const project = resolveProject({ cwd: kernel.context.cwd, home: kernel.context.home, env: kernel.context.env, create: true });
+    const { cwd, home, env } = this.context;
+    const project = resolveProject({ cwd, home, env, create: true });
     try {
       await ensureDir(project.dir, PRIVATE_DIR_MODE);
     } catch (error) {
       throw unwritable(project.dir, error);
     }
-    await registerProject(kernel.context.home, project);
+    await registerProject(home, project);
     this.print(project.created ? `Initialized tracer project ${project.id}` : `Already initialized: tracer project ${project.id}`);
     this.print(`  repository: ${project.git.worktree}`);
     this.print(`  anchor:     ${project.anchor}`);

@@ -7,6 +7,7 @@ import { effectivePluginList, type PluginSource } from '../kernel/plugin-list.js
 const SOURCE_LABEL: Record<PluginSource, string> = { builtin: 'builtin', user: 'user file', project: 'project setting' };
 
 export class PluginsCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['plugins']];
   static override usage = Command.Usage({
     category: 'Plugins',
@@ -25,7 +26,8 @@ export class PluginsCommand extends TracerCommand {
   json = Option.Boolean('--json', false, { description: 'Print a JSON object instead of text' });
 
   async run() {
-    const { kernel } = this.context;
+    // A plugin list that does not load is what this command helps to fix: it starts on the built-ins and says why.
+    const kernel = await this.kernel({ builtinsIfBroken: true });
     const layers = await pluginLayers(kernel.context.home, kernel.context.project);
     const list = effectivePluginList(layers);
     const agentList = await kernel.loadAgents();

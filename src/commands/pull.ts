@@ -24,7 +24,7 @@ export class PullCommand extends TracerCommand {
     this.project();
     const { pullCommand } = await import('../engine/transfer-commands.js');
     return pullCommand(
-      { kernel: this.context.kernel, stdout: this.context.stdout, json: this.json, quiet: this.quiet },
+      { kernel: await this.kernel(), stdout: this.context.stdout, json: this.json, quiet: this.quiet },
       { remote: this.remote, since, dryRun: this.dryRun },
     );
   }

@@ -26,11 +26,11 @@ export class PushCommand extends TracerCommand {
     const since = parseSince(this.since);
     this.project();
     const { pushCommand } = await import('../engine/transfer-commands.js');
-    return pushCommand(this.io(), { remote: this.remote, full: this.full, only: this.only, since, dryRun: this.dryRun });
+    return pushCommand(await this.io(), { remote: this.remote, full: this.full, only: this.only, since, dryRun: this.dryRun });
   }
 
-  private io() {
-    return { kernel: this.context.kernel, stdout: this.context.stdout, json: this.json, quiet: this.quiet };
+  private async io() {
+    return { kernel: await this.kernel(), stdout: this.context.stdout, json: this.json, quiet: this.quiet };
   }
 }
 

@@ -40,8 +40,7 @@ export class ReconcileCommand extends TracerCommand {
   });
 
   async run() {
-    const { kernel } = this.context;
-    const { cwd, env } = kernel.context;
+    const { cwd, env } = this.context;
     if (this.postMerge) {
       const { runPostMerge } = await import('../capture/ledger/git-hook-entry.js');
       return runPostMerge({ cwd, env, stdout: this.context.stdout, stderr: this.context.stderr, verbose: false }, this.range);

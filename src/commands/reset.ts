@@ -46,8 +46,9 @@ export class ResetCommand extends TracerCommand {
   async run() {
     const project = this.project();
     const candidates: string[] = [...RESETTABLE_STATE];
+    // The families' own files are the plugins' to name; a plugin list that does not load must not stop a reset.
     if (this.data) {
-      for (const family of this.context.kernel.families) candidates.push(...family.storage);
+      for (const family of (await this.kernel({ builtinsIfBroken: true })).families) candidates.push(...family.storage);
       // Which stored record a pushed copy stands for (a redacted one): it goes with the records, never before them.
       candidates.push(SENT_AS_FILE);
     }

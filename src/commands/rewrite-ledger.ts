@@ -25,7 +25,7 @@ export class RewriteLedgerCommand extends TracerCommand {
 
   async run() {
     const { runRewriteLedger } = await import('../capture/ledger/git-hook-entry.js');
-    const { env, cwd } = this.context.kernel.context;
+    const { env, cwd } = this.context;
     return runRewriteLedger(this.kind, this.context.stdin, {
       cwd,
       env,

@@ -7,6 +7,7 @@ import { TracerCommand } from '../cli/tracer-command.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 
 export class ServeCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['serve']];
   static override usage = Command.Usage({
     category: 'Service',
@@ -65,11 +66,10 @@ export class ServeCommand extends TracerCommand {
   });
 
   async run() {
-    const { kernel } = this.context;
     const { resolveServeOptions } = await import('../server/options.js');
     const { loadServiceFamilies } = await import('../server/families.js');
     const { startService } = await import('../server/service.js');
-    const { home, cwd, env } = kernel.context;
+    const { home, cwd, env } = this.context;
     const options = resolveServeOptions(
       {
         host: this.host,

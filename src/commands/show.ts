@@ -24,11 +24,11 @@ export class ShowCommand extends TracerCommand {
 
   async run() {
     const project = this.project();
-    const { kernel } = this.context;
+    const { cwd, env } = this.context;
     const { showCommit } = await import('../attribution/show.js');
     const report = await showCommit({
       projectDir: project.dir,
-      git: { cwd: kernel.context.cwd, env: kernel.context.env },
+      git: { cwd, env },
       rev: this.rev ?? 'HEAD',
     });
     if (this.json) {

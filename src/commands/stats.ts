@@ -34,15 +34,14 @@ export class StatsCommand extends TracerCommand {
   async run() {
     if (this.json && this.markdown) throw new UsageError('--json and --markdown cannot be used together');
     const project = this.project();
-    const { kernel } = this.context;
+    const { cwd, env } = this.context;
     const { rangeStats } = await import('../attribution/stats.js');
     const report = await rangeStats({
       projectDir: project.dir,
-      git: { cwd: kernel.context.cwd, env: kernel.context.env },
+      git: { cwd, env },
       ...(this.range === undefined ? {} : { range: this.range }),
       by: this.by,
-      onCorrupt: (line) =>
-        kernel.warn({ code: 'unreadable_line', message: `ledgers.jsonl line ${line} is not valid JSON; it is skipped.` }),
+      onCorrupt: (line) => this.warn({ code: 'unreadable_line', message: `ledgers.jsonl line ${line} is not valid JSON; it is skipped.` }),
     });
     if (this.json) {
       this.printJson(report);

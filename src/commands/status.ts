@@ -20,6 +20,6 @@ export class StatusCommand extends TracerCommand {
   async run() {
     this.project();
     const { statusCommand } = await import('../engine/status.js');
-    return statusCommand({ kernel: this.context.kernel, stdout: this.context.stdout, json: this.json });
+    return statusCommand({ kernel: await this.kernel(), stdout: this.context.stdout, json: this.json });
   }
 }

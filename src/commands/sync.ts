@@ -39,7 +39,7 @@ export class SyncCommand extends TracerCommand {
     this.project();
     const { syncCommand } = await import('../engine/transfer-commands.js');
     return syncCommand(
-      { kernel: this.context.kernel, stdout: this.context.stdout, json: this.json, quiet: this.quiet },
+      { kernel: await this.kernel(), stdout: this.context.stdout, json: this.json, quiet: this.quiet },
       { remote: this.remote },
     );
   }

@@ -45,8 +45,7 @@ export class ViewCommand extends TracerCommand {
 
   async run() {
     if (this.remote !== undefined) return this.openRemote(this.remote);
-    const { kernel } = this.context;
-    const { home } = kernel.context;
+    const { home } = this.context;
     const host = this.host ?? '127.0.0.1';
     const port = parsePort(this.port);
     const startPath = this.projectOption === undefined ? '/' : `/p/${encodeURIComponent(this.projectId(this.projectOption))}`;
@@ -120,10 +119,10 @@ export class ViewCommand extends TracerCommand {
 
   /** An existing folder is a repository whose project is wanted; anything else is taken as a project id. */
   private projectId(value: string): string {
-    const { kernel } = this.context;
-    const path = resolve(kernel.context.cwd, value);
+    const { cwd, home, env } = this.context;
+    const path = resolve(cwd, value);
     if (!existsSync(path)) return value;
-    return resolveProject({ cwd: path, home: kernel.context.home, env: kernel.context.env }).id;
+    return resolveProject({ cwd: path, home, env }).id;
   }
 }
 

@@ -177,7 +177,7 @@ type WellFormedString = string & { isWellFormed(): boolean };
 type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string;
 /**
  * crypto.hash (Node 20.12+) skips the Hash object, which counts when every pulled row is hashed (BENCHMARKS.md,
- * "Content ids without sorting"). Looked up on the first hash, not at import: the prebuilt push loads crypto only
+ * "Content ids without sorting"). Looked up on the first hash, not at import: the build loads crypto only
  * then (scripts/lazy-builtins.mjs), and a no-op push hashes nothing. null: this Node has none.
  */
 let oneShot: OneShot | null | undefined;

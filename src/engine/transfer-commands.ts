@@ -31,11 +31,7 @@ export interface PullFlags {
   dryRun: boolean;
 }
 
-/**
- * What push and pull do when a flag is not given: the one place these defaults live,
- * whether the command came through clipanion (src/commands/) or the bare fast path
- * (src/cli/bare-transfers.ts), and for both legs of sync.
- */
+/** What push and pull do when a flag is not given: the one place these defaults live, for both legs of sync too. */
 const PUSH_DEFAULTS: PushFlags = { full: false, dryRun: false };
 const PULL_DEFAULTS: PullFlags = { dryRun: false };
 type Given<T> = { [K in keyof T]?: T[K] | undefined };

@@ -1,47 +1,21 @@
-import { ExitCode, TracerError } from '../core/errors.js';
+import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import { projectConfigPath, readProjectConfig } from '../store/config-files.js';
 import { homePaths } from '../store/home.js';
 import { resolveProject, type Project } from '../store/project.js';
 import { Kernel, type KernelContext } from './kernel.js';
-import {
-  applyPlugins,
-  BUILTIN_LIST_FILE,
-  coveredByBuiltins,
-  effectivePluginList,
-  readPluginListFile,
-  type BuiltinPlugins,
-  type PluginLayer,
-} from './plugin-list.js';
+import { applyPlugins, BUILTIN_LIST_FILE, effectivePluginList, readPluginListFile, type PluginLayer } from './plugin-list.js';
 
-/** Builds the kernel for one invocation: finds the project, reads the plugin layers, applies them. */
-export async function bootKernel(context: Omit<KernelContext, 'project'>, options: { builtinOnly?: boolean } = {}): Promise<Kernel> {
+/** Builds the kernel for one invocation: finds the project, reads the plugin layers, applies them. `warnings`: where the kernel's notices go. */
+export async function bootKernel(
+  context: Omit<KernelContext, 'project'>,
+  options: { builtinOnly?: boolean; warnings?: TracerWarning[] } = {},
+): Promise<Kernel> {
   const project = findInitializedProject(context);
   const layers = options.builtinOnly ? [await readPluginListFile(BUILTIN_LIST_FILE, 'builtin')] : await pluginLayers(context.home, project);
-  return build(context, project, effectivePluginList(layers));
-}
-
-/**
- * The kernel of a prebuilt module that holds the built-in plugins
- * (scripts/build-hook-bundles.mjs); undefined when an enabled entry is not one
- * of them: a plugin of the user's or the project's list shares the classes of
- * tracer/plugin (TracerError, checked with instanceof) with the CLI's modules,
- * not with the prebuilt module's copies, so the CLI must run that.
- */
-export async function bootBuiltinKernel(context: Omit<KernelContext, 'project'>, builtins: BuiltinPlugins): Promise<Kernel | undefined> {
-  const project = findInitializedProject(context);
-  const list = effectivePluginList(await pluginLayers(context.home, project));
-  return coveredByBuiltins(list.enabled, builtins) ? build(context, project, list, builtins) : undefined;
-}
-
-async function build(
-  context: Omit<KernelContext, 'project'>,
-  project: Project | undefined,
-  list: ReturnType<typeof effectivePluginList>,
-  builtins?: BuiltinPlugins,
-): Promise<Kernel> {
-  const kernel = new Kernel({ ...context, project });
+  const list = effectivePluginList(layers);
+  const kernel = new Kernel({ ...context, project }, options.warnings);
   for (const warning of list.warnings) kernel.warn(warning);
-  await applyPlugins(kernel, list.enabled, builtins);
+  await applyPlugins(kernel, list.enabled);
   return kernel;
 }
 

@@ -3,8 +3,11 @@
 // the native path and only answers when the native plugin declines. The design
 // card's five (resolveRemote, preflight, beforeFamily, uploadBlob, afterPull) come
 // first; each other hook says why a plugin needs it.
-import { createRequire } from 'node:module';
-import type * as Tapable from 'tapable';
+// Each class from its own file (tapable-files.d.ts says why).
+import AsyncSeriesBailHook from 'tapable/lib/AsyncSeriesBailHook.js';
+import AsyncSeriesHook from 'tapable/lib/AsyncSeriesHook.js';
+import AsyncSeriesWaterfallHook from 'tapable/lib/AsyncSeriesWaterfallHook.js';
+import SyncHook from 'tapable/lib/SyncHook.js';
 import type {
   BlobFetch,
   BlobFetchResult,
@@ -20,16 +23,6 @@ import type {
   SyncSession,
 } from './types.js';
 import type { ConnectRequest, Transport } from './transport.js';
-
-// tapable's index requires all twelve hook classes, and imported from ESM its CommonJS is first
-// scanned by the loader; the kernel uses four, required file by file (tapable has no exports map):
-// half of tapable's cost on every command that boots the kernel (BENCHMARKS.md, "tapable"). The
-// prebuilt push module bundles these four files instead (scripts/build-hook-bundles.mjs, bundledTapable).
-const requireTapable = createRequire(import.meta.url);
-const AsyncSeriesBailHook: typeof Tapable.AsyncSeriesBailHook = requireTapable('tapable/lib/AsyncSeriesBailHook.js');
-const AsyncSeriesHook: typeof Tapable.AsyncSeriesHook = requireTapable('tapable/lib/AsyncSeriesHook.js');
-const AsyncSeriesWaterfallHook: typeof Tapable.AsyncSeriesWaterfallHook = requireTapable('tapable/lib/AsyncSeriesWaterfallHook.js');
-const SyncHook: typeof Tapable.SyncHook = requireTapable('tapable/lib/SyncHook.js');
 
 /** The same classes for a plugin's own hooks (webpack's getCompilationHooks pattern), so they load tapable once. */
 export { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook };

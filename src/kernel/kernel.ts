@@ -31,7 +31,6 @@ export interface TracerPlugin {
  */
 export class Kernel {
   readonly hooks: KernelHooks = createHooks();
-  readonly warnings: TracerWarning[] = [];
   readonly plugins: TracerPlugin[] = [];
   readonly #families: RegisteredFamily[] = [];
   readonly #agents: Array<AgentAdapter & { plugin: string }> = [];
@@ -46,7 +45,11 @@ export class Kernel {
   /** The plugin being applied: families it registers are its own. */
   #applying = '(no plugin)';
 
-  constructor(readonly context: KernelContext) {
+  /** `warnings`: where kernel.warn() puts notices; the command's own list, so that both are reported in the order they came. */
+  constructor(
+    readonly context: KernelContext,
+    readonly warnings: TracerWarning[] = [],
+  ) {
     for (const [hookName, hook] of Object.entries(this.hooks)) {
       hook.intercept({ register: (tap) => wrapTap(hookName, tap as AnyTap) as typeof tap });
     }

@@ -6,8 +6,10 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
+import { PACKAGE_ROOT } from '../core/package-root.js';
+import { importProgramModule, programModulePath } from '../core/program-module.js';
 import { readStateFile, isPlainObject } from '../store/state-file.js';
 import type { Kernel, TracerPlugin } from './kernel.js';
 
@@ -32,10 +34,6 @@ export interface EffectivePluginList {
   warnings: TracerWarning[];
 }
 
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BUILTIN_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
-/** Under tsx (tests) the built-ins are .ts sources; in the package, compiled .js. */
-const MODULE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 /** `traces`, or `agents/gemini` for the agents' folder. */
 const BUILTIN_NAME = /^(?:agents\/)?[a-z0-9][a-z0-9-]*$/;
 
@@ -43,7 +41,7 @@ export const BUILTIN_LIST_FILE = resolve(PACKAGE_ROOT, 'plugins.json');
 
 export function builtinPluginPath(name: string): string | undefined {
   if (!BUILTIN_NAME.test(name)) return undefined;
-  const path = resolve(BUILTIN_DIR, `${name}${MODULE_EXTENSION}`);
+  const path = programModulePath(`plugins/${name}`);
   return existsSync(path) ? path : undefined;
 }
 
@@ -106,14 +104,11 @@ function isModulePath(spec: string): boolean {
  * bring an agent and nothing else): those are imported when a command asks the
  * kernel for its agents.
  */
-/** Built-in plugin modules already in memory, by plugin-list name: a prebuilt module's own (scripts/build-hook-bundles.mjs). */
-export type BuiltinPlugins = Readonly<Record<string, { default?: unknown } | undefined>>;
-
-export async function applyPlugins(kernel: Kernel, entries: readonly PluginEntry[], builtins?: BuiltinPlugins): Promise<void> {
+export async function applyPlugins(kernel: Kernel, entries: readonly PluginEntry[]): Promise<void> {
   const placed = entries.map((entry, position) => ({ entry, position }));
   const agents = placed.filter(({ entry }) => isBuiltinAgent(entry.spec));
   const now = placed.filter(({ entry }) => !isBuiltinAgent(entry.spec));
-  const plugins = await Promise.all(now.map(({ entry }) => importPlugin(entry, builtins)));
+  const plugins = await Promise.all(now.map(({ entry }) => importPlugin(entry)));
   for (const [index, plugin] of plugins.entries()) await kernel.use(plugin, now[index]!.position);
   if (agents.length === 0) return;
   kernel.deferAgents(async () => {
@@ -122,24 +117,18 @@ export async function applyPlugins(kernel: Kernel, entries: readonly PluginEntry
   });
 }
 
-/** Whether every enabled entry is in `builtins` or a built-in agent (loaded later, from its file, if at all). */
-export function coveredByBuiltins(entries: readonly PluginEntry[], builtins: BuiltinPlugins): boolean {
-  return entries.every((entry) => isBuiltinAgent(entry.spec) || (!isModulePath(entry.spec) && builtins[entry.spec] !== undefined));
-}
-
 function isBuiltinAgent(spec: string): boolean {
   return spec.startsWith('agents/') && BUILTIN_NAME.test(spec);
 }
 
-export async function importPlugin(entry: PluginEntry, builtins?: BuiltinPlugins): Promise<TracerPlugin> {
-  let module = isModulePath(entry.spec) ? undefined : builtins?.[entry.spec];
-  if (!module) {
-    const path = locate(entry);
-    try {
-      module = (await import(pathToFileURL(path).href)) as { default?: unknown };
-    } catch (error) {
-      throw invalidPlugin(entry, `could not be loaded from ${path}: ${(error as Error).message}`);
-    }
+export async function importPlugin(entry: PluginEntry): Promise<TracerPlugin> {
+  const { path, builtin } = locate(entry);
+  let module: { default?: unknown };
+  try {
+    // A built-in is a module of the program, wherever the build put it.
+    module = builtin ? await importProgramModule(`plugins/${entry.spec}`) : await import(pathToFileURL(path).href);
+  } catch (error) {
+    throw invalidPlugin(entry, `could not be loaded from ${path}: ${(error as Error).message}`);
   }
   let plugin = module.default;
   if (typeof plugin === 'function') plugin = new (plugin as new () => unknown)();
@@ -148,13 +137,13 @@ export async function importPlugin(entry: PluginEntry, builtins?: BuiltinPlugins
   return plugin;
 }
 
-function locate(entry: PluginEntry): string {
+function locate(entry: PluginEntry): { path: string; builtin?: true } {
   const base = dirname(entry.file);
-  if (isModulePath(entry.spec)) return resolve(base, entry.spec);
+  if (isModulePath(entry.spec)) return { path: resolve(base, entry.spec) };
   const builtin = builtinPluginPath(entry.spec);
-  if (builtin) return builtin;
+  if (builtin) return { path: builtin, builtin: true };
   try {
-    return createRequire(resolve(base, 'noop.js')).resolve(entry.spec);
+    return { path: createRequire(resolve(base, 'noop.js')).resolve(entry.spec) };
   } catch {
     throw invalidPlugin(entry, 'is neither a built-in plugin nor a module path or installed package');
   }

@@ -73,18 +73,18 @@ export function letRequestsOut(): Promise<void> {
 type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 let loadedFetch: Fetch | undefined;
 
-/** node-fetch's imports are paid by the first request, never by a command that sends none (BENCHMARKS.md, "node-fetch loaded by the first request"). */
+/**
+ * node-fetch's imports are paid by the first request, never by a command that sends none (BENCHMARKS.md,
+ * "node-fetch loaded by the first request"). The build (scripts/build.mjs) makes it one module of its own.
+ */
 async function loadFetch(): Promise<Fetch> {
-  return (loadedFetch ??= (await import(BUNDLED_FETCH).catch(() => import('node-fetch'))).default as Fetch);
+  return (loadedFetch ??= (await import('node-fetch')).default as unknown as Fetch);
 }
 
 /** node:https (tls and crypto under it) loads only for an https: remote: 7 ms a command to an http:// one would otherwise pay. */
 function httpsAgent(): typeof import('node:https').Agent {
   return (createRequire(import.meta.url)('node:https') as typeof import('node:https')).Agent;
 }
-
-/** node-fetch bundled into one module at build time (scripts/build-http-bundle.mjs); the sources under tsx load the package. */
-const BUNDLED_FETCH = new URL('../vendor/node-fetch.js', import.meta.url).href;
 
 /**
  * For commands that will surely send (push, pull, sync): node-fetch loads while

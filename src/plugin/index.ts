@@ -9,6 +9,13 @@ export * from './agent.js';
 // Redaction: detectors and their hook (light enough for the capture hooks: 'tracer/plugin/redact').
 export * from './redact.js';
 
+// Commands: a plugin's `commands` are classes of this clipanion (the CLI's own copy: a class of another
+// copy would not parse), best extending TracerCommand: `this.context` has cwd, home, env and the streams,
+// `await this.kernel()` the booted kernel, and failures are reported as the core commands' are.
+export { Command, Option, UsageError } from 'clipanion';
+export { TracerCommand } from '../cli/tracer-command.js';
+export type { TracerContext } from '../cli/context.js';
+
 // The kernel: plugins, hooks, families.
 export type { Kernel, KernelContext, TracerPlugin } from '../kernel/kernel.js';
 export type { KernelHookName, KernelHooks } from '../kernel/hooks.js';

@@ -5,7 +5,6 @@
 import type { RegisteredFamily } from '../kernel/families.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { OutgoingRewrite, SyncSession } from '../kernel/types.js';
-import { loadBuiltinLayers, loadOutgoingRedaction } from '../redact/lazy.js';
 import { isMarkedRedacted } from '../redact/mark.js';
 import type { RedactionDetector, RedactionScope } from '../redact/types.js';
 
@@ -28,7 +27,8 @@ export type { TracerPlugin } from '../kernel/kernel.js';
  * `.tracer/redact.json`, and personal data when `redact.pii` is on.
  */
 export async function builtinDetectors(scope: RedactionScope): Promise<RedactionDetector[]> {
-  return (await loadBuiltinLayers()).builtinDetectors(scope);
+  // Loaded on first need: a tool use, a no-op push or a command without text to redact never parses the detectors.
+  return (await import('../redact/builtin.js')).builtinDetectors(scope);
 }
 
 /**
@@ -42,7 +42,7 @@ export function outgoingRedaction(kernel: Kernel, session: SyncSession, family: 
     reason: 'redaction',
     async rewrite(record, store) {
       if (isMarkedRedacted(record)) return undefined;
-      inner ??= loadOutgoingRedaction().then((module) => module.outgoingRewrite(kernel, session, family));
+      inner ??= import('../redact/outgoing.js').then((module) => module.outgoingRewrite(kernel, session, family));
       return (await inner).rewrite(record, store);
     },
   };

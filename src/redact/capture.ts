@@ -9,7 +9,7 @@
 // still run: a broken team file or plugin leaves the built-in layers in place.
 import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { listLayer } from '../capture/hook/run-hook.js';
+import { listLayer } from '../capture/hook/list-layer.js';
 import { Kernel } from '../kernel/kernel.js';
 import { BUILTIN_LIST_FILE, builtinPluginPath, effectivePluginList, importPlugin, type PluginEntry } from '../kernel/plugin-list.js';
 import { homePaths, PROJECT_STATE_FILES } from '../store/home.js';

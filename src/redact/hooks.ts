@@ -20,21 +20,16 @@ export function createRedactionHooks() {
 
 export type RedactionHooks = ReturnType<typeof createRedactionHooks>;
 
-/**
- * Kept on the kernel under a registered symbol, not in a map of this module: a
- * prebuilt push module holds its own copy of this file, and the redaction
- * modules it loads later must find the same hooks.
- */
-const HOOKS = Symbol.for('tracer.redaction.hooks');
+/** Each kernel's redaction hooks, made on first use. */
+const hooksOf = new WeakMap<Kernel, RedactionHooks>();
 
 /** The redaction hooks of this kernel, made on first use. */
 export function redactionHooks(kernel: Kernel): RedactionHooks {
-  const holder = kernel as unknown as { [HOOKS]?: RedactionHooks };
-  let hooks = holder[HOOKS];
+  let hooks = hooksOf.get(kernel);
   if (!hooks) {
     hooks = createRedactionHooks();
     hooks.detectors.intercept({ register: (tap) => tolerant(tap as AnyTap) as typeof tap });
-    Object.defineProperty(holder, HOOKS, { value: hooks });
+    hooksOf.set(kernel, hooks);
   }
   return hooks;
 }

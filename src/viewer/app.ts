@@ -6,7 +6,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../core/package-root.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isTracerError } from '../core/errors.js';
 import type { ListQuery, ViewerDataSource } from './data-source.js';
@@ -15,8 +15,8 @@ import { notFoundPage, plainPage, shellPage } from './pages.js';
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
-// From src/viewer/ (tests, tsx) and from dist/viewer/ alike this is <package>/dist/viewer/assets: npm run build puts the bundle there.
-const ASSETS_DIR = fileURLToPath(new URL('../../dist/viewer/assets/', import.meta.url));
+// From the sources (tests, tsx) and from the build alike: npm run build puts the bundle there.
+const ASSETS_DIR = join(PACKAGE_ROOT, 'dist', 'viewer', 'assets');
 const ASSETS: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' };
 
 export async function buildApp(options: { server: Server; gate: Gate; source: ViewerDataSource }) {

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BIN, cleanEnv, cleanup, runTracer, tempDir } from '../helpers/cli.js';
+import { BIN, cleanEnv, cleanup, runMain, tempDir } from '../helpers/cli.js';
 import { spawnService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { gitIn, ledgerOf, note } from '../capture/ledger-helpers.js';
 import { pullRequestRepo, squashOnService, teammate, type PullRequestRepo } from './reconcile-fixture.js';
@@ -115,15 +115,15 @@ async function serviceWithBranch(): Promise<{ service: ServiceHandle; token: str
   const token = await service.createToken({ org: 'acme', project: 'tools' });
   const url = `${service.url}/acme/tools`;
   const pr = await pullRequestRepo();
-  assert.is((await runTracer(['remote', 'add', 'origin', url, '--token', token], { cwd: pr.a.repo, home: pr.a.home })).code, 0);
-  const pushed = await runTracer(['push'], { cwd: pr.a.repo, home: pr.a.home });
+  assert.is((await runMain(['remote', 'add', 'origin', url, '--token', token], { cwd: pr.a.repo, home: pr.a.home })).code, 0);
+  const pushed = await runMain(['push'], { cwd: pr.a.repo, home: pr.a.home });
   assert.is(pushed.code, 0, pushed.stderr);
   return { service, token, url, pr };
 }
 
 /** What the author's own clone says of the branch: the job must post exactly this. */
 async function branchMarkdown(pr: PullRequestRepo): Promise<string> {
-  const stats = await runTracer(['stats', `${pr.base}..${pr.agentTwo}`, '--markdown'], { cwd: pr.a.repo, home: pr.a.home });
+  const stats = await runMain(['stats', `${pr.base}..${pr.agentTwo}`, '--markdown'], { cwd: pr.a.repo, home: pr.a.home });
   assert.is(stats.code, 0, stats.stderr);
   assert.match(stats.stdout, /\| claude-code \| 4 \|/);
   return stats.stdout;
@@ -134,10 +134,10 @@ async function assertPushed(origin: string, pr: PullRequestRepo, url: string, to
   const record = note(origin, squash);
   assert.ok(record, 'the note reached the repository');
   const b = teammate(origin, pr.a);
-  assert.is((await runTracer(['remote', 'add', 'origin', url, '--token', token], { cwd: b.repo, home: b.home })).code, 0);
+  assert.is((await runMain(['remote', 'add', 'origin', url, '--token', token], { cwd: b.repo, home: b.home })).code, 0);
   // Only what the job pushed: the teammate's copy of A's ledgers has none for the squash.
   assert.is(ledgerOf(b, squash), undefined);
-  const pulled = await runTracer(['pull'], { cwd: b.repo, home: b.home });
+  const pulled = await runMain(['pull'], { cwd: b.repo, home: b.home });
   assert.is(pulled.code, 0, pulled.stderr);
   const ledger = ledgerOf(b, squash);
   assert.ok(ledger, 'the squash ledger reached the tracer service');
@@ -147,7 +147,7 @@ async function assertPushed(origin: string, pr: PullRequestRepo, url: string, to
 
 test('GitHub: the pull-request job comments the stats (then edits its comment); the push job reconciles the squash and pushes ledger and note', async () => {
   const { token, url, pr } = await serviceWithBranch();
-  const written = await runTracer(['ci', 'github', '--url', url, '--install', INSTALL], { cwd: pr.a.repo, home: pr.a.home });
+  const written = await runMain(['ci', 'github', '--url', url, '--install', INSTALL], { cwd: pr.a.repo, home: pr.a.home });
   assert.is(written.code, 0, written.stderr);
   const workflow = readWorkflowYaml(readFileSync(join(pr.a.repo, '.github/workflows/tracer.yml'), 'utf8'));
   const path = jobPath();
@@ -206,7 +206,7 @@ test('GitLab: the merge-request job notes the stats through the API; the push jo
   const { token, url, pr } = await serviceWithBranch();
   // GitLab keeps a merge request's head as refs/merge-requests/<iid>/head.
   gitIn(pr.a.repo, ['push', '-q', 'origin', 'feature:refs/merge-requests/7/head']);
-  const written = await runTracer(['ci', 'gitlab', '--url', url, '--install', INSTALL, '--secret', 'ACME_TRACER_TOKEN'], {
+  const written = await runMain(['ci', 'gitlab', '--url', url, '--install', INSTALL, '--secret', 'ACME_TRACER_TOKEN'], {
     cwd: pr.a.repo,
     home: pr.a.home,
   });

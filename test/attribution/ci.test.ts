@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, runTracer } from '../helpers/cli.js';
+import { cleanup, runMain } from '../helpers/cli.js';
 import { MERGE_SCRIPT, STATS_SCRIPT } from '../../src/attribution/ci-workflow.js';
 import { pullRequestRepo } from './reconcile-fixture.js';
 import { readWorkflowYaml } from './workflow-yaml.js';
@@ -14,7 +14,7 @@ test.after(cleanup);
 test('the workflows run the shared scripts; a file tracer did not write is kept unless --force', async () => {
   const pr = await pullRequestRepo();
   const url = 'https://traces.example.com/acme/tools';
-  const written = await runTracer(['ci', 'github', '--url', url], { cwd: pr.a.repo, home: pr.a.home });
+  const written = await runMain(['ci', 'github', '--url', url], { cwd: pr.a.repo, home: pr.a.home });
   assert.is(written.code, 0, written.stderr);
   assert.match(written.stdout, /Wrote \.github\/workflows\/tracer\.yml/);
   const workflow = readFileSync(join(pr.a.repo, '.github/workflows/tracer.yml'), 'utf8');
@@ -32,10 +32,10 @@ test('the workflows run the shared scripts; a file tracer did not write is kept 
   const jobs = readWorkflowYaml(workflow).jobs as Record<string, Record<string, string>>;
   assert.is(jobs.stats!.if, "github.event_name == 'pull_request' && github.event.pull_request.head.repo.full_name == github.repository");
   assert.is(jobs.reconcile!.if, "github.event_name == 'push'");
-  const again = await runTracer(['ci', 'github', '--url', url], { cwd: pr.a.repo, home: pr.a.home });
+  const again = await runMain(['ci', 'github', '--url', url], { cwd: pr.a.repo, home: pr.a.home });
   assert.match(again.stdout, /Unchanged/);
 
-  const gitlab = await runTracer(['ci', 'gitlab', '--url', url, '--secret', 'ACME_TOKEN', '--print'], { cwd: pr.a.repo, home: pr.a.home });
+  const gitlab = await runMain(['ci', 'gitlab', '--url', url, '--secret', 'ACME_TOKEN', '--print'], { cwd: pr.a.repo, home: pr.a.home });
   assert.is(gitlab.code, 0, gitlab.stderr);
   assert.ok(gitlab.stdout.includes(indented(MERGE_SCRIPT, 6)) && gitlab.stdout.includes(indented(STATS_SCRIPT, 6)));
   assert.match(gitlab.stdout, /TRACER_TOKEN="\$ACME_TOKEN"/);
@@ -47,11 +47,11 @@ test('the workflows run the shared scripts; a file tracer did not write is kept 
 
   mkdirSync(join(pr.a.repo, '.gitlab'));
   writeFileSync(join(pr.a.repo, '.gitlab/tracer.yml'), 'mine: true\n');
-  const refused = await runTracer(['ci', 'gitlab', '--url', url], { cwd: pr.a.repo, home: pr.a.home });
+  const refused = await runMain(['ci', 'gitlab', '--url', url], { cwd: pr.a.repo, home: pr.a.home });
   assert.is(refused.code, 2);
   assert.match(refused.stderr, /workflow_exists/);
   assert.is(readFileSync(join(pr.a.repo, '.gitlab/tracer.yml'), 'utf8'), 'mine: true\n');
-  const noUrl = await runTracer(['ci', 'github', '--print'], { cwd: pr.a.repo, home: pr.a.home });
+  const noUrl = await runMain(['ci', 'github', '--print'], { cwd: pr.a.repo, home: pr.a.home });
   assert.match(noUrl.stderr, /no_remote/);
 });
 

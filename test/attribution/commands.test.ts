@@ -58,10 +58,10 @@ test('blame: every line of a renamed, amended file has the commit and the author
   assert.equal(Object.keys(report.lines[0]), ['line', 'commit', 'type', 'agent', 'model_id', 'conversation_url', 'content']);
 });
 
-test('blame: the command line main.ts answers alone and the clipanion command give the same answer', async () => {
+test('blame: separate and grouped flags, and any option order, give the same answer', async () => {
   const h = await history();
   const plain = await tracer(h, ['blame', 'src/hello.ts', '-w', '--json']);
-  // "-wM" is not a plain command line (plain-blame.ts): clipanion parses it.
+  // "-wM" groups two flags, and the path comes last: clipanion parses both spellings alike.
   const parsed = await tracer(h, ['blame', '-wM', '--json', 'src/hello.ts']);
   assert.is(parsed.code, 0, parsed.stderr);
   assert.equal(JSON.parse(parsed.stdout), JSON.parse(plain.stdout));

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hook } from '../capture/hook-fixtures.js';
 import { commitAll, gitIn, machine, type Machine } from '../capture/ledger-helpers.js';
-import { runTracer } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 
 /**
  * A history built through the real hooks, whose attribution is known by
@@ -44,7 +44,7 @@ export async function buildHistory(): Promise<History> {
   const m = machine();
   write(m.repo, 'app.ts', PRE_TRACER);
   const pre = commitAll(m.repo, 'before tracer', { home: m.home });
-  const init = await runTracer(['init', '--agents', 'none'], { cwd: m.repo, home: m.home });
+  const init = await runMain(['init', '--agents', 'none'], { cwd: m.repo, home: m.home });
   if (init.code !== 0) throw new Error(`tracer init failed: ${init.stderr}`);
 
   write(m.repo, 'src/greet.ts', GREET);
@@ -116,5 +116,5 @@ function text(lines: readonly string[]): string {
 }
 
 export function tracer(m: Machine, args: readonly string[], cwd = m.repo) {
-  return runTracer(args, { cwd, home: m.home });
+  return runMain(args, { cwd, home: m.home });
 }

@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { runTracer, tempDir } from '../helpers/cli.js';
+import { runMain, tempDir } from '../helpers/cli.js';
 import { commitAll, commitLink, gitIn, machine, rows, seedTraces, traceRow, writeFile, type Machine } from '../capture/ledger-helpers.js';
 
 /**
@@ -100,7 +100,7 @@ export function teammate(origin: string, from: Machine): Machine {
 }
 
 export function reconcileIn(m: Machine, args: string[] = []) {
-  return runTracer(['reconcile', ...args], { cwd: m.repo, home: m.home });
+  return runMain(['reconcile', ...args], { cwd: m.repo, home: m.home });
 }
 
 export { rows };

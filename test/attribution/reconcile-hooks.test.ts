@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, runTracer } from '../helpers/cli.js';
+import { cleanup, runMain } from '../helpers/cli.js';
 import { gitIn, ledgerOf, linesByType, note, rows } from '../capture/ledger-helpers.js';
 import { lockReconcile, RECONCILE_PENDING } from '../../src/attribution/reconcile/lock.js';
 import { reconcile } from '../../src/attribution/reconcile/reconcile.js';
@@ -12,7 +12,7 @@ import { pullRequestRepo, rebaseOnService, squashOnService, teammate } from './r
 test.after(cleanup);
 
 async function initIn(m: { repo: string; home: string }): Promise<void> {
-  const init = await runTracer(['init', '--agents', 'none'], { cwd: m.repo, home: m.home });
+  const init = await runMain(['init', '--agents', 'none'], { cwd: m.repo, home: m.home });
   assert.is(init.code, 0, init.stderr);
 }
 
@@ -61,7 +61,7 @@ test('git pull never waits for a fetch: the hook hands the squash to a run in th
   const squash = squashOnService(pr.origin, 'feature', 'Parse and total (#7)');
   gitIn(pr.origin, ['branch', '-D', 'feature']);
   gitIn(b.repo, ['pull', '-q', '--no-rebase', 'origin', 'main'], { home: b.home });
-  const blamed = await runTracer(['blame', 'src/parse.ts', '--json'], { cwd: b.repo, home: b.home });
+  const blamed = await runMain(['blame', 'src/parse.ts', '--json'], { cwd: b.repo, home: b.home });
   assert.is(blamed.code, 0, blamed.stderr);
   assert.equal(
     JSON.parse(blamed.stdout).lines.map((line: any) => line.type),

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, runTracer, tempDir } from '../helpers/cli.js';
+import { cleanup, runMain, tempDir } from '../helpers/cli.js';
 import { startService, stopAllServices } from '../helpers/service.js';
 import { gitIn, ledgerOf, machine, note, rows } from '../capture/ledger-helpers.js';
 import { pullRequestRepo, squashOnService } from './reconcile-fixture.js';
@@ -16,7 +16,7 @@ test('a teammate who never had the branch: tracer pull brings the ledgers and th
   await service.createProject('acme', 'tools');
   const token = await service.createToken({ org: 'acme', project: 'tools' });
   const url = `${service.url}/acme/tools`;
-  const tracerIn = (m: { repo: string; home: string }, args: string[]) => runTracer(args, { cwd: m.repo, home: m.home });
+  const tracerIn = (m: { repo: string; home: string }, args: string[]) => runMain(args, { cwd: m.repo, home: m.home });
 
   const pr = await pullRequestRepo();
   assert.is((await tracerIn(pr.a, ['remote', 'add', 'origin', url, '--token', token])).code, 0);

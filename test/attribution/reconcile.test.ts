@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, runTracer } from '../helpers/cli.js';
+import { cleanup, runMain } from '../helpers/cli.js';
 import { commitAll, commitLink, gitIn, ledgerOf, linesByType, note, rows, writeFile } from '../capture/ledger-helpers.js';
 import { AGENT_ONE, AGENT_TWO, pullRequestRepo, rebaseOnService, reconcileIn, squashOnService, teammate } from './reconcile-fixture.js';
 
@@ -18,7 +18,7 @@ const CODEX = { type: 'ai', agent: 'codex', model_id: 'openai/gpt-5-codex', conv
 const PERSON = { type: 'human', agent: null, model_id: null, conversation_url: null };
 
 async function blame(m: { repo: string; home: string }, path: string) {
-  const result = await runTracer(['blame', path, '--json'], { cwd: m.repo, home: m.home });
+  const result = await runMain(['blame', path, '--json'], { cwd: m.repo, home: m.home });
   assert.is(result.code, 0, result.stderr);
   return JSON.parse(result.stdout).lines.map((line: any) => ({
     type: line.type,
@@ -29,7 +29,7 @@ async function blame(m: { repo: string; home: string }, path: string) {
 }
 
 async function statsOf(m: { repo: string; home: string }, range: string) {
-  const result = await runTracer(['stats', range, '--json'], { cwd: m.repo, home: m.home });
+  const result = await runMain(['stats', range, '--json'], { cwd: m.repo, home: m.home });
   assert.is(result.code, 0, result.stderr);
   return JSON.parse(result.stdout);
 }
@@ -154,7 +154,7 @@ test('cherry-pick onto another branch: blame, show and stats reconcile it on dem
 
   gitIn(pr.a.repo, ['cherry-pick', pr.agentOne]);
   const second = gitIn(pr.a.repo, ['rev-parse', 'HEAD']);
-  const show = await runTracer(['show', '--json'], { cwd: pr.a.repo, home: pr.a.home });
+  const show = await runMain(['show', '--json'], { cwd: pr.a.repo, home: pr.a.home });
   assert.is(show.code, 0, show.stderr);
   assert.equal(JSON.parse(show.stdout).lines, { ai: 4, human: 0, mixed: 0, unknown: 0 }, 'show reconciled it');
   assert.equal(JSON.parse(show.stdout).link.rewritten_from, pr.agentOne);

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, runTracer, sandbox, tempDir } from '../helpers/cli.js';
+import { cleanup, runMain, sandbox, tempDir } from '../helpers/cli.js';
 import { hook, payload, projectDir, readJsonl } from './hook-fixtures.js';
 
 test.after(cleanup);
@@ -118,7 +118,7 @@ test('Outside any git repository nothing is recorded unless capture_detached_edi
   await hook('claude-code', 'PostToolUse', input, { cwd: outside, home });
   assert.not.ok(existsSync(home), 'nothing written at all');
 
-  const set = await runTracer(['set', 'global', 'capture_detached_edits', 'true'], { cwd: outside, home });
+  const set = await runMain(['set', 'global', 'capture_detached_edits', 'true'], { cwd: outside, home });
   assert.is(set.code, 0, set.stderr);
   await hook('claude-code', 'PostToolUse', input, { cwd: outside, home });
   const [row] = readJsonl(join(home, 'detached', 'traces.jsonl'));
@@ -150,7 +150,7 @@ test("A file outside the repository is not recorded as the project's", async () 
   assert.is(rows[1]!.files, undefined);
 });
 
-test('tracer hook --help is answered by the CLI, not the fast path', async () => {
+test("tracer hook --help prints the command's help", async () => {
   const { run } = sandbox();
   const result = await run(['hook', '--help']);
   assert.is(result.code, 0);

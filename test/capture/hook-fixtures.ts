@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runTracer, type RunResult } from '../helpers/cli.js';
+import { runMain, type RunResult } from '../helpers/cli.js';
 
 /** Recorded agent payloads (test/fixtures/hooks/<agent>/<event>.json) with their placeholders filled in. */
 export const FIXTURES = fileURLToPath(new URL('../fixtures/hooks/', import.meta.url));
@@ -23,7 +23,7 @@ export async function hook(
   input: string | Buffer,
   options: { cwd: string; home: string; env?: Record<string, string> },
 ): Promise<RunResult> {
-  const result = await runTracer(['hook', agent, event], { ...options, input });
+  const result = await runMain(['hook', agent, event], { ...options, input });
   if (result.code !== 0 || result.stdout !== '')
     throw new Error(
       `tracer hook ${agent} ${event} exited ${result.code} with stdout ${JSON.stringify(result.stdout)}, stderr ${result.stderr}`,

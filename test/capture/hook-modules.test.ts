@@ -1,42 +1,18 @@
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BIN, cleanEnv, cleanup, sandbox, tempDir } from '../helpers/cli.js';
+import { cleanup, sandbox } from '../helpers/cli.js';
+import { buildOutputs, loadedFiles, modulesIn } from '../helpers/build-meta.js';
 
 /**
  * Hook latency must not grow with the number of agents: `tracer hook <agent>`
  * loads that agent's adapter module and no other, and none of the kernel. Each
- * module the compiled hook resolves is reported by a resolve hook.
+ * file the compiled hook resolves is reported by a resolve hook, and mapped to
+ * the source modules it holds (dist/meta.json, test/helpers/build-meta.ts).
  */
 test.after(cleanup);
 
-const HOOK_BUNDLES = join(dirname(BIN), '..', 'dist', 'hooks');
-
 function loadedModules(agent: string, event: string, payload: unknown, cwd: string, home: string): string[] {
-  const dir = tempDir('hook-modules-');
-  writeFileSync(
-    join(dir, 'hooks.mjs'),
-    "export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith('file:')) process.stderr.write('MODULE ' + r.url + '\\n'); return r; }\n",
-  );
-  writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
-  const result = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, BIN, 'hook', agent, event], {
-    cwd,
-    input: JSON.stringify(payload),
-    encoding: 'utf8',
-    env: { ...cleanEnv(), TRACER_HOME: home },
-  });
-  assert.is(result.status, 0, result.stderr);
-  return [
-    ...new Set(
-      result.stderr
-        .split('\n')
-        .filter((line) => line.startsWith('MODULE '))
-        .map((line) => line.slice(7)),
-    ),
-  ];
+  return loadedFiles(['hook', agent, event], { cwd, home, input: JSON.stringify(payload) });
 }
 
 for (const [agent, event, payload] of [
@@ -47,38 +23,39 @@ for (const [agent, event, payload] of [
   test(`tracer hook ${agent} loads its own adapter and no other, and nothing of the kernel`, async () => {
     const box = sandbox();
     assert.is((await box.run(['init', '--agents', 'none'])).code, 0);
-    const modules = loadedModules(agent, event, { ...payload, cwd: box.repo }, box.repo, box.home);
-    // The agent's adapter module, or its hook bundle (dist/hooks/, which holds that adapter and no other).
-    const adapters = modules.filter((url) => /\/(plugins\/agents|dist\/hooks)\//.test(url));
+    const files = loadedModules(agent, event, { ...payload, cwd: box.repo }, box.repo, box.home);
     assert.equal(
-      adapters.map((url) => url.replace(/^.*\/(plugins\/agents|dist\/hooks)\//, '')),
-      [`${agent}.js`],
+      files.filter((url) => url.includes('node_modules')),
+      [],
+      'no package',
+    );
+    const modules = modulesIn(files);
+    assert.equal(
+      modules.filter((module) => module.startsWith('src/plugins/agents/')),
+      [`src/plugins/agents/${agent}.ts`],
     );
     assert.equal(
-      modules.filter((url) => /\/dist\/(kernel\/(kernel|boot|hooks)\.js|commands\/)/.test(url) || url.includes('node_modules')),
-      [],
+      modules.filter((module) => /^src\/(kernel\/(kernel|boot|hooks)\.ts|commands\/)/.test(module) || module.includes('tapable')),
+      ['src/commands/hook.ts'],
+      'the hook command, and nothing of the kernel',
     );
   });
 }
 
-test('each agent hook bundle holds its own agent and no other: one per built-in agent, one for git, one for the spool fold with them all, one for bare transfers', async () => {
+test('each built-in agent is a module of its own in dist/, holding that agent and no other', async () => {
   const box = sandbox();
   const listed = await box.run(['plugins', '--json']);
   assert.is(listed.code, 0, listed.stderr);
-  const agents: Array<{ id: string; title: string }> = JSON.parse(listed.stdout).agents;
-  // One per agent, git.js for git's hooks, fold.js for the spool's background fold, transfer.js for bare push, pull and sync.
-  assert.equal(readdirSync(HOOK_BUNDLES).sort(), [...agents.map((agent) => `${agent.id}.js`), 'fold.js', 'git.js', 'transfer.js'].sort());
-  const fold = readFileSync(join(HOOK_BUNDLES, 'fold.js'), 'utf8');
-  for (const agent of agents) assert.ok(fold.includes(JSON.stringify(agent.title)), `fold.js folds ${agent.title}'s events`);
-  for (const agent of agents) {
-    const bundle = readFileSync(join(HOOK_BUNDLES, `${agent.id}.js`), 'utf8');
-    assert.ok(bundle.includes(JSON.stringify(agent.title)), `${agent.id}.js holds ${agent.title}`);
-    const others = agents.filter((other) => other.id !== agent.id && bundle.includes(JSON.stringify(other.title)));
-    assert.equal(
-      others.map((other) => other.id),
-      [],
-      `${agent.id}.js holds no other agent`,
-    );
+  const agents: Array<{ id: string }> = JSON.parse(listed.stdout).agents;
+  assert.ok(agents.length >= 12, `${agents.length} agents`);
+  const outputs = buildOutputs();
+  for (const { id } of agents) {
+    const holders = [...outputs].filter(([, inputs]) => inputs.includes(`src/plugins/agents/${id}.ts`)).map(([file]) => file);
+    assert.equal(holders, [`dist/plugins/agents/${id}.js`], `${id}: in its own module only`);
+    const others = outputs
+      .get(`dist/plugins/agents/${id}.js`)!
+      .filter((input) => input.startsWith('src/plugins/agents/') && !input.endsWith(`/${id}.ts`));
+    assert.equal(others, [], `${id}.js holds no other agent`);
   }
 });
 

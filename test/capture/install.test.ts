@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BIN, cleanEnv, cleanup, git, runTracer, sandbox, tempDir } from '../helpers/cli.js';
+import { BIN, cleanEnv, cleanup, git, runMain, sandbox, tempDir } from '../helpers/cli.js';
 import { assertOk, assertOneLineError } from '../cli/expect.js';
 
 test.after(cleanup);
@@ -234,14 +234,14 @@ test('--global writes the user settings under $HOME, not the repository, and wor
   assert.ok(existsSync(join(repo, '.git/hooks/post-commit')), 'inside a repository the git hooks still go in');
 
   const outside = tempDir('tracer-plain-');
-  const elsewhere = await runTracer(['init', '--global', '--agents', 'cursor'], { cwd: outside, home, env });
+  const elsewhere = await runMain(['init', '--global', '--agents', 'cursor'], { cwd: outside, home, env });
   assertOk(elsewhere);
   assert.match(elsewhere.stdout, /unchanged/);
   assert.equal(readdirSync(outside), []);
 
   assertOk(await run(['init', '--global', '--uninstall'], { env }));
   assert.equal(readdirSync(userHome), [], 'the folders init created under $HOME are gone again');
-  assertOneLineError(await runTracer(['init'], { cwd: outside, home, env }), 'not_a_git_repository');
+  assertOneLineError(await runMain(['init'], { cwd: outside, home, env }), 'not_a_git_repository');
 });
 
 test('end to end: the installed agent hook records an edit and the installed git hook links the commit to it', async () => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, runTracer, tempDir } from '../helpers/cli.js';
+import { cleanup, runMain, tempDir } from '../helpers/cli.js';
 import { assertAgentTraceRecord } from './agent-trace-schema.js';
 import {
   commitAll,
@@ -94,7 +94,7 @@ test('notes are written even where git has no identity configured', async () => 
   writeFile(m.repo, 'i.txt', ['x']);
   const commit = commitAll(m.repo, 'i');
   const emptyHome = tempDir('tracer-nohome-');
-  const result = await runTracer(['commit-link', '--verbose'], {
+  const result = await runMain(['commit-link', '--verbose'], {
     cwd: m.repo,
     home: m.home,
     env: { HOME: emptyHome, XDG_CONFIG_HOME: emptyHome, GIT_CONFIG_NOSYSTEM: '1', EMAIL: undefined },
@@ -121,7 +121,7 @@ test('through the hooks tracer init installs: commit, amend and rebase keep ledg
   const m = machine();
   writeFile(m.repo, 'base.txt', ['base']);
   commitAll(m.repo, 'base');
-  const init = await runTracer(['init', '--agents', 'none'], { cwd: m.repo, home: m.home });
+  const init = await runMain(['init', '--agents', 'none'], { cwd: m.repo, home: m.home });
   assert.is(init.code, 0, init.stderr);
 
   seedTraces(m, [traceRow({ files: { 'h.ts': ['hooked line'] } })]);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { withContentId } from '../../src/core/content-id.js';
 import { isAttributableLine, lineHash, type TraceRecord } from '../../src/capture/trace-record.js';
-import { cleanEnv, runTracer, tempDir } from '../helpers/cli.js';
+import { cleanEnv, runMain, tempDir } from '../helpers/cli.js';
 import { assertValidLedger } from './agent-trace-schema.js';
 
 /**
@@ -131,7 +131,7 @@ export function fileKind(file: any): string {
 }
 
 export function commitLink(m: Machine, args: string[] = [], cwd = m.repo) {
-  return runTracer(['commit-link', ...args], { cwd, home: m.home });
+  return runMain(['commit-link', ...args], { cwd, home: m.home });
 }
 
 export function note(cwd: string, commit: string): string | undefined {

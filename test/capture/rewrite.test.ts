@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, runTracer } from '../helpers/cli.js';
+import { cleanup, runMain } from '../helpers/cli.js';
 import {
   commitAll,
   commitLink,
@@ -21,7 +21,7 @@ import {
 test.after(cleanup);
 
 const rewrite = (m: Machine, kind: string, pairs: string, args: string[] = []) =>
-  runTracer(['rewrite-ledger', kind, ...args], { cwd: m.repo, home: m.home, input: pairs });
+  runMain(['rewrite-ledger', kind, ...args], { cwd: m.repo, home: m.home, input: pairs });
 const state = (m: Machine) => JSON.parse(readFileSync(join(m.dir, 'attribution-state.json'), 'utf8'));
 
 test('amend: the new commit gets its own ledger from its own diff, the link records rewritten_from, the note follows', async () => {

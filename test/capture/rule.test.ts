@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, runTracer, sandbox, tempDir } from '../helpers/cli.js';
+import { cleanup, runMain, sandbox, tempDir } from '../helpers/cli.js';
 import { assertOk, assertOneLineError } from '../cli/expect.js';
 
 test.after(cleanup);
@@ -100,7 +100,7 @@ test('rule remove deletes only that rule (folders left empty go too); an unknown
 test('rules need a git repository', async () => {
   const { home } = sandbox();
   const outside = tempDir('tracer-plain-');
-  assertOneLineError(await runTracer(['rule', 'add', 'context'], { cwd: outside, home }), 'not_a_git_repository');
+  assertOneLineError(await runMain(['rule', 'add', 'context'], { cwd: outside, home }), 'not_a_git_repository');
 });
 
 test.run();

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BIN, cleanEnv, cleanup, runTracer, sandbox, tempDir } from '../helpers/cli.js';
+import { BIN, cleanEnv, cleanup, runMain, sandbox, tempDir } from '../helpers/cli.js';
 import { spoolFolded } from '../helpers/spool.js';
 import { payload, projectDir, readJsonl } from './hook-fixtures.js';
 
@@ -174,7 +174,7 @@ test('a fold killed at any moment, then run again until done, records every even
     await exited;
   }
   // Whatever the last kill left (a stale lock, a journal, a torn entry), a command finishes it.
-  const status = await runTracer(['status'], { cwd: box.repo, home: box.home });
+  const status = await runMain(['status'], { cwd: box.repo, home: box.home });
   assert.is(status.code, 0, status.stderr);
   assert.ok(kills > 0, 'some folds were killed');
   assert.equal(

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, git, runTracer, sandbox, tempDir } from '../helpers/cli.js';
+import { cleanup, git, runMain, sandbox, tempDir } from '../helpers/cli.js';
 import { assertOk, assertOneLineError } from './expect.js';
 
 test.after(cleanup);
@@ -64,7 +64,7 @@ test('init is idempotent, works from a subfolder and a linked worktree, and writ
 test('init outside a git repository fails with one line and writes nothing', async () => {
   const home = join(tempDir('tracer-home-'), 'home');
   const outside = tempDir('tracer-plain-');
-  const result = await runTracer(['init'], { cwd: outside, home });
+  const result = await runMain(['init'], { cwd: outside, home });
   assertOneLineError(result, 'not_a_git_repository');
   assert.match(result.stderr, /not inside a git repository/);
   assert.equal(readdirSync(outside), []);

@@ -6,10 +6,9 @@ import { cleanup, tempDir } from '../helpers/cli.js';
 import { startService, stopAllServices } from '../helpers/service.js';
 import { addLedger, addTrace, machine } from '../helpers/sync-fixtures.js';
 
-// A bare `tracer push` runs the prebuilt transfer module (dist/hooks/transfer.js), in which
-// crypto and child_process load on first use and tapable is bundled (scripts/build-hook-bundles.mjs):
-// a push with nothing to send must load none of them, and a push with rows (content ids hashed,
-// the kernel's hooks called) must work through the same module.
+// In the build (scripts/build.mjs), crypto and child_process load on first use and tapable is
+// compiled in: a `tracer push` with nothing to send must load none of them (nor any package's
+// CommonJS file), and a push with rows (content ids hashed, the kernel's hooks called) must work.
 
 test.after(async () => {
   await stopAllServices();

@@ -2,7 +2,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
 
 /**
  * Runs the built binary (bin/tracer.js → dist/) the way a user or an agent hook
@@ -26,8 +28,7 @@ export interface RunOptions {
 
 export function runTracer(args: readonly string[], options: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...cleanEnv(), TRACER_HOME: options.home, NO_COLOR: '1', ...options.env };
-    for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
+    const env = tracerEnv(options);
     const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -39,6 +40,33 @@ export function runTracer(args: readonly string[], options: RunOptions): Promise
     );
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * Runs a command line in this process: main() from the sources with the test's
+ * own streams, environment and folder, as the binary runs it in its own. For the
+ * tests of what commands do; where the process is the point (the binary, an
+ * agent's or git's hook, a kill), runTracer.
+ */
+export async function runMain(args: readonly string[], options: RunOptions): Promise<RunResult> {
+  const stdout = collected();
+  const stderr = collected();
+  const stdin = Readable.from(options.input === undefined ? [] : [options.input]);
+  const code = await main(args, { stdin, stdout: stdout.stream, stderr: stderr.stream, env: tracerEnv(options), cwd: options.cwd });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+function collected() {
+  const chunks: Buffer[] = [];
+  const stream = new PassThrough();
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+function tracerEnv(options: RunOptions): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...cleanEnv(), TRACER_HOME: options.home, NO_COLOR: '1', ...options.env };
+  for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
+  return env;
 }
 
 /** The environment without anything that would point tracer or git elsewhere. */
@@ -75,6 +103,11 @@ export function cleanup(): void {
  * home through their own git call).
  */
 export function git(cwd: string, ...args: string[]): string {
+  return gitWith({}, cwd, ...args);
+}
+
+/** git() with more environment, e.g. GIT_COMMITTER_DATE for commits that must not share a second. */
+export function gitWith(env: Record<string, string>, cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd,
     env: {
@@ -84,6 +117,7 @@ export function git(cwd: string, ...args: string[]): string {
       GIT_AUTHOR_EMAIL: 't@example.com',
       GIT_COMMITTER_NAME: 'Test',
       GIT_COMMITTER_EMAIL: 't@example.com',
+      ...env,
     },
     encoding: 'utf8',
   }).trim();
@@ -102,10 +136,11 @@ export function tempRepo(): string {
   return dir;
 }
 
-/** A home, a repository, and a `tracer` bound to both. */
+/** A home, a repository, and a `tracer` bound to both: `run` in this process (runMain), `spawn` the binary (runTracer). */
 export function sandbox() {
   const home = join(tempDir('tracer-home-'), 'home');
   const repo = tempRepo();
-  const run = (args: readonly string[], options: Partial<RunOptions> = {}) => runTracer(args, { cwd: repo, home, ...options });
-  return { home, repo, run };
+  const run = (args: readonly string[], options: Partial<RunOptions> = {}) => runMain(args, { cwd: repo, home, ...options });
+  const spawn = (args: readonly string[], options: Partial<RunOptions> = {}) => runTracer(args, { cwd: repo, home, ...options });
+  return { home, repo, run, spawn };
 }

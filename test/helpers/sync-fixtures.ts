@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson, withContentId } from '../../src/core/content-id.js';
-import { git, runTracer, tempDir, tempRepo, type RunOptions, type RunResult } from './cli.js';
+import { git, runMain, runTracer, tempDir, tempRepo, type RunOptions, type RunResult } from './cli.js';
 
 /**
  * A "machine" for sync tests: its own TRACER_HOME and its own clone, initialized
@@ -14,7 +14,10 @@ export interface Machine {
   home: string;
   repo: string;
   dir: string;
+  /** The built binary in its own process, as a user, a hook or a scheduler runs it. */
   run(args: readonly string[], options?: Partial<RunOptions>): Promise<RunResult>;
+  /** The same command line in the test's process (runMain): for what the command does, not how it starts. */
+  main(args: readonly string[], options?: Partial<RunOptions>): Promise<RunResult>;
 }
 
 export async function machine(
@@ -30,16 +33,19 @@ export async function machine(
   }
   const run = (args: readonly string[], extra: Partial<RunOptions> = {}) =>
     runTracer(args, { cwd: repo, home, ...extra, env: { ...options.env, ...extra.env } });
-  const init = await run(['init']);
+  const main = (args: readonly string[], extra: Partial<RunOptions> = {}) =>
+    runMain(args, { cwd: repo, home, ...extra, env: { ...options.env, ...extra.env } });
+  // Setting the machine up is not what the tests look at: in this process.
+  const init = await main(['init']);
   if (init.code !== 0) throw new Error(`init failed: ${init.stderr}`);
   const dir = /data:\s+(\S+)/.exec(init.stdout)![1]!;
   if (options.remoteUrl) {
     const args = ['remote', 'add', 'origin', options.remoteUrl];
     if (options.token) args.push('--token', options.token);
-    const added = await run(args);
+    const added = await main(args);
     if (added.code !== 0) throw new Error(`remote add failed: ${added.stderr}`);
   }
-  return { home, repo, dir, run };
+  return { home, repo, dir, run, main };
 }
 
 let counter = 0;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TracerError } from '../../src/core/errors.js';
-import { bootBuiltinKernel, bootKernel, pluginLayers } from '../../src/kernel/boot.js';
+import { bootKernel, pluginLayers } from '../../src/kernel/boot.js';
 import { BUILTIN_LIST_FILE } from '../../src/kernel/plugin-list.js';
 import { homePaths } from '../../src/store/home.js';
 import { resolveProject } from '../../src/store/project.js';
@@ -125,41 +125,17 @@ test('a plugin listed by the user contributes a command to the built binary', as
   assert.is.not(gone.code, 0, 'without the plugin the command does not exist');
 });
 
-test('a prebuilt module boots from its built-in plugins in memory, and leaves a list that names another plugin to the CLI', async () => {
-  const { repo, home, project } = initializedRepo();
-  const context = { home, cwd: repo, env: {} };
-  // What dist/hooks/transfer.js holds: every built-in that is not an agent, already imported.
-  const names = BUILTIN_FAMILIES.concat([
-    'remote-resolver',
-    'http',
-    'whoami',
-    'whoami-unsupported',
-    'blobs',
-    'blobs-missing',
-    'summaries-missing',
-    'reconcile',
-    'redact',
-  ]);
-  const builtins = Object.fromEntries(
-    await Promise.all(names.map(async (name) => [name, await import(`../../src/plugins/${name}.ts`)] as const)),
-  );
-  const fromMemory = await bootBuiltinKernel(context, builtins);
-  const fromFiles = await bootKernel(context);
-  assert.ok(fromMemory, 'the built-ins cover the built-in list');
-  assert.equal(
-    fromMemory!.plugins.map((plugin) => plugin.name),
-    fromFiles.plugins.map((plugin) => plugin.name),
-  );
-  assert.is(
-    fromMemory!.plugins.find((plugin) => plugin.name === 'traces'),
-    builtins.traces.default,
-    'the module in memory, not a second copy',
-  );
-  // Missing one built-in, or a project that adds a module of its own: the CLI's modules must run it.
-  const { traces: _left, ...withoutTraces } = builtins;
-  assert.is(await bootBuiltinKernel(context, withoutTraces), undefined);
-  writeFileSync(join(project.dir, 'project-config.json'), JSON.stringify({ plugins: [join(FIXTURES, 'alpha.ts')] }));
-  assert.is(await bootBuiltinKernel(context, builtins), undefined);
+test("the kernel's built-in plugins are their modules, the same instances an import of the file gives", async () => {
+  const { repo, home } = initializedRepo();
+  const kernel = await bootKernel({ home, cwd: repo, env: {} });
+  for (const name of BUILTIN_FAMILIES) {
+    const module = await import(`../../src/plugins/${name}.ts`);
+    assert.is(
+      kernel.plugins.find((plugin) => plugin.name === name),
+      module.default,
+      `${name}: the module's own plugin, not a second copy`,
+    );
+  }
 });
 
 test.run();

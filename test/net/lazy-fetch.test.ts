@@ -5,11 +5,13 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BIN, cleanEnv, cleanup, tempDir } from '../helpers/cli.js';
+import { modulesIn } from '../helpers/build-meta.js';
 
 /**
  * node-fetch is loaded by the first request, never by a command that sends
  * nothing (BENCHMARKS.md: 35-50 ms of imports). A module hook in the child
- * notes every import of it. Needs `npm run build`.
+ * notes every file it loads, mapped to the modules each holds (dist/meta.json).
+ * Needs `npm run build`: the built program, with node-fetch compiled in.
  */
 // Made in before(): other files' cleanup() removes every temp folder made so far.
 let dir = '';
@@ -20,9 +22,9 @@ test.before(() => {
   const hooks = [
     "import { appendFileSync } from 'node:fs';",
     'export async function resolve(specifier, context, next) {',
-    // The package, or the bundle of it that npm run build makes (scripts/build-http-bundle.mjs).
-    `  if (specifier === 'node-fetch' || specifier.endsWith('/vendor/node-fetch.js')) appendFileSync(${JSON.stringify(log)}, specifier + '\\n');`,
-    '  return next(specifier, context);',
+    '  const resolved = await next(specifier, context);',
+    `  if (resolved.url.startsWith('file:')) appendFileSync(${JSON.stringify(log)}, resolved.url + '\\n');`,
+    '  return resolved;',
     '}',
   ];
   writeFileSync(join(dir, 'hooks.mjs'), hooks.join('\n'));
@@ -32,31 +34,46 @@ test.before(() => {
   );
 });
 
-/** What the child imported of node-fetch: '' when nothing. */
-function fetchImports(args: string[]): string {
+/** The files of node-fetch the child loaded, from the build's or the package's: none, when it sent nothing. */
+function fetchImports(args: string[]): string[] {
   if (existsSync(log)) writeFileSync(log, '');
   execFileSync(process.execPath, ['--import', join(dir, 'register.mjs'), ...args], {
     env: { ...cleanEnv(), TRACER_HOME: join(dir, 'home') },
     cwd: dir,
     stdio: 'pipe',
   });
-  return existsSync(log) ? readFileSync(log, 'utf8') : '';
+  const urls = existsSync(log)
+    ? [
+        ...new Set(
+          readFileSync(log, 'utf8')
+            .split('\n')
+            .filter((line) => line !== ''),
+        ),
+      ]
+    : [];
+  return [...urls.filter((url) => url.includes('/node_modules/node-fetch/')), ...modulesIn(urls)].filter((module) =>
+    module.includes('node-fetch/'),
+  );
 }
+
+/** A transport from the package's `tracer/protocol` (dist/protocol/index.js), as the HTTP plugin opens one. */
+const TRANSPORT = `const { createHttpTransport } = await import(${JSON.stringify(pathToFileURL(join(BIN, '../../dist/protocol/index.js')).href)});
+const transport = (url) => {
+  const target = { url: url + '/acme/web', base_url: url, org_slug: 'acme', project_slug: 'web', mount: 'direct' };
+  return createHttpTransport({ name: 'origin', record: { url: target.url }, target, token: 't', tokenSource: '--token' }, { quick: true }, { TRACER_HTTP_ATTEMPTS: '1' });
+};`;
 
 test.after(() => cleanup());
 
 test('commands that send nothing do not load node-fetch', () => {
-  assert.is(fetchImports([BIN, '--version']), '');
-  assert.is(fetchImports([BIN, 'plugins']), '');
+  assert.equal(fetchImports([BIN, '--version']), []);
+  assert.equal(fetchImports([BIN, 'plugins']), []);
 });
 
-test('the first request loads it, as the one-module bundle npm run build made (the hook does see it)', () => {
-  const script = `const { HttpClient } = await import(${JSON.stringify(pathToFileURL(join(BIN, '../../dist/net/http-client.js')).href)});
-const wording = { refusal: () => new Error('refused'), unreachable: () => 'unreachable', timedOut: () => 'timed out', notJson: () => 'not JSON' };
-const client = new HttpClient({ baseUrl: 'http://127.0.0.1:1', headers: {}, wording, settings: { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 1 }, timeoutMs: 1000, transferTimeoutMs: 1000 } });
-await client.getJson('/').catch(() => {});
-client.close();`;
-  assert.match(fetchImports(['--input-type=module', '-e', script]), /\/vendor\/node-fetch\.js\n/);
+test('the first request loads it, compiled into the build (the hook does see it)', () => {
+  const script = `${TRANSPORT}
+await transport('http://127.0.0.1:1').identify().catch(() => {});`;
+  assert.ok(fetchImports(['--input-type=module', '-e', script]).includes('node_modules/node-fetch/src/index.js'));
 });
 
 test('https and zlib load on first use: not for an http:// remote, and an https:// one still answers', async () => {
@@ -85,25 +102,21 @@ test('https and zlib load on first use: not for an http:// remote, and an https:
     { stdio: 'ignore' },
   );
   const { createServer } = await import('node:https');
+  let requests = 0;
   const server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_, response) => {
+    requests += 1;
     response.setHeader('content-type', 'application/json');
     response.end('{"over":"tls"}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   try {
-    const script = `const { HttpClient } = await import(${JSON.stringify(pathToFileURL(join(BIN, '../../dist/net/http-client.js')).href)});
-const wording = { refusal: () => new Error('refused'), unreachable: () => 'unreachable', timedOut: () => 'timed out', notJson: () => 'not JSON' };
-const settings = { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 1 }, timeoutMs: 5000, transferTimeoutMs: 5000 };
+    const script = `${TRANSPORT}
 const loaded = (name) => process.moduleLoadList.includes('NativeModule ' + name);
-const plain = new HttpClient({ baseUrl: 'http://127.0.0.1:1', headers: {}, wording, settings });
-await plain.getJson('/').catch(() => {});
-plain.close();
+await transport('http://127.0.0.1:1').identify().catch(() => {});
 const before = { https: loaded('https'), tls: loaded('tls'), zlib: loaded('zlib') };
-const secure = new HttpClient({ baseUrl: 'https://127.0.0.1:${port}', headers: {}, wording, settings });
-const body = await secure.getJson('/');
-secure.close();
-console.log(JSON.stringify({ before, body, after: { https: loaded('https') } }));`;
+const answer = await transport('https://127.0.0.1:${port}').identify().then(() => 'identified', (error) => error.code);
+console.log(JSON.stringify({ before, answer, after: { https: loaded('https') } }));`;
     const { execFile } = await import('node:child_process');
     const stdout = await new Promise<string>((resolve, reject) =>
       execFile(
@@ -115,7 +128,7 @@ console.log(JSON.stringify({ before, body, after: { https: loaded('https') } }))
     );
     const result = JSON.parse(stdout);
     assert.equal(result.before, { https: false, tls: false, zlib: false }, 'a request to an http:// remote loads none of them');
-    assert.equal(result.body, { over: 'tls' });
+    assert.is(requests, 1, `the request went over TLS (${result.answer})`);
     assert.is(result.after.https, true);
   } finally {
     server.close();

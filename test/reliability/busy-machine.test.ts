@@ -63,11 +63,11 @@ test('both cores busy: the service SIGKILLed mid-push never leaves a push that r
         }
         if (interrupted.code === 0) await assertServerHoldsExactly(service, token, a, `round ${round}: the push exited 0`);
 
-        const again = await a.run(['push'], { env: FAST_RETRY_ENV });
+        const again = await a.main(['push'], { env: FAST_RETRY_ENV });
         assert.is(again.code, 0, `round ${round} re-run: ${again.stderr}`);
         await assertServerHoldsExactly(service, token, a, `round ${round} after the re-run`);
         assertManifestAgrees(a, 'origin', `round ${round} after the re-run`);
-        const full = await a.run(['push', '--full', '--json']);
+        const full = await a.main(['push', '--full', '--json']);
         assert.is(JSON.parse(full.stdout).push.totals.sent, 0, `round ${round}: push --full finds nothing left`);
       }
       await service.stop();

@@ -423,7 +423,7 @@ test("a hostile server's rows with no canonical form are dropped one by one; the
   try {
     const port = (server.address() as AddressInfo).port;
     const client = await machine({ remoteUrl: `http://127.0.0.1:${port}/acme/web`, token: 'trc_hostile-server' });
-    const pulled = await client.run(['pull']);
+    const pulled = await client.main(['pull']);
     assert.is(pulled.code, 0, pulled.stderr);
     assert.match(pulled.stderr, 'invalid_pulled_record');
     assert.equal(readRows(join(client.dir, 'traces.jsonl')), [good]);

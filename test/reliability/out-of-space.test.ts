@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, git, runTracer, tempDir, type RunOptions } from '../helpers/cli.js';
+import { cleanup, git, runMain, runTracer, tempDir, type RunOptions } from '../helpers/cli.js';
 import { startService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { machine, type Machine } from '../helpers/sync-fixtures.js';
 import { dice, replayable, rounds, SOAK } from './support/faults.js';
@@ -64,12 +64,13 @@ async function machineAt(home: string, cloneOf: string, remoteUrl: string, token
   const repo = join(tempDir('tracer-clone-'), 'repo');
   git(cloneOf, 'clone', '-q', cloneOf, repo);
   const run = (args: readonly string[], extra: Partial<RunOptions> = {}) => runTracer(args, { cwd: repo, home, ...extra });
-  const init = await run(['init']);
+  const main = (args: readonly string[], extra: Partial<RunOptions> = {}) => runMain(args, { cwd: repo, home, ...extra });
+  const init = await main(['init']);
   assert.is(init.code, 0, init.stderr);
   const dir = /data:\s+(\S+)/.exec(init.stdout)![1]!;
-  const added = await run(['remote', 'add', 'origin', remoteUrl, '--token', token]);
+  const added = await main(['remote', 'add', 'origin', remoteUrl, '--token', token]);
   assert.is(added.code, 0, added.stderr);
-  return { home, repo, dir, run };
+  return { home, repo, dir, run, main };
 }
 
 /** Every file under `dir` with a hash of its bytes: "changed nothing" means this is equal before and after. */

@@ -58,7 +58,7 @@ async function run(
   options: { env?: Record<string, string>; input?: string; mayFail?: boolean; writes?: PrivateFile[] } = {},
 ): Promise<RunResult> {
   const before = Object.fromEntries(Object.entries(privateFiles()).map(([name, path]) => [name, version(path)]));
-  const result = await m.run(args, { env: { SPARE_TOKEN: secrets.env!, ...options.env }, input: options.input });
+  const result = await m.main(args, { env: { SPARE_TOKEN: secrets.env!, ...options.env }, input: options.input });
   const where = `tracer ${args.join(' ')}`;
   if (!options.mayFail) assert.is(result.code, 0, `${where} → ${result.code}\n${result.stdout}\n${result.stderr}`);
   transcriptLog.push({ args, result });

@@ -61,14 +61,14 @@ test('two machines pushing, pulling and syncing the same project at once converg
 
     // Settle: A sends, B sends and receives, A receives.
     for (const m of [a, b, a]) {
-      const settled = await m.run(['sync']);
+      const settled = await m.main(['sync']);
       assert.is(settled.code, 0, settled.stderr);
     }
     assertSameStores(a, b, 'after settling');
     await assertServerHoldsExactly(service, token, a, 'after settling');
     for (const m of [a, b]) {
       assertManifestAgrees(m, 'origin', 'after settling');
-      const again = await m.run(['sync', '--json']);
+      const again = await m.main(['sync', '--json']);
       const result = JSON.parse(again.stdout);
       assert.is(result.push.totals.sent, 0, 'nothing left to push');
       assert.is(result.pull.totals.inserted, 0, 'nothing left to pull');

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, runTracer, tempDir } from '../helpers/cli.js';
+import { cleanup, runMain, tempDir } from '../helpers/cli.js';
 import { startService, stopAllServices } from '../helpers/service.js';
 import { clientFor } from './http.js';
 
@@ -16,7 +16,7 @@ let home: string;
 test.before(() => {
   home = tempDir('tracer-admin-cmd-');
 });
-const tracer = (args: string[], env: Record<string, string> = {}) => runTracer(args, { cwd: home, home, env });
+const tracer = (args: string[], env: Record<string, string> = {}) => runMain(args, { cwd: home, home, env });
 
 test('project create registers the URL’s project once, standalone or behind the gateway form', async () => {
   const service = await startService();

@@ -1,10 +1,10 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixturePath, hook, payload } from '../capture/hook-fixtures.js';
-import { git, tempDir } from '../helpers/cli.js';
+import { git, gitWith, tempDir } from '../helpers/cli.js';
 import { spawnService, type ServiceHandle } from '../helpers/service.js';
 import { addTrace, machine } from '../helpers/sync-fixtures.js';
-import { CLAUDE, CODEX, CURSOR, recordedStore } from '../viewer/store.js';
+import { CLAUDE, CODEX, CURSOR, recordedStore, secondAfter } from '../viewer/store.js';
 
 /**
  * A team on a real service: two machines record agent sessions through the real
@@ -54,14 +54,17 @@ export async function teamOnService(backend: 'sqlite' | 'postgres'): Promise<Tea
     });
   // The session writes what the recorded Codex payload says; Bob starts from a tree without those files.
   git(bobRepo, 'rm', '-q', 'CHANGELOG.md', 'pkg/version.txt');
-  git(bobRepo, 'commit', '-q', '-m', 'bob: start the release over');
+  // Bob commits after Alice, and each commit a second after the one before: the views list commits newest first.
+  const over = secondAfter(bobRepo, 'HEAD');
+  gitWith({ GIT_AUTHOR_DATE: over, GIT_COMMITTER_DATE: over }, bobRepo, 'commit', '-q', '-m', 'bob: start the release over');
   mkdirSync(join(bobRepo, 'pkg'), { recursive: true });
   copyFileSync(join(alice.repo, 'CHANGELOG.md'), join(bobRepo, 'CHANGELOG.md'));
   copyFileSync(join(alice.repo, 'pkg/version.txt'), join(bobRepo, 'pkg/version.txt'));
   await send('PostToolUse');
   await send('Stop');
   git(bobRepo, 'add', '-A');
-  git(bobRepo, 'commit', '-q', '-m', 'bob: release again');
+  const again = secondAfter(bobRepo, 'HEAD');
+  gitWith({ GIT_AUTHOR_DATE: again, GIT_COMMITTER_DATE: again }, bobRepo, 'commit', '-q', '-m', 'bob: release again');
   const bob = {
     repo: bobRepo,
     home: bobHome,
@@ -75,7 +78,7 @@ export async function teamOnService(backend: 'sqlite' | 'postgres'): Promise<Tea
   const outsider = await machine({ remoteUrl: `${service.url}/other/secret`, token: tokens.other });
   const secretSession = 'secret-session-of-another-org';
   addTrace(outsider, { conversation_id: secretSession, agent: 'claude-code', files: [{ path: 'secret.txt', ranges: [] }] });
-  const pushed = await outsider.run(['push', '--full']);
+  const pushed = await outsider.main(['push', '--full']);
   if (pushed.code !== 0) throw new Error(`the outsider's push failed: ${pushed.stderr}`);
 
   return {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, runTracer } from '../helpers/cli.js';
+import { cleanup, runMain } from '../helpers/cli.js';
 import { CLAUDE, recordedStore } from './store.js';
 import { get, login, startViewerProcess, VIEWER_BIN, type RunningViewer } from './viewer-process.js';
 
@@ -134,7 +134,7 @@ test('tracer-viewer is the same command; --project takes a repository path; a ba
   } finally {
     await launched.stop();
   }
-  const bad = await runTracer(['view', '--no-open', '--port', 'eighty'], { cwd: store.repo, home: store.home });
+  const bad = await runMain(['view', '--no-open', '--port', 'eighty'], { cwd: store.repo, home: store.home });
   assert.is(bad.code, 2);
   assert.match(bad.stderr, /invalid_port/);
 });

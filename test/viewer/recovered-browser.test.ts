@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { LocalDataSource } from '../../src/viewer/local/store-source.js';
 import { startViewer, type ViewerServer } from '../../src/viewer/server.js';
 import { loadBlameFile } from '../../src/viewer/blame-wiring.js';
-import { cleanup, runTracer } from '../helpers/cli.js';
+import { cleanup, runMain } from '../helpers/cli.js';
 import { startService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { PROJECT_ID } from '../capture/ledger-helpers.js';
 import { goneBranchSquash, SORT } from '../attribution/reconcile-fixture.js';
@@ -30,7 +30,7 @@ test.before(async () => {
   const gone = await goneBranchSquash();
   squash = gone.squash;
   const { b } = gone;
-  const reconciled = await runTracer(['reconcile'], { cwd: b.repo, home: b.home });
+  const reconciled = await runMain(['reconcile'], { cwd: b.repo, home: b.home });
   if (reconciled.code !== 0) throw new Error(`tracer reconcile failed: ${reconciled.stderr}`);
   // The registry the hooks write on first capture: it tells the viewer where the clone is (for diffs and blame).
   const now = new Date().toISOString();
@@ -42,7 +42,7 @@ test.before(async () => {
   await service.createProject('acme', 'tools');
   teamToken = await service.createToken({ org: 'acme', project: 'tools', name: 'bea' });
   for (const args of [['remote', 'add', 'origin', `${service.url}/acme/tools`, '--token', teamToken], ['push']]) {
-    const result = await runTracer(args, { cwd: b.repo, home: b.home });
+    const result = await runMain(args, { cwd: b.repo, home: b.home });
     if (result.code !== 0) throw new Error(`tracer ${args[0]} failed: ${result.stderr}`);
   }
   viewer = await startViewer({ host: '127.0.0.1', port: 0, source: new LocalDataSource(b.home, await loadBlameFile()) });

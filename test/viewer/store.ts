@@ -1,7 +1,7 @@
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixturePath, hook, payload, projectDir } from '../capture/hook-fixtures.js';
-import { git, sandbox, tempDir } from '../helpers/cli.js';
+import { git, gitWith, sandbox, tempDir } from '../helpers/cli.js';
 
 /**
  * A store built the way users get one: `tracer hook` with the agents' recorded
@@ -84,7 +84,9 @@ export async function recordedStore(options: { hostile?: boolean } = {}) {
   await send('cursor', 'afterFileEdit', cursorTranscript);
   await send('cursor', 'stop', cursorTranscript);
   git(box.repo, 'add', '-A');
-  git(box.repo, 'commit', '-q', '-m', 'changelog, version and retries');
+  // A second after the first: views list commits newest first, and two commits of one second would tie.
+  const later = secondAfter(box.repo, greetCommit);
+  gitWith({ GIT_AUTHOR_DATE: later, GIT_COMMITTER_DATE: later }, box.repo, 'commit', '-q', '-m', 'changelog, version and retries');
   await link(box);
   const releaseCommit = git(box.repo, 'rev-parse', 'HEAD');
 
@@ -102,4 +104,9 @@ async function link(box: { run: (args: readonly string[]) => Promise<{ code: num
 function readProjectId(repo: string): string {
   const commonDir = git(repo, 'rev-parse', '--path-format=absolute', '--git-common-dir');
   return readFileSync(join(commonDir, 'tracer-id'), 'utf8').split('\n', 1)[0]!.trim();
+}
+
+/** A git date one second after `commit`'s committer time: commits made in one second would otherwise tie in a newest-first list. */
+export function secondAfter(repo: string, commit: string): string {
+  return `${Number(git(repo, 'show', '-s', '--format=%ct', commit)) + 1} +0000`;
 }

@@ -5,7 +5,8 @@ import { TracerError } from '../../core/errors.js';
 import { importPlugin, type PluginLayer } from '../../kernel/plugin-list.js';
 import { projectConfigPath } from '../../store/config-files.js';
 import { resolveProject } from '../../store/project.js';
-import { listLayer, type LoadContext } from './run-hook.js';
+import { listLayer } from './list-layer.js';
+import type { LoadContext } from './run-hook.js';
 
 export { importPlugin };
 

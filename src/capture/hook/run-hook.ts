@@ -1,8 +1,9 @@
 // `tracer hook <agent> <event>`: the agent's payload on stdin becomes one trace
 // row, and on stop/session-end a transcript snapshot and a summary. It never gets
 // in the agent's way: exit 0 whatever happens, nothing on stdout, every failure
-// one JSON line in hook-errors.log. Reached from main.ts without clipanion or the
-// plugin kernel, so this module imports only what recording needs.
+// one JSON line in hook-errors.log. It never boots the plugin kernel (agents run
+// it, through the spool's fold, on every tool use), so this module imports only
+// what recording needs.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { writeFileAtomicSync } from '../../files/atomic-write.js';
 import { dirname, join } from 'node:path';
@@ -22,6 +23,7 @@ import {
 } from '../../kernel/plugin-list.js';
 import type { AgentAdapter } from '../../core/agent.js';
 import { AGENT_ID, isObject, PayloadError, type HookEvent, type Payload } from './hook-event.js';
+import { listLayer } from './list-layer.js';
 import { PAYLOAD_CAP_BYTES, readPayload, type PayloadRead } from './payload.js';
 import { TRACES_FILE, traceRow } from './trace-row.js';
 import { appendRecord } from '../../store/jsonl.js';
@@ -33,11 +35,7 @@ export interface HookIo {
   stdin: Readable & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** Built-in agent plugins already in memory, by plugin-list entry (`agents/<id>`): a hook bundle's own (scripts/build-hook-bundles.mjs). */
-  builtins?: BuiltinAgents;
 }
-
-export type BuiltinAgents = Readonly<Record<string, { agents?: AgentAdapter[] } | undefined>>;
 
 export async function runHook(agent: string, event: string, io: HookIo): Promise<0> {
   await recordEvent(agent, event, await readPayload(io.stdin), io, { ts: new Date().toISOString() });
@@ -82,7 +80,7 @@ export async function recordEvent(
     logHookFailure(logDir ?? existingProjectDir(io.cwd, home, io.env) ?? home, { agent, event }, failure);
   try {
     // Only the calling agent's adapter is loaded: every module costs the agent's tool call start-up time.
-    let loaded = await loadAgent(agent, { home, cwd: io.cwd, env: io.env, builtins: io.builtins });
+    let loaded = await loadAgent(agent, { home, cwd: io.cwd, env: io.env });
     if (!loaded) {
       fail({
         code: 'unknown_agent',
@@ -98,7 +96,7 @@ export async function recordEvent(
     const context = { env: io.env, cwd: io.cwd };
     const other = loaded.adapter.handOff?.(payload.value);
     if (other !== undefined) {
-      const taker = await loadAgent(other, { home, cwd: io.cwd, env: io.env, builtins: io.builtins });
+      const taker = await loadAgent(other, { home, cwd: io.cwd, env: io.env });
       if (taker) {
         if (taker.adapter.acceptsHandOff?.(payload.value, context) === false) return 'done';
         loaded = taker;
@@ -188,8 +186,7 @@ function redactionFor(destination: Destination, env: NodeJS.ProcessEnv, fail: (f
   return () =>
     (loading ??= (async () => {
       try {
-        const { loadCaptureRedaction } = await import('../../redact/lazy.js');
-        const { captureRedaction } = await loadCaptureRedaction();
+        const { captureRedaction } = await import('../../redact/capture.js');
         return await captureRedaction({ home: tracerHome(env), projectDir: destination.dir, root: destination.root, env }, fail);
       } catch (error) {
         fail({
@@ -293,7 +290,6 @@ export interface LoadContext {
   home: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
-  builtins?: BuiltinAgents;
 }
 
 /**
@@ -310,13 +306,8 @@ export async function loadAgent(id: string, context: LoadContext): Promise<Loade
   const spec = `agents/${id}`;
   const entry = enabled.find((candidate) => candidate.spec === spec);
   if (entry) {
-    const preloaded = context.builtins?.[spec];
-    const path = preloaded ? undefined : builtinPluginPath(spec);
-    const module = preloaded
-      ? { default: preloaded }
-      : path
-        ? ((await import(pathToFileURL(path).href)) as { default?: { agents?: AgentAdapter[] } })
-        : undefined;
+    const path = builtinPluginPath(spec);
+    const module = path ? ((await import(pathToFileURL(path).href)) as { default?: { agents?: AgentAdapter[] } }) : undefined;
     const adapter = module && agentOf(module, id);
     if (adapter) return { adapter, entry, layers };
   }
@@ -342,22 +333,6 @@ function enabledInProject(loaded: LoadedAgent, projectDir: string): boolean {
   // The same plugin by any listing: a later `agents/<id>` in the setting switches the built-in back on.
   const key = entryKey(loaded.entry.spec, loaded.entry.file);
   return effectivePluginList([...loaded.layers, project]).enabled.some((candidate) => entryKey(candidate.spec, candidate.file) === key);
-}
-
-/**
- * A plugin list read for the hook: synchronously, and a list that does not
- * parse counts as empty. Commands report it (and move it aside); a hook must not.
- */
-export function listLayer(file: string, source: PluginLayer['source']): PluginLayer {
-  let entries: string[] = [];
-  try {
-    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    const plugins = isObject(value) ? value.plugins : undefined;
-    if (Array.isArray(plugins)) entries = plugins.filter((entry): entry is string => typeof entry === 'string');
-  } catch {
-    // missing or unreadable: no entries
-  }
-  return { source, file, entries };
 }
 
 /** An agent brought by a module entry of the user's or the project's plugin list. */

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { PACKAGE_ROOT, TRACER_BIN } from '../../core/package-root.js';
 
 /**
  * How installed hooks start tracer: the absolute path of the node that runs this
@@ -18,8 +18,7 @@ export type TracerInvocation = { node: string; script: string } | { launcher: st
 export function currentInvocation(): TracerInvocation {
   const launcher = installedLauncher();
   if (launcher !== undefined) return { launcher };
-  const script = fileURLToPath(new URL('../../../bin/tracer.js', import.meta.url));
-  return { node: realpathOr(process.execPath), script: realpathOr(script) };
+  return { node: realpathOr(process.execPath), script: realpathOr(TRACER_BIN) };
 }
 
 /**
@@ -30,7 +29,7 @@ export function currentInvocation(): TracerInvocation {
 function installedLauncher(): string | undefined {
   let record: unknown;
   try {
-    record = JSON.parse(readFileSync(new URL('../../../installed.json', import.meta.url), 'utf8'));
+    record = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'installed.json'), 'utf8'));
   } catch {
     return undefined;
   }

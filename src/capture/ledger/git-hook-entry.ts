@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { commitSummaryEnabled, printCommitSummary } from '../../attribution/commit-summary.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
+import { TRACER_BIN } from '../../core/package-root.js';
 import { tracerHome } from '../../store/home.js';
 import { findGit } from '../../store/git.js';
 import { resolveProject } from '../../store/project.js';
@@ -120,7 +121,7 @@ async function mergedSpan(git: { cwd: string; env: NodeJS.ProcessEnv }): Promise
 
 /** `tracer reconcile --post-merge <span>`, detached: git pull returns now; its failures go to hook-errors.log as the hook's do. */
 async function continueInBackground(projectDir: string, span: string, io: GitHookIo): Promise<void> {
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, 'reconcile', '--post-merge', span], {
+  const child = spawn(process.execPath, [TRACER_BIN, 'reconcile', '--post-merge', span], {
     cwd: io.cwd,
     env: io.env,
     detached: true,
@@ -208,15 +209,4 @@ function asTracerError(error: unknown): TracerError {
 function failureOf(error: unknown): HookFailure {
   const failure = asTracerError(error);
   return { code: failure.code, message: failure.message };
-}
-
-/**
- * The fast path of cli/main.ts: the exact command lines the git hooks run,
- * answered without clipanion or the plugin kernel so a commit waits for as
- * little as possible. Anything else (flags, --help) goes through the commands.
- */
-export function runGitHookCommand(argv: readonly string[], io: Omit<GitHookIo, 'verbose'> & { stdin: Readable }): Promise<number> {
-  const hookIo = { ...io, verbose: false };
-  if (argv[0] === 'reconcile') return runPostMerge(hookIo, argv[2]);
-  return argv[0] === 'rewrite-ledger' ? runRewriteLedger(argv[1]!, io.stdin, hookIo) : runCommitLink('HEAD', hookIo);
 }

@@ -4,7 +4,6 @@
 import { tracerHome } from '../../store/home.js';
 import { logHookFailure } from '../hook/error-log.js';
 import { spoolPending } from './pending.js';
-import type { BuiltinAgents } from '../hook/run-hook.js';
 
 /** Long enough for a fold in the background to finish a burst of events; a command that still finds the lock held goes on without them. */
 const COMMAND_WAIT_MS = 10_000;
@@ -14,16 +13,16 @@ export async function foldSpoolFirst(env: NodeJS.ProcessEnv): Promise<void> {
 }
 
 /** `tracer hook --fold`, which bin/tracer-hook.sh starts in the background: it folds what it can without waiting for a fold already under way. */
-export async function runSpoolFold(env: NodeJS.ProcessEnv, builtins?: BuiltinAgents): Promise<0> {
-  await foldQuietly(env, 0, builtins);
+export async function runSpoolFold(env: NodeJS.ProcessEnv): Promise<0> {
+  await foldQuietly(env, 0);
   return 0;
 }
 
-async function foldQuietly(env: NodeJS.ProcessEnv, waitMs: number, builtins?: BuiltinAgents): Promise<void> {
+async function foldQuietly(env: NodeJS.ProcessEnv, waitMs: number): Promise<void> {
   const home = tracerHome(env);
   try {
     const { foldSpool } = await import('./fold.js');
-    await foldSpool({ home, env, waitMs, builtins });
+    await foldSpool({ home, env, waitMs });
   } catch (error) {
     // The command's own work comes first; what was not folded stays spooled for the next fold.
     logHookFailure(

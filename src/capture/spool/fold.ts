@@ -23,7 +23,7 @@ import { writeFileAtomicSync } from '../../files/atomic-write.js';
 import { lockFolder, type Release } from '../../store/file-lock.js';
 import { appendRecord } from '../../store/jsonl.js';
 import { logHookFailure } from '../hook/error-log.js';
-import { recordEvent, type BuiltinAgents, type TraceWriter } from '../hook/run-hook.js';
+import { recordEvent, type TraceWriter } from '../hook/run-hook.js';
 import type { TraceRecord } from '../trace-record.js';
 import { entryEnvironment, parseSpoolEntry } from './entry.js';
 import { ENTRY_SUFFIX, spoolDir } from './pending.js';
@@ -39,7 +39,6 @@ export interface FoldOptions {
   env: NodeJS.ProcessEnv;
   /** How long to wait for another fold to finish: a command waits, so that it reads every event; the hook's background fold does not. */
   waitMs: number;
-  builtins?: BuiltinAgents;
 }
 
 export interface FoldReport {
@@ -100,7 +99,7 @@ async function foldEntry(path: string, mtimeMs: number, options: FoldOptions): P
     entry.agent,
     entry.event,
     entry.payload,
-    { env: entryEnvironment(entry, options.home, options.env), cwd: entry.cwd, builtins: options.builtins },
+    { env: entryEnvironment(entry, options.home, options.env), cwd: entry.cwd },
     { ts: new Date(mtimeMs).toISOString(), trace: writerFor(journal) },
   );
   if (result === 'done') {

@@ -3,6 +3,7 @@ import * as t from 'typanion';
 import { TracerCommand } from '../../cli/tracer-command.js';
 
 export class CiGithubCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['ci', 'github']];
   static override usage = Command.Usage({
     category: 'Attribution',

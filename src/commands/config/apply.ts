@@ -1,5 +1,4 @@
 import { ExitCode, TracerError } from '../../core/errors.js';
-import type { Kernel } from '../../kernel/kernel.js';
 import { importPlugin } from '../../kernel/plugin-list.js';
 import { projectConfigPath } from '../../store/config-files.js';
 import type { Project } from '../../store/project.js';
@@ -11,11 +10,11 @@ import { settingsFile } from './scope.js';
  * Writes one setting, after the checks that need other files. Checked first,
  * written second: a refused value leaves the file exactly as it was.
  */
-export async function applySetting(kernel: Kernel, setting: Setting, project: () => Project, value: unknown): Promise<void> {
+export async function applySetting(home: string, setting: Setting, project: () => Project, value: unknown): Promise<void> {
   if (setting.scope === 'project' && setting.key === 'remote.default') await checkRemoteExists(project(), value);
-  // Every command boots the kernel from this list: an entry that does not load would lock the user out of tracer, config included.
+  // The commands that use plugins boot the kernel from this list: an entry that does not load would lock the user out of them.
   if (setting.scope === 'project' && setting.key === 'plugins') await checkPluginsLoad(project(), value);
-  await settingsFile(kernel, setting.scope, project).update((config) => setPath(config, setting.path, value));
+  await settingsFile(home, setting.scope, project).update((config) => setPath(config, setting.path, value));
 }
 
 async function checkRemoteExists(project: Project, chosen: unknown): Promise<void> {

@@ -6,6 +6,7 @@ import { displayValue } from './display.js';
 import { settingsFile } from './scope.js';
 
 export class ConfigGetCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['config', 'get']];
   static override usage = Command.Usage({
     category: 'Configuration',
@@ -23,7 +24,7 @@ export class ConfigGetCommand extends TracerCommand {
 
   async run() {
     const setting = findSetting(this.key, this.global ? 'global' : 'project');
-    const value = getPath(await settingsFile(this.context.kernel, setting.scope, () => this.project()).read(), setting.path);
+    const value = getPath(await settingsFile(this.context.home, setting.scope, () => this.project()).read(), setting.path);
     if (value === undefined) return ExitCode.failure;
     this.print(displayValue(setting, value));
   }

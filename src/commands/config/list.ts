@@ -5,6 +5,7 @@ import { displayValue } from './display.js';
 import { settingsFile } from './scope.js';
 
 export class ConfigListCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['config', 'list']];
   static override usage = Command.Usage({
     category: 'Configuration',
@@ -22,7 +23,7 @@ export class ConfigListCommand extends TracerCommand {
 
   async run() {
     const scope = this.global ? 'global' : 'project';
-    const config = await settingsFile(this.context.kernel, scope, () => this.project()).read();
+    const config = await settingsFile(this.context.home, scope, () => this.project()).read();
     const rows = SETTINGS.filter((setting) => setting.scope === scope).map((setting) => {
       const value = getPath(config, setting.path);
       return {

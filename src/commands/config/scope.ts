@@ -1,4 +1,3 @@
-import type { Kernel } from '../../kernel/kernel.js';
 import { readGlobalConfig, readProjectConfig, updateGlobalConfig, updateProjectConfig } from '../../store/config-files.js';
 import type { Project } from '../../store/project.js';
 import type { SettingScope } from '../../store/settings.js';
@@ -9,9 +8,10 @@ export interface SettingsFile {
   update(change: (config: Record<string, unknown>) => void): Promise<unknown>;
 }
 
-export function settingsFile(kernel: Kernel, scope: SettingScope, project: () => Project): SettingsFile {
+/** `home`: $TRACER_HOME, where config.json is. */
+export function settingsFile(home: string, scope: SettingScope, project: () => Project): SettingsFile {
   if (scope === 'global') {
-    return { read: () => readGlobalConfig(kernel.context.home), update: (change) => updateGlobalConfig(kernel.context.home, change) };
+    return { read: () => readGlobalConfig(home), update: (change) => updateGlobalConfig(home, change) };
   }
   const { dir } = project();
   return { read: () => readProjectConfig(dir), update: (change) => updateProjectConfig(dir, change) };

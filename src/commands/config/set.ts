@@ -4,6 +4,7 @@ import { findSetting, parseSettingValue } from '../../store/settings.js';
 import { applySetting } from './apply.js';
 
 export class ConfigSetCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['config', 'set']];
   static override usage = Command.Usage({
     category: 'Configuration',
@@ -24,7 +25,7 @@ export class ConfigSetCommand extends TracerCommand {
   async run() {
     const setting = findSetting(this.key, this.global ? 'global' : 'project');
     const value = parseSettingValue(setting, this.value);
-    await applySetting(this.context.kernel, setting, () => this.project(), value);
+    await applySetting(this.context.home, setting, () => this.project(), value);
     this.print(`Set ${setting.key}${setting.secret ? '' : ` = ${typeof value === 'string' ? value : JSON.stringify(value)}`}`);
     if (setting.hint) this.context.stderr.write(`tracer: ${setting.hint}\n`);
   }

@@ -4,6 +4,7 @@ import { findSetting, unsetPath } from '../../store/settings.js';
 import { settingsFile } from './scope.js';
 
 export class ConfigUnsetCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['config', 'unset']];
   static override usage = Command.Usage({
     category: 'Configuration',
@@ -21,7 +22,7 @@ export class ConfigUnsetCommand extends TracerCommand {
 
   async run() {
     const setting = findSetting(this.key, this.global ? 'global' : 'project');
-    const file = settingsFile(this.context.kernel, setting.scope, () => this.project());
+    const file = settingsFile(this.context.home, setting.scope, () => this.project());
     let removed = false;
     await file.update((config) => {
       removed = unsetPath(config, setting.path);

@@ -4,6 +4,7 @@ import { parseRemoteUrl } from '../../core/remote-url.js';
 import { adminSecretFrom, registerProjectOnService } from '../../server/admin-client.js';
 
 export class ProjectCreateCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['project', 'create']];
   static override usage = Command.Usage({
     category: 'Remotes',
@@ -20,11 +21,11 @@ export class ProjectCreateCommand extends TracerCommand {
 
   async run() {
     const target = parseRemoteUrl(this.url);
-    const adminSecret = adminSecretFrom(this.context.kernel.context.env);
+    const adminSecret = adminSecretFrom(this.context.env);
     // Spec §4.4: the scope pre-flight, with the token of this project's remote for the same URL when there is one.
     const { checkScopeForUrl } = await import('../../engine/scope-check.js');
-    for (const warning of await checkScopeForUrl(this.context.kernel, target.url)) this.context.kernel.warn(warning);
-    const registered = await registerProjectOnService(target, adminSecret, this.context.kernel.context.env);
+    for (const warning of await checkScopeForUrl(await this.kernel(), target.url)) this.warn(warning);
+    const registered = await registerProjectOnService(target, adminSecret, this.context.env);
     const where = `${registered.org_slug}/${registered.project_slug} on ${target.base_url}`;
     this.print(registered.created ? `Created project ${where}` : `Project ${where} already exists; nothing changed`);
   }

@@ -4,6 +4,7 @@ import { TracerCommand } from '../../cli/tracer-command.js';
 import { ExitCode } from '../../core/errors.js';
 
 export class RedactCheckCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['redact', 'check']];
   static override usage = Command.Usage({
     category: 'Capture',
@@ -25,7 +26,7 @@ export class RedactCheckCommand extends TracerCommand {
 
   async run() {
     const { commandRedactor, checkInput, openInput, unreadableInput } = await import('../../redact/check.js');
-    const { redactor, warnings } = await commandRedactor(this.context.kernel, 'check');
+    const { redactor, warnings } = await commandRedactor(await this.kernel(), 'check');
     try {
       const input = openInput(this.file, this.context.stdin);
       let findings;

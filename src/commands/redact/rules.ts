@@ -3,6 +3,7 @@ import { reportWarnings } from '../../cli/report.js';
 import { TracerCommand } from '../../cli/tracer-command.js';
 
 export class RedactRulesCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['redact', 'rules']];
   static override usage = Command.Usage({
     category: 'Capture',
@@ -22,7 +23,7 @@ export class RedactRulesCommand extends TracerCommand {
 
   async run() {
     const { commandRedactor } = await import('../../redact/check.js');
-    const { redactor, warnings } = await commandRedactor(this.context.kernel, 'check');
+    const { redactor, warnings } = await commandRedactor(await this.kernel(), 'check');
     try {
       const rules = redactor.detectors.flatMap((detector) =>
         (detector.rules ?? [{ id: detector.id, description: detector.description ?? '' }]).map((rule) => ({

@@ -30,9 +30,9 @@ export class RedactStoreCommand extends TracerCommand {
     const project = this.project();
     const { commandRedactor } = await import('../../redact/check.js');
     const { redactStore } = await import('../../redact/store.js');
-    const { redactor, warnings } = await commandRedactor(this.context.kernel, 'store');
+    const { redactor, warnings } = await commandRedactor(await this.kernel(), 'store');
     try {
-      const reports = await redactStore(this.context.kernel, project.dir, redactor);
+      const reports = await redactStore(await this.kernel(), project.dir, redactor);
       reportWarnings(warnings, this.context.stderr);
       for (const report of reports) {
         if (report.skipped) this.print(`${report.family}: left as it is (${report.skipped})`);

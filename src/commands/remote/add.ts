@@ -27,6 +27,7 @@ export interface RemoteAddPlan {
 }
 
 export class RemoteAddCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'add']];
   static override usage = Command.Usage({
     category: 'Remotes',
@@ -69,7 +70,7 @@ export class RemoteAddCommand extends TracerCommand {
     const warnings = await this.checkScope(plan);
     const registered = this.create ? await this.registerProject(plan) : undefined;
     await this.write(plan);
-    for (const warning of warnings) this.context.kernel.warn(warning);
+    for (const warning of warnings) this.warn(warning);
     this.print(`Added remote ${plan.name}: ${plan.record.url}`);
     this.print(`  org_slug: ${plan.record.org_slug}, project_slug: ${plan.record.project_slug}`);
     this.print(`  token: ${describeChoice(plan.token, plan.record.auth)}`);
@@ -80,7 +81,7 @@ export class RemoteAddCommand extends TracerCommand {
   /** `--create` (spec §5.2 rule 3): the admin secret comes from TRACER_ADMIN_SECRET only, after the pre-flight. */
   protected async registerProject(plan: RemoteAddPlan) {
     const { adminSecretFrom, registerProjectOnService } = await import('../../server/admin-client.js');
-    const { env } = this.context.kernel.context;
+    const { env } = this.context;
     return registerProjectOnService(parseRemoteUrl(plan.record.url), adminSecretFrom(env), env);
   }
 
@@ -99,12 +100,12 @@ export class RemoteAddCommand extends TracerCommand {
    * anything is written: a token for another org or project refuses the remote.
    */
   protected async checkScope(plan: RemoteAddPlan): Promise<TracerWarning[]> {
-    const { kernel } = this.context;
-    const token = plan.token?.kind === 'global' ? plan.token.token : plan.token ? kernel.context.env[plan.token.variable] : undefined;
+    const token = plan.token?.kind === 'global' ? plan.token.token : plan.token ? this.context.env[plan.token.variable] : undefined;
     if (!token) return [];
     const { checkTokenScope } = await import('../../engine/scope-check.js');
     const source = plan.token?.kind === 'env' ? `env:${plan.token.variable}` : '--token';
-    return checkTokenScope(kernel, plan.project, plan.name, plan.record, token, source);
+    // The transport that asks the server is a plugin's: only a remote with a token boots the kernel.
+    return checkTokenScope(await this.kernel(), plan.project, plan.name, plan.record, token, source);
   }
 
   /**
@@ -112,7 +113,7 @@ export class RemoteAddCommand extends TracerCommand {
    * taken back, so no remote is left pointing at a token that was never written.
    */
   protected async write(plan: RemoteAddPlan): Promise<void> {
-    const { home } = this.context.kernel.context;
+    const { home } = this.context;
     await updateRemotes(plan.project.dir, (file) => {
       if (file.remotes[plan.name]) throw remoteExists(plan.name);
       file.remotes[plan.name] = plan.record;

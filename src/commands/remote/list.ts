@@ -5,6 +5,7 @@ import { readRemotes } from '../../store/remotes.js';
 import { defaultRemoteName, viewRemote } from './describe.js';
 
 export class RemoteListCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'list'], ['remote']];
   static override usage = Command.Usage({
     category: 'Remotes',
@@ -23,11 +24,11 @@ export class RemoteListCommand extends TracerCommand {
     const [remotes, projectConfig, globalConfig] = await Promise.all([
       readRemotes(project.dir),
       readProjectConfig(project.dir),
-      readGlobalConfig(this.context.kernel.context.home),
+      readGlobalConfig(this.context.home),
     ]);
     const chosen = defaultRemoteName(remotes, projectConfig.remote?.default);
     const views = Object.entries(remotes.remotes).map(([name, record]) =>
-      viewRemote(name, record, globalConfig, this.context.kernel.context.env, name === chosen),
+      viewRemote(name, record, globalConfig, this.context.env, name === chosen),
     );
     if (this.json) {
       this.printJson(

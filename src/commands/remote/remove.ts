@@ -3,9 +3,9 @@ import { TracerCommand } from '../../cli/tracer-command.js';
 import { readProjectConfig, updateProjectConfig } from '../../store/config-files.js';
 import { readRemotes, requireRemote, updateRemotes } from '../../store/remotes.js';
 import { deleteStoredTokens, storedTokenKey } from './token-binding.js';
-import { forgetSyncRecord } from '../../engine/sync-state.js';
 
 export class RemoteRemoveCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'remove']];
   static override usage = Command.Usage({
     category: 'Remotes',
@@ -20,7 +20,7 @@ export class RemoteRemoveCommand extends TracerCommand {
 
   async run() {
     const project = this.project();
-    const { home } = this.context.kernel.context;
+    const { home } = this.context;
     const record = requireRemote(await readRemotes(project.dir), this.name);
     const after = await updateRemotes(project.dir, (file) => {
       requireRemote(file, this.name);
@@ -28,6 +28,8 @@ export class RemoteRemoveCommand extends TracerCommand {
     });
     const key = storedTokenKey(record);
     const deleted = key ? await deleteStoredTokens(home, [key], after) : [];
+    // The sync state is the engine's: loaded only here, so that remote commands start without it.
+    const { forgetSyncRecord } = await import('../../engine/sync-state.js');
     await forgetSyncRecord(project.dir, this.name);
 
     const wasDefault = (await readProjectConfig(project.dir)).remote?.default === this.name;

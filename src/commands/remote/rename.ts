@@ -5,9 +5,9 @@ import { readGlobalConfig, readProjectConfig, updateGlobalConfig, updateProjectC
 import { formatTokenRef, globalTokenKey } from '../../store/credentials.js';
 import { checkRemoteName, readRemotes, requireRemote, updateRemotes } from '../../store/remotes.js';
 import { deleteStoredTokens, storedTokenKey } from './token-binding.js';
-import { renameSyncRecord } from '../../engine/sync-state.js';
 
 export class RemoteRenameCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'rename']];
   static override usage = Command.Usage({
     category: 'Remotes',
@@ -23,7 +23,7 @@ export class RemoteRenameCommand extends TracerCommand {
 
   async run() {
     const project = this.project();
-    const { home } = this.context.kernel.context;
+    const { home } = this.context;
     const newName = checkRemoteName(this.newName);
     const before = await readRemotes(project.dir);
     const record = requireRemote(before, this.oldName);
@@ -58,6 +58,8 @@ export class RemoteRenameCommand extends TracerCommand {
       file.remotes[newName] = carriedKey ? { ...moving, auth: { token_ref: formatTokenRef({ kind: 'global', key: carriedKey }) } } : moving;
     });
     if (oldKey && carriedKey) await deleteStoredTokens(home, [oldKey], after);
+    // The sync state is the engine's: loaded only here, so that remote commands start without it.
+    const { renameSyncRecord } = await import('../../engine/sync-state.js');
     await renameSyncRecord(project.dir, this.oldName, newName);
 
     const config = await readProjectConfig(project.dir);

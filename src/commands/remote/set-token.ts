@@ -14,6 +14,7 @@ import {
 } from './token-binding.js';
 
 export class RemoteSetTokenCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'set-token']];
   static override usage = Command.Usage({
     category: 'Remotes',
@@ -37,7 +38,7 @@ export class RemoteSetTokenCommand extends TracerCommand {
     const choice = tokenChoice(this.token, this.tokenEnv);
     if (!choice) throw new UsageError('Give the token with --token <TOKEN> or --token-env <VAR>');
     const project = this.project();
-    const { home } = this.context.kernel.context;
+    const { home } = this.context;
     const previousKey = storedTokenKey(requireRemote(await readRemotes(project.dir), this.name));
     const auth = authFor(choice, project.id, this.name);
     // The secret first: the ref must never point at a key that holds nothing.

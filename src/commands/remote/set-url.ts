@@ -3,6 +3,7 @@ import { TracerCommand } from '../../cli/tracer-command.js';
 import { readRemotes, remoteRecord, requireRemote, updateRemotes } from '../../store/remotes.js';
 
 export class RemoteSetUrlCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'set-url']];
   static override usage = Command.Usage({
     category: 'Remotes',

@@ -5,6 +5,7 @@ import { chooseRemoteName, readRemotes, requireRemote } from '../../store/remote
 import { defaultRemoteName, viewRemote, type RemoteView } from './describe.js';
 
 export class RemoteShowCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['remote', 'show']];
   static override usage = Command.Usage({
     category: 'Remotes',
@@ -26,7 +27,7 @@ export class RemoteShowCommand extends TracerCommand {
     const [remotes, projectConfig, globalConfig] = await Promise.all([
       readRemotes(project.dir),
       readProjectConfig(project.dir),
-      readGlobalConfig(this.context.kernel.context.home),
+      readGlobalConfig(this.context.home),
     ]);
     const name = this.name ?? chooseRemoteName(remotes, undefined, projectConfig.remote?.default);
     const record = requireRemote(remotes, name);
@@ -34,7 +35,7 @@ export class RemoteShowCommand extends TracerCommand {
       name,
       record,
       globalConfig,
-      this.context.kernel.context.env,
+      this.context.env,
       defaultRemoteName(remotes, projectConfig.remote?.default) === name,
     );
     if (this.json) this.printJson(view);

@@ -8,6 +8,7 @@ import { parseAgentList } from '../../capture/install/agents.js';
 import { checkRuleName, DEFAULT_RULE_TEXT, planRule, ruleAgents, worktreeFor, writeRules } from '../../capture/install/rules.js';
 
 export class RuleAddCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['rule', 'add']];
   static override usage = Command.Usage({
     category: 'Capture',
@@ -36,9 +37,9 @@ export class RuleAddCommand extends TracerCommand {
   name = Option.String({ name: 'name' });
 
   async run() {
-    const { cwd, env } = this.context.kernel.context;
+    const { cwd, env } = this.context;
     const name = checkRuleName(this.name);
-    const agents = parseAgentList(this.agents, ruleAgents(await this.context.kernel.loadAgents()));
+    const agents = parseAgentList(this.agents, ruleAgents(await (await this.kernel()).loadAgents()));
     const source = this.source(cwd);
     const worktree = worktreeFor(cwd, env);
     const writes = planRule(worktree, agents, name, source, this.force);

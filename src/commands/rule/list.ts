@@ -4,6 +4,7 @@ import { TracerCommand } from '../../cli/tracer-command.js';
 import { listRules, ruleAgents, rulePath, worktreeFor } from '../../capture/install/rules.js';
 
 export class RuleListCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['rule', 'list']];
   static override usage = Command.Usage({
     category: 'Capture',
@@ -19,9 +20,9 @@ export class RuleListCommand extends TracerCommand {
   json = Option.Boolean('--json', false, { description: 'Print [{name, agents: [{agent, path}]}] as JSON' });
 
   async run() {
-    const { cwd, env } = this.context.kernel.context;
+    const { cwd, env } = this.context;
     const worktree = worktreeFor(cwd, env);
-    const rules = listRules(worktree, ruleAgents(await this.context.kernel.loadAgents()));
+    const rules = listRules(worktree, ruleAgents(await (await this.kernel()).loadAgents()));
     if (this.json) {
       this.printJson(
         [...rules].map(([name, agents]) => ({

@@ -5,6 +5,7 @@ import { parseAgentList } from '../../capture/install/agents.js';
 import { checkRuleName, removeRule, ruleAgents, worktreeFor } from '../../capture/install/rules.js';
 
 export class RuleRemoveCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['rule', 'remove']];
   static override usage = Command.Usage({
     category: 'Capture',
@@ -23,10 +24,10 @@ export class RuleRemoveCommand extends TracerCommand {
   name = Option.String({ name: 'name' });
 
   async run() {
-    const { cwd, env } = this.context.kernel.context;
+    const { cwd, env } = this.context;
     const name = checkRuleName(this.name);
     const worktree = worktreeFor(cwd, env);
-    const removed = removeRule(worktree, parseAgentList(this.agents, ruleAgents(await this.context.kernel.loadAgents())), name);
+    const removed = removeRule(worktree, parseAgentList(this.agents, ruleAgents(await (await this.kernel()).loadAgents())), name);
     this.print(`Removed rule ${name}:`);
     for (const path of removed) this.print(`  ${relative(worktree, path)}`);
   }

@@ -4,6 +4,7 @@ import { findSetting, parseSettingValue } from '../../store/settings.js';
 import { applySetting } from '../config/apply.js';
 
 export class SetGlobalCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['set', 'global']];
   static override usage = Command.Usage({
     category: 'Configuration',
@@ -25,7 +26,7 @@ export class SetGlobalCommand extends TracerCommand {
   async run() {
     const setting = findSetting(this.key, 'global');
     const value = parseSettingValue(setting, this.value);
-    await applySetting(this.context.kernel, setting, () => this.project(), value);
+    await applySetting(this.context.home, setting, () => this.project(), value);
     this.print(`Set global ${setting.key}${setting.secret ? '' : ` = ${typeof value === 'string' ? value : JSON.stringify(value)}`}`);
     if (setting.hint) this.context.stderr.write(`tracer: ${setting.hint}\n`);
   }

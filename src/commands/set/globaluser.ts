@@ -5,6 +5,7 @@ import { applySetting } from '../config/apply.js';
 
 /** Spec §5.2 rule 4: kept so old scripts keep working; the slot it writes is read by nothing that syncs. */
 export class SetGlobalUserCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['set', 'globaluser']];
   static override usage = Command.Usage({
     category: 'Configuration',
@@ -20,7 +21,7 @@ export class SetGlobalUserCommand extends TracerCommand {
   async run() {
     const setting = findSetting('auth-token', 'global');
     const value = parseSettingValue(setting, this.token);
-    await applySetting(this.context.kernel, setting, () => this.project(), value);
+    await applySetting(this.context.home, setting, () => this.project(), value);
     this.print('Wrote the legacy global token slot (auth_token in config.json).');
     this.context.stderr.write(`tracer: ${setting.hint}\n`);
   }

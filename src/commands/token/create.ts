@@ -5,6 +5,7 @@ import { parseRemoteUrl } from '../../core/remote-url.js';
 import { adminSecretFrom, createTokenOnService } from '../../server/admin-client.js';
 
 export class TokenCreateCommand extends TracerCommand {
+  static override foldsSpoolFirst = false;
   static override paths = [['token', 'create']];
   static override usage = Command.Usage({
     category: 'Remotes',
@@ -32,13 +33,8 @@ export class TokenCreateCommand extends TracerCommand {
 
   async run() {
     const target = parseRemoteUrl(this.url);
-    const adminSecret = adminSecretFrom(this.context.kernel.context.env);
-    const created = await createTokenOnService(
-      target,
-      adminSecret,
-      { orgWide: this.orgWide, name: this.name },
-      this.context.kernel.context.env,
-    );
+    const adminSecret = adminSecretFrom(this.context.env);
+    const created = await createTokenOnService(target, adminSecret, { orgWide: this.orgWide, name: this.name }, this.context.env);
     this.print(created.token);
     const reach =
       created.scope === 'org' ? `every project of org ${created.org_slug}` : `project ${created.org_slug}/${created.project_slug}`;

@@ -6,11 +6,12 @@ import { cleanup } from '../helpers/cli.js';
 import { startService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { addConversation, addLedger, addSummary, addTrace, machine, transcript, type Machine } from '../helpers/sync-fixtures.js';
 
-// Issue 12, "one path per command": `push`, `pull` and `sync` alone (or with --json
-// or --quiet) skip clipanion (src/cli/bare-transfers.ts). Adding `--remote origin`,
-// which names the default remote, takes the clipanion path to the same work. Two
-// machines with the same data, each against its own project on one service, must
-// then print the same, exit the same and leave the same state files, on success.
+// `push`, `pull` and `sync` alone (or with --json or --quiet), as hooks and schedulers
+// run them, do the same work as with `--remote origin`, which names the default
+// remote. Two machines with the same data, each against its own project on one
+// service, must print the same, exit the same and leave the same state files, on
+// success. (Issue 12 had the bare lines answered by a second path; issue 30 left one
+// way to start a command, and this test keeps the behaviour it protected.)
 
 test.after(async () => {
   await stopAllServices();
@@ -53,7 +54,7 @@ function state(m: Machine) {
   return normalize(JSON.stringify(file, null, 2));
 }
 
-test('bare and clipanion paths: same stdout, --json, --quiet, exit code and state files on successful push, pull and sync', async () => {
+test('with and without --remote naming the default: same stdout, --json, --quiet, exit code and state files on successful push, pull and sync', async () => {
   const service = await startService();
   const bare = await machineFor(service, 'bare');
   const clip = await machineFor(service, 'clip');
@@ -76,8 +77,8 @@ test('bare and clipanion paths: same stdout, --json, --quiet, exit code and stat
   ];
   for (const args of rounds) {
     seed();
-    const fast = await bare.run(args);
-    const full = await clip.run([...args, '--remote', 'origin']);
+    const fast = await bare.main(args);
+    const full = await clip.main([...args, '--remote', 'origin']);
     const label = args.join(' ');
     assert.is(fast.code, 0, `${label}: ${fast.stderr}`);
     assert.is(full.code, fast.code, label);
@@ -87,7 +88,12 @@ test('bare and clipanion paths: same stdout, --json, --quiet, exit code and stat
     for (const file of FILES) assert.is(contents(clip, file), contents(bare, file), `${label}: ${file}`);
     if (args.includes('--json')) assert.ok(JSON.parse(fast.stdout).ok, `${label}: a JSON result`);
   }
-  assert.match(JSON.parse((await bare.run(['push', '--json'])).stdout).push.remote, 'origin');
+  assert.match(JSON.parse((await bare.main(['push', '--json'])).stdout).push.remote, 'origin');
+  // One smoke test of the binary for the lines hooks and schedulers run.
+  seed();
+  const spawned = await bare.run(['sync', '--quiet']);
+  assert.is(spawned.code, 0, spawned.stderr);
+  assert.is(spawned.stdout, '');
 });
 
 test.run();

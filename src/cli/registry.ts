@@ -1,0 +1,133 @@
+// The one way a command line becomes a command. The table of commands
+// (command-table.ts, made at build time) says which module defines the command
+// the line names; only that module is imported, and clipanion parses the line:
+// nothing else in tracer reads argv. Help, and a line that names no command,
+// load every command, and the plugin kernel for the commands plugins bring.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Cli, CommandClass } from 'clipanion';
+import { FROM_SOURCE, PACKAGE_ROOT } from '../core/package-root.js';
+import { importProgramModule } from '../core/program-module.js';
+import { VERSION } from '../core/version.js';
+import { spoolPending } from '../capture/spool/pending.js';
+import type { Kernel } from '../kernel/kernel.js';
+import { isCommandClass, TABLE_FILE, type CommandEntry } from './command-table.js';
+import { commandContext, type MainIo, type TracerContext } from './context.js';
+import { withPluginUsage } from './plugin-usage.js';
+import { reportError } from './report.js';
+
+type Commands = CommandClass<TracerContext>[];
+
+/** Parses `argv` with the commands it may name, then runs the command; the exit code. */
+export async function runCommandLine(argv: readonly string[], io: MainIo): Promise<number> {
+  // Scripts and agents' hooks probe with --version: the registry answers it without building a parser.
+  if (argv.length === 1 && VERSION_FLAGS.has(argv[0]!)) {
+    io.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  // Loaded past --version: the parser is most of what every other line loads.
+  const { Builtins, Cli } = await import('clipanion');
+  const colored = wantsColor(io.env, io.stdout);
+  const context = commandContext(io, colored ? Cli.defaultContext.colorDepth : 1);
+  const line = argv.length === 0 ? ['--help'] : [...argv];
+  let cli: Cli<TracerContext>;
+  let command: ReturnType<Cli<TracerContext>['process']>;
+  try {
+    cli = new Cli<TracerContext>({
+      binaryLabel: 'tracer',
+      binaryName: 'tracer',
+      binaryVersion: VERSION,
+      enableCapture: false,
+      enableColors: colored,
+    });
+    const { commands, everything } = await commandsFor(line, context);
+    for (const commandClass of commands) cli.register(commandClass);
+    // `tracer --help` and the list of commands; a command's own -h is its own.
+    if (everything) for (const builtin of [Builtins.HelpCommand, Builtins.VersionCommand]) cli.register(builtin);
+    command = cli.process(line, context);
+  } catch (error) {
+    return reportError(error, io.stderr, io.env);
+  }
+  // Whatever reads traces reads them after the agents' spooled events are in (src/capture/spool/fold-first.ts).
+  if (!command.help && (command.constructor as { foldsSpoolFirst?: boolean }).foldsSpoolFirst === true) await foldSpoolFirst(context);
+  return cli.run(command, context);
+}
+
+/** The command classes `line` may name: its own command's module, or every command when it names none. */
+async function commandsFor(line: readonly string[], context: TracerContext): Promise<{ commands: Commands; everything: boolean }> {
+  const table = await commandTable();
+  const named = longestMatch(table, line);
+  if (named.length > 0 && named.every((entry) => !entry.kernel)) {
+    const classes = await Promise.all(named.map(importCommand));
+    // Help that lists the enabled plugins' families (push, pull) needs their kernel, which those commands boot anyway.
+    if (!classes.some((commandClass) => 'usageWith' in commandClass)) return { commands: classes, everything: false };
+    const kernel = await context.kernel();
+    return { commands: classes.map((commandClass) => withPluginUsage(commandClass, kernel)), everything: false };
+  }
+  // Help, a line that names no command of the table, or a built-in plugin's command: everything, plugins' commands included.
+  // A broken plugin list must not hide the help that says how to fix it.
+  const kernel = await context.kernel({ builtinsIfBroken: !named.some((entry) => entry.kernel) });
+  const every = FROM_SOURCE ? await scannedTable() : table;
+  const core = await Promise.all(every.filter((entry) => !entry.kernel).map(importCommand));
+  const commands = [...new Set(core)].map((commandClass) => withPluginUsage(commandClass, kernel)).concat(pluginCommands(kernel));
+  return { commands, everything: true };
+}
+
+const VERSION_FLAGS = new Set(['--version', '-v']);
+
+/** The entries whose path is the longest one `line` starts with (several classes may share a path). */
+function longestMatch(table: readonly CommandEntry[], line: readonly string[]): CommandEntry[] {
+  const matches = table.filter((entry) => entry.path.every((word, index) => line[index] === word));
+  const longest = Math.max(0, ...matches.map((entry) => entry.path.length));
+  return longest === 0 ? [] : matches.filter((entry) => entry.path.length === longest);
+}
+
+async function importCommand(entry: CommandEntry): Promise<CommandClass<TracerContext>> {
+  const module = await importProgramModule(entry.module);
+  const commandClass = module[entry.export ?? ''];
+  if (!isCommandClass(commandClass))
+    throw new Error(`${entry.module} no longer exports the command ${entry.export}: run npm run build to remake the command table.`);
+  return commandClass as unknown as CommandClass<TracerContext>;
+}
+
+/** The commands of the enabled plugins, built-in or not: a plugin brings them in its `commands`. */
+function pluginCommands(kernel: Kernel): Commands {
+  return kernel.plugins.flatMap((plugin) => (plugin.commands ?? []) as Commands);
+}
+
+let table: Promise<CommandEntry[]> | undefined;
+let scanned: Promise<CommandEntry[]> | undefined;
+
+/**
+ * The build's table (dist/commands.json), whose module names are the sources' too: run from the sources (the
+ * tests, after the build `npm test` makes when src/ changed), the registry reads the same file, and makes the
+ * table by importing every command only when there is none yet, and for the lines that name no command of it
+ * (so help shows a command added since the last build).
+ */
+function commandTable(): Promise<CommandEntry[]> {
+  return (table ??= readTable());
+}
+
+function scannedTable(): Promise<CommandEntry[]> {
+  return (scanned ??= import('./command-table.js').then(({ scanCommands }) => scanCommands()));
+}
+
+async function readTable(): Promise<CommandEntry[]> {
+  try {
+    return JSON.parse(readFileSync(join(PACKAGE_ROOT, 'dist', TABLE_FILE), 'utf8')) as CommandEntry[];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return scannedTable();
+}
+
+async function foldSpoolFirst(context: TracerContext): Promise<void> {
+  if (spoolPending(context.home)) await (await import('../capture/spool/fold-first.js')).foldSpoolFirst(context.env);
+}
+
+/** clipanion colours piped output by default; honour NO_COLOR and non-TTYs. */
+function wantsColor(env: NodeJS.ProcessEnv, stdout: MainIo['stdout']): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return Boolean(stdout.isTTY);
+}

@@ -1,0 +1,61 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BIN, cleanEnv, cleanup, sandbox } from '../helpers/cli.js';
+import { payload } from '../capture/hook-fixtures.js';
+
+// The command registry (src/cli/registry.ts): the command table names the module of the command
+// a line names (a path of one or more words; several commands may share one), clipanion parses the
+// line, and a command that reads what the agents' spool feeds has it folded in first, others not.
+const HOOK_SCRIPT = fileURLToPath(new URL('../../bin/tracer-hook.sh', import.meta.url));
+
+test.after(cleanup);
+
+test('a path of one word or two; one path, two commands', async () => {
+  const box = sandbox();
+  assert.is((await box.run(['init', '--agents', 'none'])).code, 0);
+  assert.is((await box.run(['remote', 'add', 'origin', 'http://127.0.0.1:9/acme/web'])).code, 0);
+  const listed = await box.run(['remote', 'list']);
+  assert.is(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, /origin\s+http:\/\/127\.0\.0\.1:9\/acme\/web/);
+  assert.equal(await box.run(['remote']), listed, '`tracer remote` is `tracer remote list`');
+  // `hook <agent> <event>` and `hook --fold` are two commands of the path `hook`.
+  const help = await box.run(['hook', '--help']);
+  assert.match(help.stdout, /tracer hook <agent> <event>/);
+  assert.match(help.stdout, /tracer hook <--fold>/);
+  const wrong = await box.run(['hook', 'claude-code']);
+  assert.is(wrong.code, 2);
+  assert.match(
+    wrong.stderr,
+    /tracer hook does not take "claude-code": it takes tracer hook <agent> <event>, or tracer hook <--fold>.*\(invalid_usage\)/,
+  );
+  const version = await box.run(['--version']);
+  assert.equal([version.code, version.stderr], [0, '']);
+  assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
+});
+
+test('the spool is folded first for a command that reads what it feeds, and left for one that does not', async () => {
+  const box = sandbox();
+  assert.is((await box.run(['init', '--agents', 'claude-code'])).code, 0);
+  // The hook's script with a `node` that starts nothing: the event stays spooled until a command folds it.
+  const spooled = spawnSync('/bin/sh', [HOOK_SCRIPT, '/bin/true', BIN, 'hook', 'claude-code', 'UserPromptSubmit'], {
+    cwd: box.repo,
+    input: payload('claude-code', 'UserPromptSubmit', { repo: box.repo }),
+    env: { ...cleanEnv(), TRACER_HOME: box.home },
+  });
+  assert.is(spooled.status, 0);
+  const pending = () => readdirSync(join(box.home, 'spool')).filter((name) => name.endsWith('.event')).length;
+  assert.is(pending(), 1);
+  for (const args of [['remote', 'list'], ['config', 'list'], ['rule', 'list'], ['plugins']]) {
+    assert.is((await box.run(args)).code, 0, args.join(' '));
+    assert.is(pending(), 1, `tracer ${args.join(' ')} reads nothing the spool feeds: it leaves it`);
+  }
+  const status = await box.run(['status']);
+  assert.is(status.code, 0, status.stderr);
+  assert.is(pending(), 0, 'tracer status folds it first');
+});
+
+test.run();
