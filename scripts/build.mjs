@@ -113,13 +113,20 @@ const LAYERS = [
 const ENTRIES = [
   ...modulesUnder('src/commands'),
   ...modulesUnder('src/plugins'),
-  'src/plugin/index.ts',
-  'src/plugin/agent.ts',
-  'src/protocol/index.ts',
+  ...packageEntries(),
   // The viewer's backend beside its assets in dist/viewer/ (the spec's `viewer/`: "assets and backend").
   'src/viewer/server.ts',
   'src/viewer/app.ts',
 ];
+
+/** The sources of the package's entries (package.json `exports`, `./dist/<path>.js` from `src/<path>.ts`). */
+function packageEntries() {
+  const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  return Object.values(exports)
+    .map((target) => (typeof target === 'string' ? target : target.default))
+    .filter((target) => target.startsWith('./dist/') && target.endsWith('.js'))
+    .map((target) => `src/${target.slice('./dist/'.length, -'.js'.length)}.ts`);
+}
 
 /** For the files that compile CommonJS in (tapable, node-fetch's helpers), which still calls require() for Node's own modules. */
 const REQUIRE = { js: "import { createRequire as __tracerRequire } from 'node:module'; const require = __tracerRequire(import.meta.url);" };

@@ -2,6 +2,7 @@
 // this folder (team rules included), run over a file or stdin, and listed.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { resolve } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { findGit } from '../store/git.js';
@@ -54,7 +55,7 @@ export async function checkInput(redactor: Redactor, input: Readable): Promise<C
   return found;
 }
 
-export function openInput(path: string | undefined, stdin: Readable & { isTTY?: boolean }): Readable {
+export function openInput(path: string | undefined, stdin: Readable & { isTTY?: boolean }, cwd: string): Readable {
   if (path === undefined || path === '-') {
     if (path === undefined && stdin.isTTY) {
       throw new TracerError(
@@ -67,7 +68,7 @@ export function openInput(path: string | undefined, stdin: Readable & { isTTY?: 
     }
     return stdin;
   }
-  const stream = createReadStream(path);
+  const stream = createReadStream(resolve(cwd, path));
   stream.on('error', () => undefined); // reported by the read that follows
   return stream;
 }

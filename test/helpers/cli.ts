@@ -51,7 +51,8 @@ export function runTracer(args: readonly string[], options: RunOptions): Promise
 export async function runMain(args: readonly string[], options: RunOptions): Promise<RunResult> {
   const stdout = collected();
   const stderr = collected();
-  const stdin = Readable.from(options.input === undefined ? [] : [options.input]);
+  // Bytes, as a process's stdin gives them.
+  const stdin = Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]);
   const code = await main(args, { stdin, stdout: stdout.stream, stderr: stderr.stream, env: tracerEnv(options), cwd: options.cwd });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }

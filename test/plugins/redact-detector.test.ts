@@ -4,6 +4,8 @@
 // redact check`, applied at capture through the installed hook, and refused by a
 // service started with it; a plugin whose tap fails is reported and the built-in
 // layers still run; `!redact` switches the built-in layers off and nothing else.
+// The commands run as the binary: the plugin imports `tracer/plugin/redact` from the
+// package (dist/), the one copy the binary runs; in this process the sources run.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,7 +49,7 @@ async function boxWith(plugins: string[]) {
 
 test('the example detector is listed with where it comes from, and tracer redact check finds its key', async () => {
   const box = await boxWith([compiled('acme-detector')]);
-  const rules = await box.run(['redact', 'rules', '--json']);
+  const rules = await box.spawn(['redact', 'rules', '--json']);
   assert.is(rules.code, 0, rules.stderr);
   const listed = JSON.parse(rules.stdout).rules;
   assert.equal(
@@ -64,7 +66,7 @@ test('the example detector is listed with where it comes from, and tracer redact
     'the built-in layers are there too',
   );
   writeFileSync(join(box.repo, 'deploy.sh'), `#!/bin/sh\ncurl -H "X-Key: ${KEY}" https://deploy.acme.example\n`);
-  const check = await box.run(['redact', 'check', 'deploy.sh', '--json']);
+  const check = await box.spawn(['redact', 'check', 'deploy.sh', '--json']);
   assert.is(check.code, 1);
   assert.equal(
     JSON.parse(check.stdout).findings.map((finding: any) => [finding.rule, finding.line, finding.column]),
@@ -122,7 +124,7 @@ test('a detector plugin whose tap fails is reported (redact_plugin_failed); the 
   );
   const box = await boxWith([broken]);
   writeFileSync(join(box.repo, 'notes.txt'), `token ${GITHUB}\n`);
-  const check = await box.run(['redact', 'check', 'notes.txt']);
+  const check = await box.spawn(['redact', 'check', 'notes.txt']);
   assert.is(check.code, 1);
   assert.match(check.stdout, /github-token/);
   assert.match(check.stderr, /Plugin "broken-detector" failed to add its redaction detectors \(no config\).*\(redact_plugin_failed\)/);
@@ -130,11 +132,11 @@ test('a detector plugin whose tap fails is reported (redact_plugin_failed); the 
 
 test('!redact switches the built-in layers off, and nothing else', async () => {
   const box = await boxWith(['!redact']);
-  const rules = await box.run(['redact', 'rules']);
+  const rules = await box.spawn(['redact', 'rules']);
   assert.is(rules.code, 0, rules.stderr);
   assert.match(rules.stdout, /No redaction rules: no enabled plugin brings a detector/);
   writeFileSync(join(box.repo, 'notes.txt'), `token ${GITHUB}\n`);
-  assert.is((await box.run(['redact', 'check', 'notes.txt'])).code, 0);
+  assert.is((await box.spawn(['redact', 'check', 'notes.txt'])).code, 0);
   const listed = JSON.parse((await box.run(['plugins', '--json'])).stdout);
   assert.ok(JSON.stringify(listed).includes('conversations'), 'the families are all there');
   assert.ok(readdirSync(PACKAGE_ROOT).includes('plugins.json'));

@@ -153,7 +153,7 @@ for (const [name, file, code, named] of [
     assert.is(readJsonl(join(dir, 'traces.jsonl')).length, 1, 'the event is recorded');
     const [row] = readJsonl(join(dir, 'conversations.jsonl'));
     const snapshot = blobs(dir).get(row!.content_sha256)!.toString();
-    assert.not.ok(snapshot.includes(github), 'the built-in layers ran');
+    assert.not.ok(snapshot.includes(github), `the built-in layers ran ${JSON.stringify(hookErrors(box.home))}`);
     const errors = hookErrors(box.home);
     assert.equal(
       errors.map((error) => error.code),

@@ -28,7 +28,7 @@ export class RedactCheckCommand extends TracerCommand {
     const { commandRedactor, checkInput, openInput, unreadableInput } = await import('../../redact/check.js');
     const { redactor, warnings } = await commandRedactor(await this.kernel(), 'check');
     try {
-      const input = openInput(this.file, this.context.stdin);
+      const input = openInput(this.file, this.context.stdin, this.context.cwd);
       let findings;
       try {
         findings = await checkInput(redactor, input);

@@ -164,7 +164,7 @@ class TeamRunner {
 
   #start(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(`(${teamWorker.toString()})()`, {
+    const worker = new Worker(`(${teamWorker.toString()})(require)`, {
       eval: true,
       workerData: { rules: this.rules.map(({ pattern, flags }) => ({ pattern, flags })) },
     });

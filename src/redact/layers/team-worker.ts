@@ -6,7 +6,8 @@
 //
 // The worker runs this function's source (`new Worker(source, { eval: true })`),
 // so it works the same from dist/ and under tsx: it must use nothing from outside
-// its own body, and `require` is the worker's own.
+// its own body. `require` is the worker's own, handed in by the source that calls
+// this function: a bundler rewrites a `require` written in the body.
 
 interface WorkerRule {
   pattern: string;
@@ -15,9 +16,8 @@ interface WorkerRule {
 
 type WorkerRequest = { type: 'scan'; id: number; text: string; rules: number[] } | { type: 'samples'; id: number; samples: string[][] };
 
-export function teamWorker(): void {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- an eval'd worker is CommonJS: require is all it has
-  const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
+export function teamWorker(load: (id: string) => unknown): void {
+  const { parentPort, workerData } = load('node:worker_threads') as typeof import('node:worker_threads');
   const port = parentPort!;
   const rules = (workerData as { rules: WorkerRule[] }).rules.map(
     (rule) => new RegExp(rule.pattern, `${rule.flags.replace(/[gdy]/g, '')}gd`),
