@@ -9,7 +9,7 @@ export * from './agent.js';
 // The kernel: plugins, hooks, families.
 export type { Kernel, KernelContext, TracerPlugin } from '../kernel/kernel.js';
 export type { KernelHookName, KernelHooks } from '../kernel/hooks.js';
-export type { BlobContent, FamilyDefinition, MemberKind, RegisteredFamily } from '../kernel/families.js';
+export type { BlobContent, FamilyDefinition, FamilyPrivacy, MemberKind, RegisteredFamily } from '../kernel/families.js';
 export type {
   BlobFetch,
   BlobFetchResult,
@@ -40,6 +40,7 @@ export { FeatureMissing, isFeatureMissing, isItemsRefused, ItemsRefused } from '
 // Errors and content ids.
 export { ExitCode, isTracerError, TracerError, type TracerWarning } from '../core/errors.js';
 export { contentId, withContentId } from '../core/content-id.js';
+export { conversationIdsOfUrls, stringMember } from '../core/conversation-members.js';
 
 // Local storage of a family's records and bytes.
 export { storeOf } from '../engine/family-store.js';

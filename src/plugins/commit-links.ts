@@ -1,5 +1,5 @@
 // The commit-links family (spec §2.2, wire contract "Content ids"): which sessions and traces a commit came from.
-import type { TracerPlugin } from '../plugin/index.js';
+import { stringMember, type TracerPlugin } from '../plugin/index.js';
 
 const commitLinksFamily: TracerPlugin = {
   name: 'commit-links',
@@ -12,6 +12,7 @@ const commitLinksFamily: TracerPlugin = {
       file: 'commit-links.jsonl',
       storage: ['commit-links.jsonl'],
       manifestKey: 'commit_link_ids',
+      privacy: { kind: 'attribution', conversations: (record) => stringMember(record, 'session_ids') },
     });
   },
 };

@@ -5,6 +5,7 @@ import type { ServeOptions } from './options.js';
 import { authorizedProject } from './target.js';
 import type { ProjectRef, TokenRecord, TraceStorage } from './storage/types.js';
 import type { ViewRefresher } from './team/refresher.js';
+import type { RetentionPolicy } from './privacy/retention.js';
 
 /** What every route module receives. */
 export interface ServiceContext {
@@ -16,6 +17,8 @@ export interface ServiceContext {
   routeEnabled(name: string): boolean;
   /** Keeps the team view's tables caught up with uploads (routes/ui.ts reads them). */
   view: ViewRefresher;
+  /** `--retain`: family name → maximum age in ms, for every project (a project's own policy overrides it per family). */
+  retention: RetentionPolicy;
 }
 
 declare module 'fastify' {

@@ -23,6 +23,11 @@ export interface ServeOptions {
   plugins: string[];
   /** Team view sign-in attempts accepted per client address and minute; more get 429. */
   signInsPerMinute: number;
+  /** `--retain`: `<family>=<age>` pairs, checked against the families once they are known (privacy/retention.ts). */
+  retain?: string;
+  /** When retention first runs after start, then how often. */
+  retentionDelayMs: number;
+  retentionIntervalMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -38,6 +43,9 @@ export const DEFAULTS = {
   logLevel: 'info' as LogLevel,
   // Enough for a typo or two; far too few to guess a 256-bit token.
   signInsPerMinute: 10,
+  // "Shortly after start": the listener is up and the first requests are answered first.
+  retentionDelayMs: 10_000,
+  retentionIntervalMs: 3_600_000,
 };
 
 /** Route switches that are not families. */
@@ -57,6 +65,9 @@ export const ENV = {
   adminSecret: 'TRACER_ADMIN_SECRET',
   plugins: 'TRACER_SERVE_PLUGINS',
   signInsPerMinute: 'TRACER_SERVE_SIGN_INS_PER_MINUTE',
+  retain: 'TRACER_SERVE_RETAIN',
+  retentionDelayMs: 'TRACER_SERVE_RETENTION_DELAY_MS',
+  retentionIntervalMs: 'TRACER_SERVE_RETENTION_INTERVAL_MS',
 } as const;
 
 export interface ServeFlags {
@@ -71,6 +82,9 @@ export interface ServeFlags {
   logLevel?: string;
   plugins?: string[];
   signInsPerMinute?: string;
+  retain?: string;
+  retentionDelayMs?: string;
+  retentionIntervalMs?: string;
 }
 
 export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, home: string): ServeOptions {
@@ -118,6 +132,21 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, h
       '--sign-ins-per-minute',
       ENV.signInsPerMinute,
       { min: 1 },
+    ),
+    retain: pick(flags.retain, ENV.retain),
+    retentionDelayMs: integer(
+      pick(flags.retentionDelayMs, ENV.retentionDelayMs),
+      DEFAULTS.retentionDelayMs,
+      '--retention-delay-ms',
+      ENV.retentionDelayMs,
+      { min: 0 },
+    ),
+    retentionIntervalMs: integer(
+      pick(flags.retentionIntervalMs, ENV.retentionIntervalMs),
+      DEFAULTS.retentionIntervalMs,
+      '--retention-interval-ms',
+      ENV.retentionIntervalMs,
+      { min: 1000 },
     ),
   };
 }

@@ -44,6 +44,7 @@ const TITLES: Record<string, string> = {
   sha_mismatch: 'SHA-256 mismatch',
   blob_too_large: 'Blob too large',
   admin_disabled: 'Administration is off',
+  role_forbids: "Token's role does not allow this",
   invalid_request: 'Malformed request',
   headers_too_large: 'Request headers too large',
   request_timeout: 'Request timed out',

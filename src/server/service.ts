@@ -6,6 +6,7 @@ import type { ServiceContext } from './context.js';
 import { checkDisabledRoutes, type ServeOptions } from './options.js';
 import type { TraceStorage } from './storage/types.js';
 import { ViewRefresher } from './team/refresher.js';
+import { formatAge, parseRetainFlag, RetentionSchedule } from './privacy/retention.js';
 
 export interface RunningService {
   /** `http://<host>:<port>` where it listens (the real port when 0 was asked). */
@@ -38,10 +39,29 @@ export async function startService(options: ServeOptions, families: readonly Fam
     options.disabledRoutes,
     families.map((family) => family.name),
   );
+  const retention = parseRetainFlag(
+    options.retain,
+    families.map((family) => family.name),
+  );
   const storage = await openStorage(options);
   // The refresher logs through the app's logger, made just below (it logs only once requests run).
   const view = new ViewRefresher(storage, () => app.log);
-  const context: ServiceContext = { storage, families, options, routeEnabled: (name) => !options.disabledRoutes.includes(name), view };
+  const context: ServiceContext = {
+    storage,
+    families,
+    options,
+    routeEnabled: (name) => !options.disabledRoutes.includes(name),
+    view,
+    retention,
+  };
+  const schedule = new RetentionSchedule({
+    storage,
+    families,
+    servicePolicy: retention,
+    delayMs: options.retentionDelayMs,
+    intervalMs: options.retentionIntervalMs,
+    log: () => app.log,
+  });
   const app = buildApp(context);
   let closing = false;
   // Once stopping, every answer says Connection: close, so kept-alive connections end after their request.
@@ -68,7 +88,13 @@ export async function startService(options: ServeOptions, families: readonly Fam
   const url = `http://${host}:${port}`;
   const where = storage.backend === 'sqlite' ? `data in ${storage.location}` : `data in ${storage.location} (rows and blobs)`;
   const admin = options.adminSecret ? 'admin routes on' : 'admin routes off (set TRACER_ADMIN_SECRET to enable them)';
-  const startupLine = `tracer serve listening on ${url}, backend ${storage.backend}, ${where}, ${admin}`;
+  const retain = Object.keys(retention).length
+    ? `, retaining ${Object.entries(retention)
+        .map(([name, ms]) => `${name} ${formatAge(ms)}`)
+        .join(', ')}`
+    : '';
+  const startupLine = `tracer serve listening on ${url}, backend ${storage.backend}, ${where}, ${admin}${retain}`;
+  schedule.start();
 
   let stopped: Promise<void> | undefined;
   const stop = (abrupt: boolean) =>
@@ -79,6 +105,7 @@ export async function startService(options: ServeOptions, families: readonly Fam
       else app.server.closeIdleConnections();
       await closed;
       await app.close();
+      await schedule.stop();
       await view.stop();
       await storage.close();
     })());

@@ -74,7 +74,7 @@ async function push(storage: TraceStorage, project: number, family: string, reco
   );
 }
 
-const org = { hash: 'x'.repeat(64), org_slug: 'acme', project_slug: null, name: 'lead' };
+const org = { hash: 'x'.repeat(64), org_slug: 'acme', project_slug: null, name: 'lead', role: 'read' as const };
 
 async function cases(open: () => Promise<TraceStorage>) {
   const storage = await open();
