@@ -63,6 +63,7 @@ export const COMMANDS_BY_WORD: Readonly<Record<string, () => Promise<Commands>>>
   show: async () => [(await import('./show.js')).ShowCommand],
   stats: async () => [(await import('./stats.js')).StatsCommand],
   reconcile: async () => [(await import('./reconcile.js')).ReconcileCommand],
+  forget: async () => [(await import('./forget.js')).ForgetCommand],
   ci: async () => {
     const [github, gitlab] = await Promise.all([import('./ci/github.js'), import('./ci/gitlab.js')]);
     return [github.CiGithubCommand, gitlab.CiGitlabCommand];

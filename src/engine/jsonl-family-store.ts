@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { FamilyDefinition } from '../kernel/families.js';
 import type { FamilyStore } from '../kernel/types.js';
+import { removeLines } from '../store/jsonl-rewrite.js';
 import { appendRecords, readRecords, readRecordsFrom, tailBefore } from '../store/jsonl.js';
 
 /** The store of a family kept in one append-only JSONL file (traces, ledgers, ...). */
@@ -41,6 +42,9 @@ export function jsonlFamilyStore(projectDir: string, definition: FamilyDefinitio
     keyOf: (record) => recordKey(definition, record),
     async append(records, lines) {
       appendRecords(path, records, lines);
+    },
+    async remove(judge) {
+      return (await removeLines(path, judge)).removed;
     },
   };
 }

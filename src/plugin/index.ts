@@ -55,6 +55,22 @@ export { resolveCredentials, type CredentialPurpose } from '../store/credentials
 export { readGlobalConfig, readProjectConfig } from '../store/config-files.js';
 export type { Project } from '../store/project.js';
 
+// Taking data back (issue 31): tombstones around a push or a pull. The module loads on first call.
+export async function syncSessionTombstones(
+  kernel: import('../kernel/kernel.js').Kernel,
+  session: import('../kernel/types.js').SyncSession,
+): Promise<void> {
+  return (await import('../forget/session.js')).syncSessionTombstones(kernel, session);
+}
+export async function forgottenFilter(
+  kernel: import('../kernel/kernel.js').Kernel,
+  session: import('../kernel/types.js').SyncSession,
+  family: string,
+): Promise<import('../kernel/types.js').RecordFilter> {
+  return (await import('../forget/session.js')).forgottenFilter(kernel, session, family);
+}
+export type { PrivacyChannel, WireTombstone } from '../protocol/privacy.js';
+
 // Attribution: reconcile commits a merge button made, once their branch's ledgers are here
 // (docs/attribution.md). The module loads on first call, so plugins that never call it pay nothing.
 export type { ReconcileReport, ReconcileRequest } from '../attribution/reconcile/reconcile.js';
