@@ -64,6 +64,10 @@ export const COMMANDS_BY_WORD: Readonly<Record<string, () => Promise<Commands>>>
   stats: async () => [(await import('./stats.js')).StatsCommand],
   reconcile: async () => [(await import('./reconcile.js')).ReconcileCommand],
   forget: async () => [(await import('./forget.js')).ForgetCommand],
+  audit: async () => {
+    const [list, verify] = await Promise.all([import('./audit/list.js'), import('./audit/verify.js')]);
+    return [list.AuditListCommand, verify.AuditVerifyCommand];
+  },
   ci: async () => {
     const [github, gitlab] = await Promise.all([import('./ci/github.js'), import('./ci/gitlab.js')]);
     return [github.CiGithubCommand, gitlab.CiGitlabCommand];

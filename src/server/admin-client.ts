@@ -24,6 +24,8 @@ export interface CreatedToken {
   project_slug: string | null;
   scope: 'org' | 'project';
   name: string;
+  /** Absent from services older than roles (issue 31). */
+  role?: 'push' | 'read' | 'admin';
 }
 
 /** The admin secret from the environment (spec §5.2 rule 3), or a clear error. */
@@ -62,13 +64,14 @@ export async function registerProjectOnService(
 export async function createTokenOnService(
   target: ParsedRemoteUrl,
   adminSecret: string,
-  input: { orgWide: boolean; name: string },
+  input: { orgWide: boolean; name: string; role?: 'push' | 'read' | 'admin' },
   env: NodeJS.ProcessEnv,
 ): Promise<CreatedToken> {
   const { body } = await adminPost(target, ADMIN_TOKENS_ROUTE, adminSecret, env, {
     org_slug: target.org_slug,
     project_slug: input.orgWide ? null : target.project_slug,
     name: input.name,
+    ...(input.role ? { role: input.role } : {}),
   });
   return body as unknown as CreatedToken;
 }

@@ -4,8 +4,7 @@
 // removed or cut off the end no longer verifies. Appends of one org are serialized
 // by locking its head row (SELECT ... FOR UPDATE on PostgreSQL; SQLite has one
 // writer), so several service processes on one database keep one chain.
-import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../core/content-id.js';
+import { auditHash, GENESIS_HASH } from '../../core/audit-chain.js';
 import type { SqlTransaction, TokenRecord, TraceStorage } from '../storage/types.js';
 
 /** Who acted: a token, the service's admin secret, or the service itself (retention). */
@@ -29,12 +28,7 @@ export interface AuditBody extends AuditEvent {
   prev_hash: string;
 }
 
-/** The hash before the first entry. */
-export const GENESIS_HASH = '0'.repeat(64);
-
-export function auditHash(body: AuditBody): string {
-  return createHash('sha256').update(canonicalJson(body), 'utf8').digest('hex');
-}
+export { GENESIS_HASH };
 
 export function actorOf(token: TokenRecord): AuditActor {
   return { kind: 'token', token_name: token.name, role: token.role, scope: token.project_slug === null ? 'org' : 'project' };

@@ -1,0 +1,152 @@
+import pg from 'pg';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanup, runTracer, tempDir } from '../helpers/cli.js';
+import { freshPostgresSchema, onPostgres, spawnService, startService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
+import { clientFor, conversation } from '../server/http.js';
+import { tokenWithRole } from './support.js';
+
+/**
+ * Issue 31, the audit log: who read, forgot or changed what, in a hash chain per
+ * org that `tracer audit verify` checks; an entry edited or deleted in the
+ * database is named. On PostgreSQL, several service processes append at once.
+ */
+const test = suite('audit log');
+test.after(async () => {
+  await stopAllServices();
+  cleanup();
+});
+
+async function verify(service: ServiceHandle, org = 'acme') {
+  return runTracer(['audit', 'verify', `${service.url}/${org}/web`], {
+    cwd: tempDir(),
+    home: tempDir(),
+    env: { TRACER_ADMIN_SECRET: service.adminSecret },
+  });
+}
+
+test('reads, forgets and token changes are audited, and the chain verifies until an entry is edited or removed (sqlite)', async () => {
+  const service = await startService();
+  await service.createProject('acme', 'web');
+  const admin = await tokenWithRole(service, { org: 'acme', project: 'web', name: 'ada', role: 'admin' });
+  const reader = clientFor(
+    service,
+    await tokenWithRole(service, { org: 'acme', project: 'web', name: 'bob', role: 'read' }),
+    'acme',
+    'web',
+  );
+  const bytes = Buffer.from('transcript text that the audit log must never hold\n');
+  assert.is((await reader.push('conversations', [conversation(bytes, true, { conversation_id: 'conv-a' })])).status, 200);
+  assert.is((await reader.pull('conversations')).status, 200);
+  const forget = await clientFor(service, admin, 'acme', 'web').post(
+    '/api/v1/forget',
+    JSON.stringify({ conversation_ids: ['conv-a'] }),
+    'application/json',
+  );
+  assert.is(forget.status, 200, forget.text);
+
+  const listed = await runTracer(['audit', `${service.url}/acme/web`, '--json'], {
+    cwd: tempDir(),
+    home: tempDir(),
+    env: { TRACER_ADMIN_SECRET: service.adminSecret },
+  });
+  assert.is(listed.code, 0, listed.stderr);
+  const log = JSON.parse(listed.stdout);
+  const actions = log.entries.map((entry: any) => entry.entry.action);
+  assert.equal(actions, ['token.create', 'token.create', 'transcript.read', 'forget', 'forget.done']);
+  const read = log.entries[2].entry;
+  assert.equal(read.actor, { kind: 'token', token_name: 'bob', role: 'read', scope: 'project' });
+  assert.equal(read.target.conversations, ['conv-a']);
+  assert.not.match(listed.stdout, /must never hold/, 'never the content');
+
+  const ok = await verify(service);
+  assert.is(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, /verifies: 5 entries/);
+
+  // A read token cannot read the log, and a project admin token can read but not verify the org's chain.
+  const asReader = await fetch(`${service.url}/api/v1/audit`, { headers: reader.headers() });
+  assert.is(asReader.status, 403);
+  assert.is(((await asReader.json()) as { code: string }).code, 'role_forbids');
+  await service.stop();
+  const Database = (await import('better-sqlite3')).default;
+  const db = new Database(`${service.dataDir}/tracer.db`);
+  db.prepare("UPDATE audit_log SET body = replace(body, 'bob', 'eve') WHERE n = 3").run();
+  db.close();
+  await service.restart();
+  const edited = await verify(service);
+  assert.is(edited.code, 7, edited.stdout);
+  assert.match(edited.stderr, /Entry 3 of the audit log of org acme was changed/);
+  assert.match(edited.stderr, /\(audit_chain_broken\)/);
+});
+
+async function postgresSuite() {
+  const pgTest = suite('audit log on PostgreSQL, several processes');
+  pgTest.after(async () => {
+    await stopAllServices();
+    cleanup();
+  });
+  pgTest('10,000 entries appended by three service processes at once form one chain; an edit or a deletion is named', async () => {
+    const databaseUrl = await freshPostgresSchema();
+    const adminSecret = 'audit-secret-0123456789';
+    const services: ServiceHandle[] = [];
+    for (let i = 0; i < 3; i++) services.push(await spawnService({ backend: 'postgres', databaseUrl, adminSecret }));
+    const first = services[0]!;
+    await first.createProject('acme', 'web');
+    const reader = await tokenWithRole(first, { org: 'acme', project: 'web', name: 'bob', role: 'read' });
+    const admin = await tokenWithRole(first, { org: 'acme', project: 'web', name: 'ada', role: 'admin' });
+    const small = conversation(Buffer.from('a small transcript\n'), true, { conversation_id: 'conv-read' });
+    assert.is((await clientFor(first, reader, 'acme', 'web').push('conversations', [small])).status, 200);
+
+    // A mixed workload: pulls of transcripts, blob reads, token creations and forgets, spread over the three processes.
+    const TOTAL = 10_000;
+    let next = 0;
+    const worker = async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= TOTAL - 3) return;
+        const service = services[i % services.length]!;
+        const kind = i % 50;
+        if (kind === 0) await tokenWithRole(service, { org: 'acme', project: 'web', name: `t${i}`, role: 'push' });
+        else if (kind === 1) {
+          const answer = await clientFor(service, admin, 'acme', 'web').post(
+            '/api/v1/forget',
+            JSON.stringify({ conversation_ids: ['conv-none'], dry_run: true }),
+            'application/json',
+          );
+          assert.is(answer.status, 200);
+          await clientFor(service, reader, 'acme', 'web').pull('conversations');
+        } else {
+          const page = await clientFor(service, reader, 'acme', 'web').pull('conversations');
+          assert.is(page.status, 200, page.text);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const count = Number((await client.query("SELECT COUNT(*) AS n FROM audit_log WHERE org_slug = 'acme'")).rows[0].n);
+      assert.ok(count >= TOTAL - 3, `${count} entries`);
+      const ok = await verify(first);
+      assert.is(ok.code, 0, ok.stderr);
+      assert.match(ok.stdout, new RegExp(`verifies: ${count} entries`));
+
+      await client.query("UPDATE audit_log SET body = replace(body, 'bob', 'eve') WHERE org_slug = 'acme' AND n = 4321");
+      const edited = await verify(first);
+      assert.is(edited.code, 7);
+      assert.match(edited.stderr, /Entry 4321 of the audit log of org acme was changed/);
+      await client.query("UPDATE audit_log SET body = replace(body, 'eve', 'bob') WHERE org_slug = 'acme' AND n = 4321");
+
+      await client.query("DELETE FROM audit_log WHERE org_slug = 'acme' AND n = 777");
+      const deleted = await verify(first);
+      assert.is(deleted.code, 7);
+      assert.match(deleted.stderr, /Entry 777 of the audit log of org acme is missing/);
+    } finally {
+      await client.end();
+    }
+  });
+  pgTest.run();
+}
+
+test.run();
+await onPostgres('the audit log with several service processes', postgresSuite);
