@@ -17,6 +17,9 @@ test('defaults: 127.0.0.1:8787, SQLite under $TRACER_HOME/server, 10 MiB blobs, 
     adminSecret: undefined,
     plugins: [],
     signInsPerMinute: 10,
+    retain: undefined,
+    retentionDelayMs: 10_000,
+    retentionIntervalMs: 3_600_000,
   });
 });
 
@@ -36,6 +39,9 @@ test('every flag also comes from the environment, BLOB_MAX_BYTES under the specâ
       TRACER_ADMIN_SECRET: 's3cret',
       TRACER_SERVE_PLUGINS: './family.js',
       TRACER_SERVE_SIGN_INS_PER_MINUTE: '3',
+      TRACER_SERVE_RETAIN: 'conversations=90d',
+      TRACER_SERVE_RETENTION_DELAY_MS: '0',
+      TRACER_SERVE_RETENTION_INTERVAL_MS: '60000',
     },
     '/h',
   );
@@ -52,6 +58,9 @@ test('every flag also comes from the environment, BLOB_MAX_BYTES under the specâ
     adminSecret: 's3cret',
     plugins: ['./family.js'],
     signInsPerMinute: 3,
+    retain: 'conversations=90d',
+    retentionDelayMs: 0,
+    retentionIntervalMs: 60_000,
   });
 });
 

@@ -61,7 +61,9 @@ async function upload(context: ServiceContext, family: FamilyDefinition, request
   if (inserted < batch.items.length) await releaseLateForgotten(context, project, [...batch.inlineBlobs.keys()]);
   // The team view takes the new rows in now or once the uploads pause, by backend (team/refresher.ts).
   if (inserted > 0 && context.routeEnabled('ui')) await context.view.afterUpload(project.id);
-  return { received, inserted, duplicates: received - inserted - forgotten, forgotten };
+  const answer = { received, inserted, duplicates: received - inserted - forgotten };
+  // Extension (issue 31), present only when it says something: the answer keeps the contract's shape otherwise.
+  return forgotten > 0 ? { ...answer, forgotten } : answer;
 }
 
 async function pull(context: ServiceContext, family: FamilyDefinition, request: FastifyRequest) {
