@@ -35,3 +35,54 @@ export function filesHolding(dir: string, marker: string): string[] {
   const needle = Buffer.from(marker, 'utf8');
   return filesUnder(dir).filter((path) => readFileSync(path).includes(needle));
 }
+
+/** `tracer serve` as a child with any flags (the helpers' spawnService passes a fixed set); its output is kept. */
+export async function spawnServe(args: string[], env: Record<string, string>) {
+  const { spawn } = await import('node:child_process');
+  const { BIN, cleanEnv, tempDir } = await import('../helpers/cli.js');
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(tempDir('tracer-serve-'), 'data'), ...args],
+    {
+      env: { ...cleanEnv(), TRACER_HOME: tempDir('tracer-serve-home-'), NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string | undefined>((resolve) => {
+    const timer = setInterval(() => {
+      const found = /listening on (http:\/\/\S+?),/.exec(stdout)?.[1];
+      if (found) {
+        clearInterval(timer);
+        resolve(found);
+      }
+    }, 20);
+    void exited.then(() => {
+      clearInterval(timer);
+      resolve(undefined);
+    });
+  });
+  return {
+    url,
+    output: () => ({ stdout, stderr }),
+    exited,
+    /** Resolves once the output matches. */
+    async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+      const started = Date.now();
+      for (;;) {
+        const match = pattern.exec(stdout);
+        if (match) return match[0];
+        if (Date.now() - started > timeoutMs) throw new Error(`no ${pattern} in the output:\n${stdout}${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
