@@ -8,6 +8,7 @@ import type { Writable } from 'node:stream';
 import { ExitCode, TracerError } from '../core/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { openSession, requireProject } from '../engine/session.js';
+import { isRouteMissing } from '../protocol/problem.js';
 import { PRIVACY_CAPABILITY, type ForgetAnswer, type PrivacyChannel } from '../protocol/privacy.js';
 import { applySelection, type LocalRemoval } from './apply.js';
 import { clearPending, writePending, type ForgetSelection } from './journal.js';
@@ -82,7 +83,12 @@ export async function forgetCommand(kernel: Kernel, stdout: Writable, flags: For
     if (remote) {
       done = await remote.channel.forget(request(selection, false));
       // The service's tombstones first (recorded before anything here goes), then what only this machine held.
-      fromRemote = (await syncTombstones({ families, projectDir: project.dir, remote, channel: remote.channel })).removal;
+      try {
+        fromRemote = (await syncTombstones({ families, projectDir: project.dir, remote, channel: remote.channel })).removal;
+      } catch (error) {
+        // A service that forgets but hands out no tombstones (switched off): this machine's own selection still runs below.
+        if (!isRouteMissing(error)) throw error;
+      }
     }
     await writePending(project.dir, selection);
     const local = await applySelection(families, project.dir, selection, { dryRun: false });

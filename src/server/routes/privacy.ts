@@ -21,79 +21,12 @@ import { refoldAfterRemoval } from '../team/forget-view.js';
 
 export function privacyRoutes(context: ServiceContext) {
   return async (app: FastifyInstance) => {
-    const member = { onRequest: requireProject(context) };
-
     app.post(FORGET_ROUTE, async (request) => {
       const { actor, project } = await adminOfProject(context, request, 'Forgetting');
       return forget(context, project, actor, forgetSelector(request.body));
     });
 
-    app.get(TOMBSTONES_ROUTE, member, async (request) => {
-      const project = projectOf(request);
-      const query = request.query as Record<string, string | undefined>;
-      const after = decodeCursor(query.after);
-      const limit = pageSize(query.limit);
-      const rows = await context.storage.query<{ seq: number; body: string }>(
-        'SELECT seq, body FROM tombstones WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-        [project.id, after, limit + 1],
-      );
-      const [head] = await context.storage.query<{ count: number; digest: string }>(
-        'SELECT count, digest FROM tombstone_heads WHERE project_id = ?',
-        [project.id],
-      );
-      const page = rows.slice(0, limit);
-      return {
-        items: page.map((row) => JSON.parse(row.body) as Tombstone),
-        next_cursor: encodeCursor(Number(page.at(-1)?.seq ?? after)),
-        has_more: rows.length > limit,
-        count: Number(head?.count ?? 0),
-        digest: head?.digest ?? EMPTY_DIGEST,
-      };
-    });
-
-    // A client tells the service what it forgot (a service restored from an older backup): only tombstones it signed.
-    app.post(TOMBSTONES_ROUTE, member, async (request) => {
-      const project = projectOf(request);
-      const items = (isPlainObject(request.body) && Array.isArray(request.body.items) ? request.body.items : undefined) as
-        unknown[] | undefined;
-      if (!items) throw new ProblemError(422, 'invalid_body', 'The body must be a JSON object {"items": [...]}.');
-      if (items.length > ITEMS_PER_REQUEST)
-        throw new ProblemError(
-          413,
-          'too_many_items',
-          `The request carries ${items.length} items; send at most ${ITEMS_PER_REQUEST} per request.`,
-        );
-      const key = await signingKey(context.storage);
-      const errors: ValidationError[] = [];
-      items.forEach((item, index) => {
-        const problem = tombstoneProblem(key, item, context.families);
-        if (problem) errors.push({ index, field: '', message: problem });
-      });
-      if (errors.length)
-        throw new ProblemError(
-          422,
-          'invalid_item',
-          `${errors.length} of ${items.length} tombstones are not this service's; nothing was applied.`,
-          errors,
-        );
-      const result = await applyTombstones(context, project, items as Tombstone[]);
-      if (result.applied > 0) {
-        await context.storage.purge();
-        await recordAudit(context.storage, {
-          action: 'tombstones.apply',
-          actor: {
-            kind: 'token',
-            token_name: request.tracerToken!.name,
-            role: request.tracerToken!.role,
-            scope: request.tracerToken!.project_slug === null ? 'org' : 'project',
-          },
-          org_slug: project.org_slug,
-          project_slug: project.project_slug,
-          target: { tombstones: result.applied, rows: result.removed },
-        });
-      }
-      return { received: items.length, ...result };
-    });
+    if (context.routeEnabled('tombstones')) registerTombstoneRoutes(app, context);
 
     app.get(RETENTION_ROUTE, async (request) => {
       const { project } = await adminOfProject(context, request, 'Reading the retention policy');
@@ -240,4 +173,75 @@ function pageSize(text: string | undefined): number {
   if (!/^\d+$/.test(text) || Number(text) < 1)
     throw new ProblemError(400, 'invalid_query', `"limit" must be a whole number of at least 1, not "${text}".`);
   return Math.min(Number(text), MAX_PAGE_SIZE);
+}
+
+/** Tombstones out and back in (`--disable-route tombstones` answers 404, as a service from before them). */
+function registerTombstoneRoutes(app: FastifyInstance, context: ServiceContext): void {
+  const member = { onRequest: requireProject(context) };
+  app.get(TOMBSTONES_ROUTE, member, async (request) => {
+    const project = projectOf(request);
+    const query = request.query as Record<string, string | undefined>;
+    const after = decodeCursor(query.after);
+    const limit = pageSize(query.limit);
+    const rows = await context.storage.query<{ seq: number; body: string }>(
+      'SELECT seq, body FROM tombstones WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+      [project.id, after, limit + 1],
+    );
+    const [head] = await context.storage.query<{ count: number; digest: string }>(
+      'SELECT count, digest FROM tombstone_heads WHERE project_id = ?',
+      [project.id],
+    );
+    const page = rows.slice(0, limit);
+    return {
+      items: page.map((row) => JSON.parse(row.body) as Tombstone),
+      next_cursor: encodeCursor(Number(page.at(-1)?.seq ?? after)),
+      has_more: rows.length > limit,
+      count: Number(head?.count ?? 0),
+      digest: head?.digest ?? EMPTY_DIGEST,
+    };
+  });
+
+  // A client tells the service what it forgot (a service restored from an older backup): only tombstones it signed.
+  app.post(TOMBSTONES_ROUTE, member, async (request) => {
+    const project = projectOf(request);
+    const items = (isPlainObject(request.body) && Array.isArray(request.body.items) ? request.body.items : undefined) as
+      unknown[] | undefined;
+    if (!items) throw new ProblemError(422, 'invalid_body', 'The body must be a JSON object {"items": [...]}.');
+    if (items.length > ITEMS_PER_REQUEST)
+      throw new ProblemError(
+        413,
+        'too_many_items',
+        `The request carries ${items.length} items; send at most ${ITEMS_PER_REQUEST} per request.`,
+      );
+    const key = await signingKey(context.storage);
+    const errors: ValidationError[] = [];
+    items.forEach((item, index) => {
+      const problem = tombstoneProblem(key, item, context.families);
+      if (problem) errors.push({ index, field: '', message: problem });
+    });
+    if (errors.length)
+      throw new ProblemError(
+        422,
+        'invalid_item',
+        `${errors.length} of ${items.length} tombstones are not this service's; nothing was applied.`,
+        errors,
+      );
+    const result = await applyTombstones(context, project, items as Tombstone[]);
+    if (result.applied > 0) {
+      await context.storage.purge();
+      await recordAudit(context.storage, {
+        action: 'tombstones.apply',
+        actor: {
+          kind: 'token',
+          token_name: request.tracerToken!.name,
+          role: request.tracerToken!.role,
+          scope: request.tracerToken!.project_slug === null ? 'org' : 'project',
+        },
+        org_slug: project.org_slug,
+        project_slug: project.project_slug,
+        target: { tombstones: result.applied, rows: result.removed },
+      });
+    }
+    return { received: items.length, ...result };
+  });
 }
