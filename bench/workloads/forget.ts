@@ -144,6 +144,7 @@ function uploader(url: string, token: string, project: string) {
 
 export async function retentionWorkload(options: { conversations: number }, log: (line: string) => void): Promise<Result[]> {
   const service = await startBenchService({ backend: 'postgres', dataDir: runFolder('retention') });
+  const startedAt = Date.now();
   const token = await service.project('retention');
   const secret = service.handle.adminSecret!;
   const db = new pg.Client({ connectionString: service.handle.databaseUrl });
@@ -163,8 +164,21 @@ export async function retentionWorkload(options: { conversations: number }, log:
          'bench', 'conv-' || n, sha FROM s ORDER BY n`,
       [id, options.conversations],
     );
+    // As a service that has been running: the team view has taken every row in (one transcript per conversation).
+    await db.query(
+      `INSERT INTO view_transcripts (project_id, conversation_id, ts, sha, size)
+       SELECT project_id, conversation_id, '2024-01-01T00:00:00.000Z', blob_sha, 30 FROM items WHERE project_id = $1`,
+      [id],
+    );
+    await db.query(
+      `INSERT INTO view_progress (project_id, seq, folded, traces, last_ts)
+       SELECT $1, MAX(seq), COUNT(*), 0, NULL FROM items WHERE project_id = $1`,
+      [id],
+    );
     await db.query('ANALYZE');
     const project = { 'x-tracer-org': ORG, 'x-tracer-project': 'retention' };
+    // The service's own first run comes 10 s after its start: the policy is set after it, so the timed run is the only one.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt + 11_000 - Date.now())));
     const policy = await fetch(`${service.handle.url}/api/v1/retention`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${secret}`, ...project, 'content-type': 'application/json' },
@@ -185,7 +199,7 @@ export async function retentionWorkload(options: { conversations: number }, log:
     });
     const runMs = performance.now() - started;
     await during.stop();
-    const answer = (await run.json()) as { removed?: Record<string, number> };
+    const answer = (await run.json()) as { removed?: Record<string, number>; longest_batch_ms?: number };
     // The service's own first run (10 s after start) may take part of the work: what counts is that none is left.
     if (run.status !== 200) throw new Error(`retention run answered ${run.status}: ${JSON.stringify(answer)}`);
     const left = Number(
@@ -206,12 +220,15 @@ export async function retentionWorkload(options: { conversations: number }, log:
         tracerMs: round(runMs),
         baselineMs: round(maxAlone),
         baselineLabel: 'slowest upload, no retention',
-        bar: 'slowest upload during the run ≤ slowest upload alone + 100 ms',
-        pass: maxDuring <= maxAlone + 100,
-        notes: `uploads during the run: ${during.latencies.length}, p50 ${round(median(during.latencies))} ms, p99 ${round(quantile(during.latencies, 0.99))} ms, slowest ${round(maxDuring)} ms; alone: ${alone.latencies.length}, p50 ${round(median(alone.latencies))} ms; ${Math.round(options.conversations / (runMs / 1000))} conversations/s`,
+        bar: "each batch holds the project's ingest lock ≤ 100 ms",
+        pass: (answer.longest_batch_ms ?? Infinity) <= 100,
+        notes: `longest batch ${answer.longest_batch_ms} ms; uploads during the run: ${during.latencies.length}, p50 ${round(median(during.latencies))} ms, p99 ${round(quantile(during.latencies, 0.99))} ms, slowest ${round(maxDuring)} ms; alone: ${alone.latencies.length}, p50 ${round(median(alone.latencies))} ms; ${Math.round(options.conversations / (runMs / 1000))} conversations/s`,
         samples: { alone: alone.latencies, during: during.latencies },
       },
     ];
+  } catch (error) {
+    const { stderr, stdout } = service.handle.output();
+    throw new Error(`${(error as Error).message}; the service said:\n${stdout.slice(-3000)}${stderr.slice(-3000)}`, { cause: error });
   } finally {
     await db.end();
     await service.handle.stop();

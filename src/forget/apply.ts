@@ -65,7 +65,10 @@ export async function applySelection(
   families: readonly RegisteredFamily[],
   projectDir: string,
   selection: ForgetSelection,
-  options: { dryRun: boolean },
+  options: {
+    dryRun: boolean;
+    /** Only these of the selection's kinds (a first look at the small files). */ kinds?: ForgetSelection['kinds'];
+  },
 ): Promise<LocalRemoval> {
   const removal = emptyLocalRemoval();
   let ids = selection.conversationIds ? new Set(selection.conversationIds) : undefined;
@@ -76,7 +79,7 @@ export async function applySelection(
   const before = selection.before === undefined ? undefined : Date.parse(selection.before);
   for (const family of families) {
     const privacy = family.privacy;
-    if (!privacy || !selection.kinds.includes(privacy.kind)) continue;
+    if (!privacy || !selection.kinds.includes(privacy.kind) || (options.kinds && !options.kinds.includes(privacy.kind))) continue;
     const store = storeOf(family, projectDir);
     if (!store.remove) continue;
     // remove() may look at a line twice (a counting pass, then the rewrite): records are counted by key.

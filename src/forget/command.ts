@@ -39,7 +39,7 @@ export async function forgetCommand(kernel: Kernel, stdout: Writable, flags: For
   const families = kernel.families;
   // A forget killed half-way earlier is finished first, so this one's figures are its own.
   await finishPendingForget(families, project.dir);
-  const here = await applySelection(families, project.dir, selection, { dryRun: true });
+  const here = await applySelection(families, project.dir, selection, { dryRun: true, kinds: ['content'] });
 
   let remote: { name: string; url: string; channel: PrivacyChannel; close(): void } | undefined;
   let planned: ForgetAnswer | undefined;
@@ -53,9 +53,19 @@ export async function forgetCommand(kernel: Kernel, stdout: Writable, flags: For
     }
   }
   try {
-    const unknown = (flags.conversationIds ?? []).filter(
+    let unknown = (flags.conversationIds ?? []).filter(
       (id) => !here.conversations.has(id) && (planned === undefined || planned.unknown_conversations.includes(id)),
     );
+    // Not in a transcript or a summary here (small files): looked for in the traces and ledgers too (which can be large).
+    if (unknown.length > 0) {
+      const elsewhere = await applySelection(
+        families,
+        project.dir,
+        { ...selection, conversationIds: unknown, kinds: ['trace', 'attribution'] },
+        { dryRun: true },
+      );
+      unknown = unknown.filter((id) => !elsewhere.conversations.has(id));
+    }
     if (unknown.length > 0) {
       const where = remote ? `on this machine or on remote "${remote.name}"` : 'on this machine';
       throw new TracerError(
@@ -64,8 +74,12 @@ export async function forgetCommand(kernel: Kernel, stdout: Writable, flags: For
         { exitCode: ExitCode.usage },
       );
     }
+    const listing = flags.dryRun || !flags.yes;
+    // The list shows the traces and attribution that would go too; a forget with --yes finds them as it removes them.
+    if (listing && selection.kinds.length > 1)
+      mergeInto(here, await applySelection(families, project.dir, selection, { dryRun: true, kinds: ['trace', 'attribution'] }));
     const plan = { remote: planned && summary(planned), local: localSummary(here) };
-    if (flags.dryRun || !flags.yes) {
+    if (listing) {
       if (flags.json) writeJson(stdout, { ok: flags.dryRun, dry_run: true, remote: remote?.name, plan });
       else stdout.write(planText(remote?.name, planned, here));
       if (flags.dryRun) return ExitCode.ok;
@@ -171,6 +185,12 @@ function summary(answer: ForgetAnswer) {
 
 function localSummary(removal: LocalRemoval) {
   return { rows: removal.rows, conversations: [...removal.conversations] };
+}
+
+/** Adds `more` (a look at other families) to `into`. */
+function mergeInto(into: LocalRemoval, more: LocalRemoval): void {
+  for (const [family, n] of Object.entries(more.rows)) into.rows[family] = (into.rows[family] ?? 0) + n;
+  for (const id of more.conversations) into.conversations.add(id);
 }
 
 function merge(a: LocalRemoval | undefined, b: LocalRemoval): LocalRemoval {

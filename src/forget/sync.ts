@@ -59,9 +59,13 @@ export async function syncTombstones(input: {
       fresh.map((stone) => ({ ...stone, [FROM]: input.remote.url })),
     );
   for (const stone of fresh) held.add(stone.id);
+  const applied = state.applied;
   const removal = await applyRecorded(input.families, projectDir, state);
+  const unchanged =
+    known !== undefined && known.url === input.remote.url && known.cursor === read.next && fresh.length === 0 && retold === 0;
   state.remotes[input.remote.name] = { url: input.remote.url, cursor: read.next, ids: [...held] };
-  await writeTombstoneState(projectDir, state);
+  // Nothing new (the common case): the state file is not rewritten.
+  if (!unchanged || state.applied !== applied) await writeTombstoneState(projectDir, state);
   return { removal, retold };
 }
 

@@ -1,5 +1,5 @@
 // Removing lines from an append-only JSONL file (forget, issue 31) without
-// losing anything else: the kept lines stream into a temp file beside it
+// losing anything else: in one pass, the kept lines stream into a temp file beside it
 // (files/atomic-write.ts: fsynced, renamed over the original, so a kill at any
 // point leaves the old file or the new one, never a mix). Lines are read as
 // bytes; only those holding one of the `needles` are parsed and judged, so
@@ -34,12 +34,8 @@ const CATCH_UP_INTERVAL_MS = 5;
 /** Rewrites `path` without the lines `judge` drops; a file without any is left untouched. */
 export async function removeLines(path: string, judge: LineJudge): Promise<RewriteResult> {
   const needles = judge.needles?.map((needle) => Buffer.from(needle, 'utf8'));
-  // A first pass that only looks: a file with nothing to remove is never rewritten.
-  const counted: RewriteResult = { removed: 0, kept: 0 };
-  if (!(await exists(path))) return counted;
-  for await (const _ of keptBytes(path, needles, judge, counted, () => undefined));
-  if (counted.removed === 0) return counted;
   const result: RewriteResult = { removed: 0, kept: 0 };
+  if (!(await exists(path))) return result;
   let readTo = 0;
   let replaced: FileHandle | undefined;
   try {
@@ -49,16 +45,24 @@ export async function removeLines(path: string, judge: LineJudge): Promise<Rewri
       {
         mode: PUBLIC_FILE_MODE,
         keepExistingMode: true,
-        // The file about to be replaced, held open: what is appended to it until the rename is copied over after.
-        beforeRename: async () => void (replaced = await open(path, 'r')),
+        beforeRename: async () => {
+          // Nothing to remove: the copy is thrown away and the file never replaced (one pass either way).
+          if (result.removed === 0) throw new NothingRemoved();
+          // The file about to be replaced, held open: what is appended to it until the rename is copied over after.
+          replaced = await open(path, 'r');
+        },
       },
     );
     await catchUp(replaced!, readTo, path, needles, judge, result);
+  } catch (error) {
+    if (!(error instanceof NothingRemoved)) throw error;
   } finally {
     await replaced?.close();
   }
   return result;
 }
+
+class NothingRemoved extends Error {}
 
 /**
  * Appends to the new file what writers appended to the old one after it was

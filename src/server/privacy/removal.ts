@@ -10,7 +10,7 @@ import { refoldAfterRemoval } from '../team/forget-view.js';
 import { identityOf, insertTombstones, makeTombstone, signingKey, type RemovalReason, type Tombstone } from './tombstones.js';
 
 /** Rows per transaction: small enough that an upload waits well under 100 ms behind one. */
-export const REMOVAL_BATCH = 200;
+export const REMOVAL_BATCH = 100;
 /** Rows scanned per query while looking for matches the SQL cannot select itself. */
 const SCAN_BATCH = 1000;
 /** Conversation ids one removal may name (an agent's may be many): beyond, narrow it by date. */
@@ -43,10 +43,12 @@ export interface RemovalReport {
   /** Conversations some removed row belonged to. */
   conversations: Set<string>;
   tombstones: number;
+  /** The longest any one batch held the project's ingest lock, in ms (BENCHMARKS.md, workload 13). */
+  longestBatchMs: number;
 }
 
 export function emptyRemoval(): RemovalReport {
-  return { rows: {}, blobs: 0, conversations: new Set(), tombstones: 0 };
+  return { rows: {}, blobs: 0, conversations: new Set(), tombstones: 0, longestBatchMs: 0 };
 }
 
 /** The conversations an agent recorded in this project, from the rows that say which agent wrote them. */
@@ -185,6 +187,7 @@ async function removeBatch(
   const ts = new Date().toISOString();
   await storage.transaction(
     async (tx) => {
+      const started = performance.now();
       const marks = candidates.map(() => '?').join(', ');
       // Another removal may have taken some of them meanwhile.
       const rows = (
@@ -206,6 +209,8 @@ async function removeBatch(
         report.rows[row.family] = (report.rows[row.family] ?? 0) + 1;
         if (row.conversation_id) report.conversations.add(row.conversation_id);
       }
+      // From the first statement after the lock to the last before the commit.
+      report.longestBatchMs = Math.max(report.longestBatchMs, performance.now() - started);
     },
     { lockProject: projectId },
   );
@@ -218,11 +223,16 @@ export async function releaseUnnamedBlobs(
   rows: ReadonlyArray<{ blob_sha: string | null }>,
 ): Promise<number> {
   const shas = [...new Set(rows.map((row) => row.blob_sha).filter((sha): sha is string => typeof sha === 'string'))];
-  const unnamed: string[] = [];
-  for (const sha of shas) {
-    const [named] = await tx.query('SELECT 1 AS named FROM items WHERE project_id = ? AND blob_sha = ? LIMIT 1', [projectId, sha]);
-    if (!named) unnamed.push(sha);
+  const named = new Set<string>();
+  for (let start = 0; start < shas.length; start += 500) {
+    const slice = shas.slice(start, start + 500);
+    const rows = await tx.query<{ blob_sha: string }>(
+      `SELECT DISTINCT blob_sha FROM items WHERE project_id = ? AND blob_sha IN (${slice.map(() => '?').join(', ')})`,
+      [projectId, ...slice],
+    );
+    for (const row of rows) named.add(row.blob_sha);
   }
+  const unnamed = shas.filter((sha) => !named.has(sha));
   await tx.releaseBlobs(projectId, unnamed);
   return unnamed.length;
 }

@@ -105,12 +105,12 @@ export async function insertTombstones(
   families: readonly FamilyDefinition[],
 ) {
   const added: Tombstone[] = [];
-  for (const stone of stones) {
-    const family = families.find((candidate) => candidate.name === stone.family)!;
-    const inserted = await tx.execute(
-      `INSERT INTO tombstones (project_id, family, item_key, id, body, conversation_id, blob_sha, reason, ts)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      [
+  // A hundred rows per statement (nine values each): one round trip instead of a hundred while the project's ingest waits.
+  for (let start = 0; start < stones.length; start += 100) {
+    const slice = stones.slice(start, start + 100);
+    const params = slice.flatMap((stone) => {
+      const family = families.find((candidate) => candidate.name === stone.family)!;
+      return [
         projectId,
         stone.family,
         tombstoneItemKey(stone, family),
@@ -120,9 +120,15 @@ export async function insertTombstones(
         stone.blob_sha256 ?? null,
         stone.reason,
         stone.ts,
-      ],
+      ];
+    });
+    const inserted = await tx.query<{ id: string }>(
+      `INSERT INTO tombstones (project_id, family, item_key, id, body, conversation_id, blob_sha, reason, ts)
+       VALUES ${slice.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT DO NOTHING RETURNING id`,
+      params,
     );
-    if (inserted > 0) added.push(stone);
+    const ids = new Set(inserted.map((row) => row.id));
+    added.push(...slice.filter((stone) => ids.has(stone.id)));
   }
   if (added.length === 0) return added;
   await tx.execute('INSERT INTO tombstone_heads (project_id, count, digest) VALUES (?, 0, ?) ON CONFLICT DO NOTHING', [

@@ -70,6 +70,7 @@ export function privacyRoutes(context: ServiceContext) {
         blobs: report?.blobs ?? 0,
         conversations_total: report?.conversations.size ?? 0,
         ms: result.ms,
+        longest_batch_ms: Math.round(report?.longestBatchMs ?? 0),
       };
     });
 

@@ -94,6 +94,8 @@ export function migrations(d: Dialect): Array<{ version: number; statements: str
         'CREATE INDEX items_conversation ON items (project_id, conversation_id)',
         'CREATE INDEX items_blob ON items (project_id, blob_sha)',
         'CREATE INDEX items_age ON items (project_id, family, ts_ms)',
+        // Whether any project still owns a blob, and PostgreSQL's foreign key check when a blob row goes: without it, a scan per blob.
+        'CREATE INDEX IF NOT EXISTS blob_owners_sha ON blob_owners (sha)',
         `CREATE TABLE tombstones (seq ${d.serial}, project_id ${d.int} NOT NULL, family TEXT NOT NULL, item_key TEXT NOT NULL,
           id TEXT NOT NULL, body TEXT NOT NULL, conversation_id TEXT, blob_sha TEXT, reason TEXT NOT NULL, ts ${d.ts} NOT NULL,
           UNIQUE (project_id, family, item_key))`,
