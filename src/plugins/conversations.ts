@@ -1,6 +1,9 @@
 // The conversations family (spec §2.2, §4.3): transcripts, inline below 256 KiB
 // and as blobs above, following trace pushes so `--only traces` takes them along.
-import { CONVERSATIONS_FAMILY, conversationStore, stringMember, type TracerPlugin } from '../plugin/index.js';
+import { CONVERSATIONS_FAMILY, conversationStore, stringMember, type FamilyPrivacy, type TracerPlugin } from '../plugin/index.js';
+
+/** Transcripts are content (issue 31): forgotten by default, never pulled by a push token. */
+const TRANSCRIPT_PRIVACY: FamilyPrivacy = { kind: 'content', conversations: (record) => stringMember(record, 'conversation_id') };
 
 const conversationsFamily: TracerPlugin = {
   name: 'conversations',
@@ -10,7 +13,7 @@ const conversationsFamily: TracerPlugin = {
       manifestKey: 'conversation_keys',
       follows: 'traces',
       store: conversationStore,
-      privacy: { kind: 'content', conversations: (record) => stringMember(record, 'conversation_id') },
+      privacy: TRANSCRIPT_PRIVACY,
     });
   },
 };

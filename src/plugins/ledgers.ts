@@ -1,5 +1,5 @@
 // The ledgers family (spec §2.2, wire contract "Content ids"): one Agent Trace attribution per commit.
-import { conversationIdsOfUrls, type TracerPlugin } from '../plugin/index.js';
+import { conversationIdsOfUrls, type FamilyPrivacy, type TracerPlugin } from '../plugin/index.js';
 
 /** The conversations a ledger attributes lines to: `files[].conversations[].url` of its record (or, on old ledgers, of the line). */
 function ledgerConversations(line: Record<string, unknown>): string[] {
@@ -12,6 +12,9 @@ function ledgerConversations(line: Record<string, unknown>): string[] {
   return conversationIdsOfUrls(urls);
 }
 
+/** Attribution (issue 31): forgotten only with --with-attribution. */
+const LEDGER_PRIVACY: FamilyPrivacy = { kind: 'attribution', conversations: ledgerConversations };
+
 const ledgersFamily: TracerPlugin = {
   name: 'ledgers',
   apply(kernel) {
@@ -23,7 +26,7 @@ const ledgersFamily: TracerPlugin = {
       file: 'ledgers.jsonl',
       storage: ['ledgers.jsonl'],
       manifestKey: 'ledger_shas',
-      privacy: { kind: 'attribution', conversations: ledgerConversations },
+      privacy: LEDGER_PRIVACY,
     });
   },
 };

@@ -1,5 +1,15 @@
 // The summaries family (spec §2.2, wire contract "Content ids"): the latest summary per conversation.
-import { conversationIdsOfUrls, stringMember, type TracerPlugin } from '../plugin/index.js';
+import { conversationIdsOfUrls, stringMember, type FamilyPrivacy, type TracerPlugin } from '../plugin/index.js';
+
+/** Summaries are content (issue 31); they name their conversation, and always by URL (`<agent>://session/<id>`). */
+const SUMMARY_PRIVACY: FamilyPrivacy = {
+  kind: 'content',
+  conversations: (record) => {
+    const named = stringMember(record, 'conversation_id');
+    return named.length > 0 ? named : conversationIdsOfUrls([record.conversation_url]);
+  },
+  agent: (record) => stringMember(record, 'agent')[0],
+};
 
 const summariesFamily: TracerPlugin = {
   name: 'summaries',
@@ -14,15 +24,7 @@ const summariesFamily: TracerPlugin = {
       manifestKey: 'summary_ids',
       // Spec §4.2: summaries follow trace pushes, so `--only traces` takes them along.
       follows: 'traces',
-      privacy: {
-        kind: 'content',
-        // Summaries name their conversation, and always by URL (`<agent>://session/<id>`).
-        conversations: (record) => {
-          const named = stringMember(record, 'conversation_id');
-          return named.length > 0 ? named : conversationIdsOfUrls([record.conversation_url]);
-        },
-        agent: (record) => stringMember(record, 'agent')[0],
-      },
+      privacy: SUMMARY_PRIVACY,
     });
   },
 };

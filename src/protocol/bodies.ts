@@ -17,7 +17,8 @@ export function sendAnswerOf(value: unknown): SendAnswer {
     received: Number(answer.received ?? 0),
     inserted: Number(answer.inserted ?? 0),
     duplicates: Number(answer.duplicates ?? 0),
-    forgotten: Number(answer.forgotten ?? 0),
+    // A service that forgot some of the items says how many (issue 31); older ones never do.
+    ...(answer.forgotten !== undefined ? { forgotten: Number(answer.forgotten) } : {}),
   };
 }
 

@@ -137,6 +137,7 @@ test('a prebuilt module boots from its built-in plugins in memory, and leaves a 
     'blobs',
     'blobs-missing',
     'summaries-missing',
+    'tombstones',
     'reconcile',
   ]);
   const builtins = Object.fromEntries(
