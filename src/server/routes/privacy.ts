@@ -70,7 +70,10 @@ export function privacyRoutes(context: ServiceContext) {
         blobs: report?.blobs ?? 0,
         conversations_total: report?.conversations.size ?? 0,
         ms: result.ms,
-        longest_batch_ms: Math.round(report?.longestBatchMs ?? 0),
+        // How long each batch held the project's ingest lock: the longest, and the median.
+        batches: report?.batchMs.length ?? 0,
+        longest_batch_ms: Math.round(Math.max(0, ...(report?.batchMs ?? []))),
+        median_batch_ms: Math.round([...(report?.batchMs ?? [])].sort((a, b) => a - b)[Math.floor((report?.batchMs.length ?? 0) / 2)] ?? 0),
       };
     });
 

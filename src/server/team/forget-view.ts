@@ -9,14 +9,12 @@ import type { SqlTransaction } from '../storage/types.js';
 import { foldPlan, type ItemRow } from './derive.js';
 import { valuesInserts } from './fold-sql.js';
 
-const CONVERSATION_TABLES = [
-  'view_sessions',
-  'view_session_models',
-  'view_session_files',
-  'view_session_traces',
-  'view_summaries',
-  'view_transcripts',
-];
+/** The view's tables of a conversation, by the family they are derived from (derive.ts). */
+const DERIVED: Record<string, string[]> = {
+  traces: ['view_sessions', 'view_session_models', 'view_session_files', 'view_session_traces'],
+  summaries: ['view_summaries'],
+  conversations: ['view_transcripts'],
+};
 const COMMIT_TABLES = ['view_commits', 'view_commit_parts', 'view_commit_sessions'];
 
 export async function refoldAfterRemoval(tx: SqlTransaction, projectId: number, rows: readonly RemovedRow[]): Promise<void> {
@@ -33,21 +31,26 @@ export async function refoldAfterRemoval(tx: SqlTransaction, projectId: number, 
   const commits = [
     ...new Set(folded.flatMap((row) => (row.family === 'ledgers' || row.family === 'commit-links' ? commitOf(row.body) : []))),
   ];
+  // Only what the removed families fed: a batch of expired transcripts touches view_transcripts alone.
+  const removedFamilies = [...new Set(folded.map((row) => row.family))].filter((family) => DERIVED[family]);
+  const tables = removedFamilies.flatMap((family) => DERIVED[family]!);
   for (const ids of chunks(conversations))
-    for (const table of CONVERSATION_TABLES)
+    for (const table of tables)
       await tx.execute(`DELETE FROM ${table} WHERE project_id = ? AND conversation_id IN (${marks(ids)})`, [projectId, ...ids]);
   for (const shas of chunks(commits))
     for (const table of COMMIT_TABLES)
       await tx.execute(`DELETE FROM ${table} WHERE project_id = ? AND sha IN (${marks(shas)})`, [projectId, ...shas]);
 
   const remaining: ItemRow[] = [];
-  for (const ids of chunks(conversations))
-    remaining.push(
-      ...(await tx.query<ItemRow>(
-        `SELECT seq, family, body, pushed_by FROM items WHERE project_id = ? AND seq <= ? AND conversation_id IN (${marks(ids)})`,
-        [projectId, watermark, ...ids],
-      )),
-    );
+  if (removedFamilies.length > 0)
+    for (const ids of chunks(conversations))
+      remaining.push(
+        ...(await tx.query<ItemRow>(
+          `SELECT seq, family, body, pushed_by FROM items WHERE project_id = ? AND seq <= ? AND conversation_id IN (${marks(ids)})
+           AND family IN (${marks(removedFamilies)})`,
+          [projectId, watermark, ...ids, ...removedFamilies],
+        )),
+      );
   for (const sha of commits)
     remaining.push(
       ...(await tx.query<ItemRow>(
@@ -60,8 +63,8 @@ export async function refoldAfterRemoval(tx: SqlTransaction, projectId: number, 
     (a, b) => a.seq - b.seq,
   );
   const plan = foldPlan(projectId, unique);
-  const tables = new Set([...CONVERSATION_TABLES, ...COMMIT_TABLES]);
-  for (const statement of valuesInserts({ ...plan, inserts: plan.inserts.filter((insert) => tables.has(insert.table)) }))
+  const refolded = new Set([...tables, ...(commits.length > 0 ? COMMIT_TABLES : [])]);
+  for (const statement of valuesInserts({ ...plan, inserts: plan.inserts.filter((insert) => refolded.has(insert.table)) }))
     await tx.execute(statement.sql, statement.params);
 }
 
