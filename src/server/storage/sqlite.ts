@@ -96,7 +96,7 @@ export class SqliteStorage implements TraceStorage {
   }
 
   async createProject(org: string, project: string): Promise<boolean> {
-    await this.#writable();
+    while (this.#inTransaction) await this.#inTransaction;
     return (
       this.#db.prepare('INSERT INTO projects (org_slug, project_slug) VALUES (?, ?) ON CONFLICT DO NOTHING').run(org, project).changes > 0
     );
@@ -108,7 +108,7 @@ export class SqliteStorage implements TraceStorage {
   }
 
   async createToken(token: NewToken): Promise<void> {
-    await this.#writable();
+    while (this.#inTransaction) await this.#inTransaction;
     this.#db
       .prepare('INSERT INTO tokens (hash, org_slug, project_slug, name, role) VALUES (?, ?, ?, ?, ?)')
       .run(token.hash, token.org_slug, token.project_slug, token.name, token.role);
@@ -120,7 +120,7 @@ export class SqliteStorage implements TraceStorage {
   }
 
   async insertItems(projectId: number, family: string, items: readonly StoredItem[], pushedBy?: string): Promise<number> {
-    await this.#writable();
+    while (this.#inTransaction) await this.#inTransaction;
     const insert = this.#db.prepare(
       // A tombstoned key is never stored again, whatever checked it before (issue 31).
       `INSERT INTO items (project_id, family, item_key, ts_ms, body, pushed_by, conversation_id, blob_sha)
@@ -147,7 +147,7 @@ export class SqliteStorage implements TraceStorage {
 
   async transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
     // One writer: a transaction that awaits must keep every other request's writes out until it ends.
-    await this.#writable();
+    while (this.#inTransaction) await this.#inTransaction;
     let done!: () => void;
     this.#inTransaction = new Promise<void>((resolve) => (done = resolve));
     const tx: SqlTransaction = {
@@ -182,7 +182,7 @@ export class SqliteStorage implements TraceStorage {
     for (const { sha } of pending) {
       // Being uploaded again right now: the next purge looks at it once that upload is done.
       if (this.#writing.has(sha)) continue;
-      await this.#writable();
+      while (this.#inTransaction) await this.#inTransaction;
       // Uploaded again since it was released: the file is someone's again.
       if (!this.#db.prepare('SELECT 1 FROM blob_owners WHERE sha = ?').get(sha)) {
         const unlinked = rm(this.#blobPath(sha), { force: true });
@@ -196,21 +196,23 @@ export class SqliteStorage implements TraceStorage {
           this.#unlinking.delete(sha);
         }
       }
+      while (this.#inTransaction) await this.#inTransaction;
       this.#db.prepare('DELETE FROM blob_unlinks WHERE sha = ?').run(sha);
     }
-    await this.#writable();
+    while (this.#inTransaction) await this.#inTransaction;
     // The WAL still holds the pages as they were before the delete: copy the zeroed ones back and empty the log.
     this.#db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
-  /** Set while a transaction() awaits: the synchronous writes of other requests wait for it. */
+  /**
+   * Set while a transaction() awaits: the synchronous writes of other requests wait for it. Each
+   * writer checks it in the same turn as it writes (the loop is inline, never in a helper that
+   * returns a promise), so no transaction can begin in between.
+   */
   #inTransaction: Promise<void> | undefined;
   /** Blob uploads under way, and unlinks under way, by sha: an upload never races the unlink of the same bytes. */
   readonly #writing = new Map<string, number>();
   readonly #unlinking = new Map<string, Promise<void>>();
-  async #writable(): Promise<void> {
-    while (this.#inTransaction) await this.#inTransaction;
-  }
 
   async pullItems(projectId: number, family: string, query: PullQuery): Promise<PullPage> {
     const since = query.sinceMillis === undefined ? '' : 'AND ts_ms >= @since';
@@ -248,7 +250,7 @@ export class SqliteStorage implements TraceStorage {
       // Temp files beside the blob: one left by a crash is removed when a client retries that sha.
       // Equal bytes under an equal name: replacing a copy already there, or racing one, is harmless.
       await writeStreamAtomic(target, meter.pass(source), { mode: 0o600, beforeRename: () => meter.verify(sha) });
-      await this.#writable();
+      while (this.#inTransaction) await this.#inTransaction;
       const created =
         this.#db
           .prepare('INSERT INTO blob_owners (project_id, sha, size) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
@@ -266,7 +268,7 @@ export class SqliteStorage implements TraceStorage {
   }
 
   async execute(sql: string, params: readonly unknown[] = []): Promise<number> {
-    await this.#writable();
+    while (this.#inTransaction) await this.#inTransaction;
     return this.#statement(sql).run(...params).changes;
   }
 
@@ -282,7 +284,7 @@ export class SqliteStorage implements TraceStorage {
       return rows.length === VIEW_BATCH;
     });
     for (;;) {
-      await this.#writable();
+      while (this.#inTransaction) await this.#inTransaction;
       if (!step()) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
