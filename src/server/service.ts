@@ -7,6 +7,7 @@ import { checkDisabledRoutes, type ServeOptions } from './options.js';
 import type { TraceStorage } from './storage/types.js';
 import { ViewRefresher } from './team/refresher.js';
 import { formatAge, parseRetainFlag, RetentionSchedule } from './privacy/retention.js';
+import { signingKey } from './privacy/tombstones.js';
 
 export interface RunningService {
   /** `http://<host>:<port>` where it listens (the real port when 0 was asked). */
@@ -44,6 +45,11 @@ export async function startService(options: ServeOptions, families: readonly Fam
     families.map((family) => family.name),
   );
   const storage = await openStorage(options);
+  // Made on the first start, so that every backup holds it: a restored service still knows its own tombstones.
+  await signingKey(storage).catch(async (error: unknown) => {
+    await storage.close();
+    throw error;
+  });
   // The refresher logs through the app's logger, made just below (it logs only once requests run).
   const view = new ViewRefresher(storage, () => app.log);
   const context: ServiceContext = {

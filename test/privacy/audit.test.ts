@@ -79,6 +79,39 @@ test('reads, forgets and token changes are audited, and the chain verifies until
   assert.match(edited.stderr, /\(audit_chain_broken\)/);
 });
 
+test('revoking a token stops it and its team view sessions, and is audited', async () => {
+  const service = await startService();
+  await service.createProject('acme', 'web');
+  const token = await tokenWithRole(service, { org: 'acme', project: 'web', name: 'leaver', role: 'read' });
+  const client = clientFor(service, token, 'acme', 'web');
+  assert.is((await client.get('/api/v1/auth/whoami')).status, 200);
+  const signIn = await fetch(`${service.url}/ui/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `token=${encodeURIComponent(token)}`,
+    redirect: 'manual',
+  });
+  const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+  assert.is((await fetch(`${service.url}/ui/api/projects`, { headers: { cookie } })).status, 200);
+  const revoke = await fetch(`${service.url}/api/v1/admin/tokens/revoke`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${service.adminSecret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ org_slug: 'acme', project_slug: 'web', name: 'leaver' }),
+  });
+  assert.is(revoke.status, 200);
+  assert.is(((await revoke.json()) as { revoked: number }).revoked, 1);
+  assert.is((await client.get('/api/v1/auth/whoami')).status, 401);
+  assert.is((await fetch(`${service.url}/ui/api/projects`, { headers: { cookie } })).status, 401);
+  const listed = await runTracer(['audit', `${service.url}/acme/web`, '--json'], {
+    cwd: tempDir(),
+    home: tempDir(),
+    env: { TRACER_ADMIN_SECRET: service.adminSecret },
+  });
+  const actions = JSON.parse(listed.stdout).entries.map((entry: any) => entry.entry.action);
+  assert.equal(actions, ['token.create', 'ui.sign_in', 'token.revoke']);
+  assert.is((await verify(service)).code, 0);
+});
+
 async function postgresSuite() {
   const pgTest = suite('audit log on PostgreSQL, several processes');
   pgTest.after(async () => {

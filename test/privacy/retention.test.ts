@@ -102,6 +102,20 @@ function retentionSuite(backend: 'sqlite' | 'postgres') {
         const stones = (await client.get('/api/v1/tombstones')).json.items as Array<{ reason: string; by: string }>;
         assert.ok(stones.length >= 2 && stones.every((stone) => stone.reason === 'retention' && stone.by === 'retention'));
       }
+      // The team view says the transcript was forgotten by retention (the session's traces stay).
+      const signIn = await fetch(`${serve.url}/ui/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `token=${encodeURIComponent(web.headers().authorization!.slice('Bearer '.length))}`,
+        redirect: 'manual',
+      });
+      const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+      const session = (await (await fetch(`${serve.url}/ui/api/p/acme/web/sessions/old`, { headers: { cookie } })).json()) as {
+        forgotten: { reason: string; by: string } | null;
+        has_transcript: boolean;
+      };
+      assert.equal(session.forgotten?.reason, 'retention');
+      assert.is(session.has_transcript, false);
       // One log line per run: the next run (1 s later) finds nothing left and says so.
       await serve.waitFor(/retention run: removed 0 rows/);
       const audit = (await web.get('/api/v1/audit')).json.entries.map((entry: { entry: { action: string } }) => entry.entry.action);
