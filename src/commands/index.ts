@@ -48,7 +48,10 @@ export const COMMANDS_BY_WORD: Readonly<Record<string, () => Promise<Commands>>>
   plugins: async () => [(await import('./plugins.js')).PluginsCommand],
   serve: async () => [(await import('./serve.js')).ServeCommand],
   project: async () => [(await import('./project/create.js')).ProjectCreateCommand],
-  token: async () => [(await import('./token/create.js')).TokenCreateCommand],
+  token: async () => {
+    const [create, revoke] = await Promise.all([import('./token/create.js'), import('./token/revoke.js')]);
+    return [create.TokenCreateCommand, revoke.TokenRevokeCommand];
+  },
   push: async () => [(await import('./push.js')).PushCommand],
   pull: async () => [(await import('./pull.js')).PullCommand],
   sync: async () => [(await import('./sync.js')).SyncCommand],

@@ -7,7 +7,7 @@ import type { ParsedRemoteUrl } from '../core/remote-url.js';
 import { HttpClient, type Wording } from '../net/http-client.js';
 import { settingsFromEnv } from '../net/settings.js';
 import { parseProblem, type Problem } from '../protocol/problem.js';
-import { ADMIN_PROJECTS_ROUTE, ADMIN_TOKENS_ROUTE, apiRoot } from '../protocol/routes.js';
+import { ADMIN_PROJECTS_ROUTE, ADMIN_TOKENS_REVOKE_ROUTE, ADMIN_TOKENS_ROUTE, apiRoot } from '../protocol/routes.js';
 
 export const ADMIN_SECRET_ENV = 'TRACER_ADMIN_SECRET';
 
@@ -74,6 +74,21 @@ export async function createTokenOnService(
     ...(input.role ? { role: input.role } : {}),
   });
   return body as unknown as CreatedToken;
+}
+
+/** Revokes every token of this name for the URL's project (or its org); how many there were. */
+export async function revokeTokenOnService(
+  target: ParsedRemoteUrl,
+  adminSecret: string,
+  input: { orgWide: boolean; name: string },
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const { body } = await adminPost(target, ADMIN_TOKENS_REVOKE_ROUTE, adminSecret, env, {
+    org_slug: target.org_slug,
+    project_slug: input.orgWide ? null : target.project_slug,
+    name: input.name,
+  });
+  return Number(body.revoked ?? 0);
 }
 
 async function adminPost(

@@ -51,4 +51,22 @@ test('tracer token create --role push makes an upload-only token: push works, pu
   assert.match(pull.stderr, /role read/);
 });
 
+test('tracer token revoke stops every token of that name, and says when there was none', async () => {
+  const service = await startService();
+  await service.createProject('acme', 'web');
+  const url = `${service.url}/acme/web`;
+  const env = { TRACER_ADMIN_SECRET: service.adminSecret };
+  const token = await service.createToken({ org: 'acme', project: 'web', name: 'laptop' });
+  const whoami = () => fetch(`${service.url}/api/v1/auth/whoami`, { headers: { authorization: `Bearer ${token}` } });
+  assert.is((await whoami()).status, 200);
+  const revoked = await runTracer(['token', 'revoke', url, '--name', 'laptop'], { cwd: tempDir(), home: tempDir(), env });
+  assert.is(revoked.code, 0, revoked.stderr);
+  assert.match(revoked.stdout, /Revoked 1 token named "laptop" for project acme\/web/);
+  assert.is((await whoami()).status, 401);
+  const again = await runTracer(['token', 'revoke', url, '--name', 'laptop'], { cwd: tempDir(), home: tempDir(), env });
+  assert.match(again.stdout, /nothing changed/);
+  const noSecret = await runTracer(['token', 'revoke', url, '--name', 'laptop'], { cwd: tempDir(), home: tempDir() });
+  assert.match(noSecret.stderr, /\(admin_secret_missing\)/);
+});
+
 test.run();
