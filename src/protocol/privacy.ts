@@ -4,16 +4,23 @@
 import type { HttpClient } from '../net/http-client.js';
 import { FORGET_ROUTE, TOMBSTONES_ROUTE } from './routes.js';
 
-/** A tombstone as the service sends it; kept as it came (its signature covers it). */
-export interface WireTombstone {
-  id: string;
+/** What a tombstone says: which row of which family was forgotten, why, by whom and when (never the content). */
+export interface UnsignedTombstone {
   ts: string;
   family: string;
+  /** The members that identify the row in its family: its id member, or its identity members. */
   identity: Record<string, unknown>;
   conversation_id?: string;
+  /** The blob the row named, for a blob family. */
   blob_sha256?: string;
   reason: 'forget' | 'retention';
+  /** The token that forgot it, `retention`, or `admin secret`. */
   by: string;
+}
+
+/** A tombstone as the service sends it; kept as it came (its signature covers it). */
+export interface WireTombstone extends UnsignedTombstone {
+  id: string;
   signature: string;
   [member: string]: unknown;
 }

@@ -64,6 +64,16 @@ export class ProblemError extends Error {
   }
 }
 
+/** 422 invalid_body naming every bad member of a request body (admin, forget, retention). */
+export function invalidBody(errors: ValidationError[]): ProblemError {
+  return new ProblemError(
+    422,
+    'invalid_body',
+    `The body is invalid: ${errors.map((error) => `${error.field} ${error.message}`).join('; ')}.`,
+    errors,
+  );
+}
+
 export function problemBody(status: number, code: string, detail: string, requestId: string, errors?: ValidationError[]): Problem {
   const problem: Problem = { type: `${TYPE_BASE}${code}`, title: TITLES[code] ?? code, status, detail, code, request_id: requestId };
   if (errors) problem.errors = errors;

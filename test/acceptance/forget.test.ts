@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/cli.js';
 import { onPostgres, startService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { addConversation, addLedger, addSummary, addTrace, machine, readRows, transcript, type Machine } from '../helpers/sync-fixtures.js';
-import { filesHolding, tokenWithRole } from '../privacy/support.js';
+import { filesHolding, tokenWithRole, signIn } from '../privacy/support.js';
 
 /**
  * Issue 31, "Must hold": three machines and one service. A pushes a
@@ -160,13 +160,7 @@ async function assertServiceForgot(service: ServiceHandle, token: string, shas: 
   }
   for (const sha of shas) assert.is((await fetch(`${service.url}/api/v1/blobs/${sha}`, { method: 'HEAD', headers })).status, 404);
   // The team view: no transcript and no summary of it.
-  const signIn = await fetch(`${service.url}/ui/sign-in`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: `token=${encodeURIComponent(token)}`,
-    redirect: 'manual',
-  });
-  const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+  const cookie = await signIn(service.url, token);
   const session = await fetch(`${service.url}/ui/api/p/acme/web/sessions/conv-x`, { headers: { cookie } });
   if (session.status === 200) {
     const detail = (await session.json()) as { summary: string | null; has_transcript: boolean };

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { cleanup, runTracer, tempDir } from '../helpers/cli.js';
 import { freshPostgresSchema, onPostgres, spawnService, startService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { clientFor, conversation } from '../server/http.js';
-import { tokenWithRole } from './support.js';
+import { tokenWithRole, signIn } from './support.js';
 
 /**
  * Issue 31, the audit log: who read, forgot or changed what, in a hash chain per
@@ -85,13 +85,7 @@ test('revoking a token stops it and its team view sessions, and is audited', asy
   const token = await tokenWithRole(service, { org: 'acme', project: 'web', name: 'leaver', role: 'read' });
   const client = clientFor(service, token, 'acme', 'web');
   assert.is((await client.get('/api/v1/auth/whoami')).status, 200);
-  const signIn = await fetch(`${service.url}/ui/sign-in`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: `token=${encodeURIComponent(token)}`,
-    redirect: 'manual',
-  });
-  const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+  const cookie = await signIn(service.url, token);
   assert.is((await fetch(`${service.url}/ui/api/projects`, { headers: { cookie } })).status, 200);
   const revoke = await fetch(`${service.url}/api/v1/admin/tokens/revoke`, {
     method: 'POST',

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/cli.js';
 import { freshPostgresSchema, onPostgres, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { clientFor, commitLink, conversation, ledger, summary, trace } from '../server/http.js';
-import { spawnServe } from './support.js';
+import { spawnServe, signIn } from './support.js';
 
 /**
  * Issue 31, retention: `tracer serve --retain conversations=90d,summaries=90d`
@@ -103,13 +103,7 @@ function retentionSuite(backend: 'sqlite' | 'postgres') {
         assert.ok(stones.length >= 2 && stones.every((stone) => stone.reason === 'retention' && stone.by === 'retention'));
       }
       // The team view says the transcript was forgotten by retention (the session's traces stay).
-      const signIn = await fetch(`${serve.url}/ui/sign-in`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: `token=${encodeURIComponent(web.headers().authorization!.slice('Bearer '.length))}`,
-        redirect: 'manual',
-      });
-      const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+      const cookie = await signIn(serve.url, web.headers().authorization!.slice('Bearer '.length));
       const session = (await (await fetch(`${serve.url}/ui/api/p/acme/web/sessions/old`, { headers: { cookie } })).json()) as {
         forgotten: { reason: string; by: string } | null;
         has_transcript: boolean;

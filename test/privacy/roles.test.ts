@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/cli.js';
 import { onPostgres, startService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { assertProblem, clientFor, conversation, sha256, summary, trace, type Client } from '../server/http.js';
-import { tokenWithRole } from './support.js';
+import { signIn, tokenWithRole } from './support.js';
 
 /**
  * Issue 31, roles: a push token cannot pull another member's transcript or open
@@ -92,15 +92,7 @@ function rolesSuite(backend: 'sqlite' | 'postgres') {
   });
 
   test('the team view shows a push token aggregates, never a transcript or a summary', async ({ service, tokens }) => {
-    const cookie = async (token: string) => {
-      const signIn = await fetch(`${service.url}/ui/sign-in`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: `token=${encodeURIComponent(token)}`,
-        redirect: 'manual',
-      });
-      return signIn.headers.get('set-cookie')!.split(';')[0]!;
-    };
+    const cookie = (token: string) => signIn(service.url, token);
     const asPush = await cookie(tokens.push);
     const list = await fetch(`${service.url}/ui/api/p/acme/web/sessions`, { headers: { cookie: asPush } });
     assert.is(list.status, 200);

@@ -86,3 +86,16 @@ export async function spawnServe(args: string[], env: Record<string, string>) {
     },
   };
 }
+
+/** Signs in to the team view with a token; the session cookie (`name=value`) to send back. */
+export async function signIn(serviceUrl: string, token: string): Promise<string> {
+  const response = await fetch(`${serviceUrl}/ui/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `token=${encodeURIComponent(token)}`,
+    redirect: 'manual',
+  });
+  const cookie = response.headers.get('set-cookie');
+  if (response.status !== 303 || !cookie) throw new Error(`sign-in answered ${response.status}`);
+  return cookie.split(';')[0]!;
+}

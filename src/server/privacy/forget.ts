@@ -3,10 +3,11 @@
 // (the selection) and when done (what went), so a service killed half-way still
 // says who started it; the tombstones record each row.
 import { AGENT_ID } from '../../core/agent.js';
+import type { ForgetRequest } from '../../protocol/privacy.js';
 import { memberProblem, timestampMillis } from '../../core/member-checks.js';
 import { isPlainObject } from '../batch.js';
 import type { ServiceContext } from '../context.js';
-import { ProblemError, type ValidationError } from '../problem.js';
+import { invalidBody, ProblemError, type ValidationError } from '../problem.js';
 import type { ProjectRef } from '../storage/types.js';
 import { recordAudit, type AuditActor } from './audit.js';
 import { conversationsOfAgent, MAX_CONVERSATIONS, removeRows } from './removal.js';
@@ -69,14 +70,8 @@ export async function forget(context: ServiceContext, project: ProjectRef, actor
   };
 }
 
-export interface ForgetSelector {
-  conversation_ids?: string[];
-  agent?: string;
-  before?: string;
-  with_traces: boolean;
-  with_attribution: boolean;
-  dry_run: boolean;
-}
+/** What a forget selects: the body of POST /api/v1/forget, checked (the protocol's ForgetRequest). */
+export type ForgetSelector = ForgetRequest;
 
 export function forgetSelector(body: unknown): ForgetSelector {
   if (!isPlainObject(body)) throw new ProblemError(422, 'invalid_body', 'The body must be a JSON object.');
@@ -111,13 +106,7 @@ export function forgetSelector(body: unknown): ForgetSelector {
   }
   if (!errors.length && !selector.conversation_ids && !selector.agent && !selector.before)
     errors.push({ index: 0, field: 'conversation_ids', message: 'is required unless agent or before says what to forget' });
-  if (errors.length)
-    throw new ProblemError(
-      422,
-      'invalid_body',
-      `The body is invalid: ${errors.map((error) => `${error.field} ${error.message}`).join('; ')}.`,
-      errors,
-    );
+  if (errors.length) throw invalidBody(errors);
   return selector;
 }
 

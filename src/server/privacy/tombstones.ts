@@ -8,26 +8,14 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { canonicalJson, contentId, SHA256_HEX } from '../../core/content-id.js';
 import type { FamilyDefinition } from '../../kernel/families.js';
+import type { UnsignedTombstone, WireTombstone } from '../../protocol/privacy.js';
 import { itemKey } from '../batch.js';
 import type { SqlTransaction, TraceStorage } from '../storage/types.js';
 
-export type RemovalReason = 'forget' | 'retention';
+export type RemovalReason = WireTombstone['reason'];
 
-/** The wire form (docs/protocol.md, "Tombstones"). */
-export interface Tombstone {
-  id: string;
-  ts: string;
-  family: string;
-  /** The members that identify the row in its family: its id member, or its identity members. */
-  identity: Record<string, unknown>;
-  conversation_id?: string;
-  /** The blob the row named, for a blob family: the service holds those bytes no more (unless another row names them). */
-  blob_sha256?: string;
-  reason: RemovalReason;
-  /** The token that forgot it, or `retention`. */
-  by: string;
-  signature: string;
-}
+/** The wire form (docs/protocol.md, "Tombstones"): the protocol's, the one both sides read. */
+export type Tombstone = WireTombstone;
 
 /** The members of a row that identify it, as a tombstone carries them. */
 export function identityOf(record: Record<string, unknown>, family: FamilyDefinition): Record<string, unknown> {
@@ -56,11 +44,11 @@ export function signingKey(storage: TraceStorage): Promise<Buffer> {
   return key;
 }
 
-function signatureOf(key: Buffer, unsigned: Omit<Tombstone, 'id' | 'signature'>): string {
+function signatureOf(key: Buffer, unsigned: UnsignedTombstone): string {
   return createHmac('sha256', key).update(canonicalJson(unsigned), 'utf8').digest('hex');
 }
 
-export function makeTombstone(key: Buffer, unsigned: Omit<Tombstone, 'id' | 'signature'>): Tombstone {
+export function makeTombstone(key: Buffer, unsigned: UnsignedTombstone): Tombstone {
   const signed = { ...unsigned, signature: signatureOf(key, unsigned) };
   return { id: contentId(signed, 'id'), ...signed };
 }

@@ -5,7 +5,7 @@ import { bearerToken, hashToken, newToken, secretsEqual, unauthorized } from '..
 import { isPlainObject } from '../batch.js';
 import type { ServiceContext } from '../context.js';
 import { appendAudit } from '../privacy/audit.js';
-import { ProblemError, type ValidationError } from '../problem.js';
+import { invalidBody, ProblemError, type ValidationError } from '../problem.js';
 import { DEFAULT_ROLE, isRole, ROLES } from '../roles.js';
 
 const TOKEN_NAME = /^[\x21-\x7e][\x20-\x7e]{0,99}$/;
@@ -119,11 +119,3 @@ function slugErrors(body: Record<string, unknown>, field: string, required: bool
   return isSlug(value) ? [] : [{ index: 0, field, message: 'must match ^[a-z0-9][a-z0-9._-]{0,63}$' }];
 }
 
-function invalidBody(errors: ValidationError[]): ProblemError {
-  return new ProblemError(
-    422,
-    'invalid_body',
-    `The body is invalid: ${errors.map((error) => `${error.field} ${error.message}`).join('; ')}.`,
-    errors,
-  );
-}

@@ -15,7 +15,7 @@ import { forget, forgetSelector } from '../privacy/forget.js';
 import { releaseUnnamedBlobs, type RemovedRow } from '../privacy/removal.js';
 import { formatAge, parseAge, projectPolicy, runRetention } from '../privacy/retention.js';
 import { EMPTY_DIGEST, insertTombstones, signingKey, tombstoneItemKey, tombstoneProblem, type Tombstone } from '../privacy/tombstones.js';
-import { ProblemError, type ValidationError } from '../problem.js';
+import { invalidBody, ProblemError, type ValidationError } from '../problem.js';
 import type { ProjectRef } from '../storage/types.js';
 import { refoldAfterRemoval } from '../team/forget-view.js';
 
@@ -158,13 +158,7 @@ function retentionBody(body: unknown, families: readonly FamilyDefinition[]): Re
     else if (ms === undefined) errors.push({ index: 0, field: `retain.${name}`, message: 'must be an age such as 90d, 12h, 4w or 1y' });
     else policy[name] = ms;
   }
-  if (errors.length)
-    throw new ProblemError(
-      422,
-      'invalid_body',
-      `The body is invalid: ${errors.map((error) => `${error.field} ${error.message}`).join('; ')}.`,
-      errors,
-    );
+  if (errors.length) throw invalidBody(errors);
   return policy;
 }
 
