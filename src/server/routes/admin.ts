@@ -118,4 +118,3 @@ function slugErrors(body: Record<string, unknown>, field: string, required: bool
   if (value === undefined || value === null) return required ? [{ index: 0, field, message: 'is required' }] : [];
   return isSlug(value) ? [] : [{ index: 0, field, message: 'must match ^[a-z0-9][a-z0-9._-]{0,63}$' }];
 }
-
