@@ -53,6 +53,9 @@ export function describeRemoval(removal: LocalRemoval): string | undefined {
   return `${total} row${total === 1 ? '' : 's'} (${families})${of}`;
 }
 
+/** Where a session keeps the recorded tombstones by family, read by the first filter that needs them. */
+const RECORDED = 'tombstones:recorded';
+
 /** A push holds back what a tombstone names: a copy that came back (from another remote, say) is never sent again. */
 export function forgottenFilter(kernel: Kernel, session: SyncSession, familyName: string): RecordFilter {
   let keys = new Set<string>();
@@ -61,7 +64,10 @@ export function forgottenFilter(kernel: Kernel, session: SyncSession, familyName
   return {
     reason: 'forgotten',
     prepare: async () => {
-      const stones = (await forgottenLocalKeys(session.project.dir)).get(familyName) ?? [];
+      // Read once per session, whatever the number of families that ask.
+      let recorded = session.state.get(RECORDED) as ReturnType<typeof forgottenLocalKeys> | undefined;
+      if (!recorded) session.state.set(RECORDED, (recorded = forgottenLocalKeys(session.project.dir)));
+      const stones = (await recorded).get(familyName) ?? [];
       keys = new Set(stones.map((stone) => store.keyOf(stone.identity)).filter((key): key is string => key !== undefined));
     },
     accept: (record) => keys.size === 0 || !keys.has(store.keyOf(record) ?? ''),
