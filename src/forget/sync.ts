@@ -85,16 +85,6 @@ export async function finishPendingForget(families: readonly RegisteredFamily[],
   await clearPending(projectDir);
 }
 
-/** Records tombstones a forget just made (the service answered with them) and applies every one not applied yet. */
-export async function recordAndApply(
-  families: readonly RegisteredFamily[],
-  projectDir: string,
-  remote: { name: string; url: string },
-  channel: PrivacyChannel,
-): Promise<LocalRemoval> {
-  return (await syncTombstones({ families, projectDir, remote, channel })).removal;
-}
-
 async function readAll(channel: PrivacyChannel, cursor: string | undefined) {
   const items: WireTombstone[] = [];
   let after = cursor;
