@@ -177,8 +177,8 @@ export async function retentionWorkload(options: { conversations: number }, log:
     );
     await db.query('ANALYZE');
     const project = { 'x-tracer-org': ORG, 'x-tracer-project': 'retention' };
-    // The service's own first run comes 10 s after its start: the policy is set after it, so the timed run is the only one.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt + 11_000 - Date.now())));
+    // The service's own first run comes 5 s after its start: the policy is set after it, so the timed run is the only one.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt + 6_000 - Date.now())));
     const policy = await fetch(`${service.handle.url}/api/v1/retention`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${secret}`, ...project, 'content-type': 'application/json' },
@@ -205,7 +205,7 @@ export async function retentionWorkload(options: { conversations: number }, log:
       median_batch_ms?: number;
       batches?: number;
     };
-    // The service's own first run (10 s after start) may take part of the work: what counts is that none is left.
+    // The service's own first run (5 s after start) may take part of the work: what counts is that none is left.
     if (run.status !== 200) throw new Error(`retention run answered ${run.status}: ${JSON.stringify(answer)}`);
     const left = Number(
       (await db.query(`SELECT COUNT(*) AS n FROM items WHERE project_id = $1 AND family = 'conversations'`, [id])).rows[0].n,

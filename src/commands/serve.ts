@@ -60,7 +60,7 @@ export class ServeCommand extends TracerCommand {
       'Remove rows older than this per family, e.g. conversations=90d,summaries=90d (ages in h, d, w, y; env TRACER_SERVE_RETAIN)',
   });
   retentionDelayMs = Option.String('--retention-delay-ms', {
-    description: 'First retention run this long after start (default 10000; env TRACER_SERVE_RETENTION_DELAY_MS)',
+    description: 'First retention run this long after start (default 5000; env TRACER_SERVE_RETENTION_DELAY_MS)',
   });
   retentionIntervalMs = Option.String('--retention-interval-ms', {
     description: 'Then one run every this long (default 3600000, hourly; env TRACER_SERVE_RETENTION_INTERVAL_MS)',

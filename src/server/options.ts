@@ -44,7 +44,7 @@ export const DEFAULTS = {
   // Enough for a typo or two; far too few to guess a 256-bit token.
   signInsPerMinute: 10,
   // "Shortly after start": the listener is up and the first requests are answered first.
-  retentionDelayMs: 10_000,
+  retentionDelayMs: 5_000,
   retentionIntervalMs: 3_600_000,
 };
 

@@ -18,7 +18,7 @@ test('defaults: 127.0.0.1:8787, SQLite under $TRACER_HOME/server, 10 MiB blobs, 
     plugins: [],
     signInsPerMinute: 10,
     retain: undefined,
-    retentionDelayMs: 10_000,
+    retentionDelayMs: 5_000,
     retentionIntervalMs: 3_600_000,
   });
 });
