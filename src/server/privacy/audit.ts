@@ -28,7 +28,6 @@ export interface AuditBody extends AuditEvent {
   prev_hash: string;
 }
 
-
 export function actorOf(token: TokenRecord): AuditActor {
   return { kind: 'token', token_name: token.name, role: token.role, scope: token.project_slug === null ? 'org' : 'project' };
 }
