@@ -47,7 +47,8 @@ export class ServeCommand extends TracerCommand {
     description: 'Close a connection idle this long, e.g. a stalled upload (default 120000; env TRACER_SERVE_IDLE_TIMEOUT_MS)',
   });
   disableRoute = Option.Array('--disable-route', {
-    description: 'Answer 404 on this route as if absent: a family (e.g. summaries), blobs, whoami or ui (the team view); repeatable',
+    description:
+      'Answer 404 on this route as if absent: a family (e.g. summaries), blobs, whoami, tombstones or ui (the team view); repeatable',
   });
   logLevel = Option.String('--log-level', {
     description: 'fatal, error, warn, info, debug, trace or silent (default info; env TRACER_SERVE_LOG_LEVEL)',
