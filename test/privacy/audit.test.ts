@@ -106,6 +106,33 @@ test('revoking a token stops it and its team view sessions, and is audited', asy
   assert.is((await verify(service)).code, 0);
 });
 
+test('admin tokens read the log of their scope: an org admin verifies the chain, a project admin reads its project only', async () => {
+  const service = await startService();
+  await service.createProject('acme', 'web');
+  await service.createProject('acme', 'api');
+  const orgAdmin = await tokenWithRole(service, { org: 'acme', name: 'boss', role: 'admin' });
+  const webAdmin = await tokenWithRole(service, { org: 'acme', project: 'web', name: 'web-boss', role: 'admin' });
+  await tokenWithRole(service, { org: 'acme', project: 'api', name: 'api-dev', role: 'read' });
+  const run = (args: string[], token: string) =>
+    runTracer([...args, '--token-env', 'ACME_ADMIN'], { cwd: tempDir(), home: tempDir(), env: { ACME_ADMIN: token } });
+  const asOrg = await run(['audit', `${service.url}/acme/web`, '--json'], orgAdmin);
+  assert.is(asOrg.code, 0, asOrg.stderr);
+  assert.is(JSON.parse(asOrg.stdout).entries.length, 3, 'the whole org');
+  const verified = await run(['audit', 'verify', `${service.url}/acme/web`], orgAdmin);
+  assert.is(verified.code, 0, verified.stderr);
+  const asProject = await run(['audit', `${service.url}/acme/web`, '--json'], webAdmin);
+  assert.equal(
+    JSON.parse(asProject.stdout).entries.map((entry: any) => entry.entry.target.token_name),
+    ['web-boss'],
+    "the project's entries only",
+  );
+  const narrow = await run(['audit', 'verify', `${service.url}/acme/web`], webAdmin);
+  assert.is.not(narrow.code, 0);
+  assert.match(narrow.stderr, /\(audit_scope_too_narrow\)/);
+  const none = await runTracer(['audit', `${service.url}/acme/web`], { cwd: tempDir(), home: tempDir() });
+  assert.match(none.stderr, /\(admin_credentials_missing\)/);
+});
+
 async function postgresSuite() {
   const pgTest = suite('audit log on PostgreSQL, several processes');
   pgTest.after(async () => {
