@@ -9,6 +9,7 @@ import { ExitCode, TracerError } from '../core/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { openSession, requireProject } from '../engine/session.js';
 import { isRouteMissing } from '../protocol/problem.js';
+import { FORGET_ROUTE } from '../protocol/routes.js';
 import { PRIVACY_CAPABILITY, type ForgetAnswer, type PrivacyChannel } from '../protocol/privacy.js';
 import { applySelection, type LocalRemoval } from './apply.js';
 import { clearPending, writePending, type ForgetSelection } from './journal.js';
@@ -49,6 +50,12 @@ export async function forgetCommand(kernel: Kernel, stdout: Writable, flags: For
       planned = await remote.channel.forget(request(selection, true));
     } catch (error) {
       remote.close();
+      if (isRouteMissing(error))
+        throw new TracerError(
+          'forget_unsupported',
+          `The service of remote "${remote.name}" cannot forget (it has no ${FORGET_ROUTE}); upgrade it, or pass --local-only to forget on this machine alone. Nothing was forgotten.`,
+          { exitCode: ExitCode.failure },
+        );
       throw error;
     }
   }

@@ -49,7 +49,7 @@ export const DEFAULTS = {
 };
 
 /** Route switches that are not families. */
-export const OPTIONAL_ROUTES = ['blobs', 'whoami', 'ui', 'tombstones'] as const;
+export const OPTIONAL_ROUTES = ['blobs', 'whoami', 'ui', 'tombstones', 'forget'] as const;
 
 /** The environment variable behind each flag (documented in docs/server.md). */
 export const ENV = {

@@ -29,4 +29,19 @@ test('a service without /api/v1/tombstones: push and pull work and say nothing o
   assert.equal(readRows(join(a.dir, 'conversations.jsonl')), []);
 });
 
+test('a service that cannot forget: tracer forget says so and changes nothing; --local-only still forgets here', async () => {
+  const service = await startService({ disableRoutes: ['tombstones', 'forget'] });
+  await service.createProject('acme', 'web');
+  const token = await tokenWithRole(service, { org: 'acme', project: 'web', name: 'ada', role: 'admin' });
+  const a = await machine({ remoteUrl: `${service.url}/acme/web`, token });
+  addConversation(a, 'conv-1', Buffer.from('hello\n'));
+  const refused = await a.run(['forget', '--conversation', 'conv-1', '--yes']);
+  assert.is.not(refused.code, 0);
+  assert.match(refused.stderr, /\(forget_unsupported\)/);
+  assert.is(readRows(join(a.dir, 'conversations.jsonl')).length, 1, 'nothing changed');
+  const local = await a.run(['forget', '--conversation', 'conv-1', '--local-only', '--yes']);
+  assert.is(local.code, 0, local.stderr);
+  assert.equal(readRows(join(a.dir, 'conversations.jsonl')), []);
+});
+
 test.run();

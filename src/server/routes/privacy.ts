@@ -21,10 +21,11 @@ import { refoldAfterRemoval } from '../team/forget-view.js';
 
 export function privacyRoutes(context: ServiceContext) {
   return async (app: FastifyInstance) => {
-    app.post(FORGET_ROUTE, async (request) => {
-      const { actor, project } = await adminOfProject(context, request, 'Forgetting');
-      return forget(context, project, actor, forgetSelector(request.body));
-    });
+    if (context.routeEnabled('forget'))
+      app.post(FORGET_ROUTE, async (request) => {
+        const { actor, project } = await adminOfProject(context, request, 'Forgetting');
+        return forget(context, project, actor, forgetSelector(request.body));
+      });
 
     if (context.routeEnabled('tombstones')) registerTombstoneRoutes(app, context);
 
