@@ -48,7 +48,7 @@ export class ServeCommand extends TracerCommand {
   });
   disableRoute = Option.Array('--disable-route', {
     description:
-      'Answer 404 on this route as if absent: a family (e.g. summaries), blobs, whoami, tombstones or ui (the team view); repeatable',
+      'Answer 404 on this route as if absent: a family (e.g. summaries), blobs, whoami, tombstones, forget or ui (the team view); repeatable',
   });
   logLevel = Option.String('--log-level', {
     description: 'fatal, error, warn, info, debug, trace or silent (default info; env TRACER_SERVE_LOG_LEVEL)',
