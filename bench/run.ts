@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { BENCH_DIR, clearRuns, stopAllServices } from './environment.js';
 import { markdownTable, runInfo, saveResults, type Result } from './report.js';
 import { blameWorkload } from './workloads/blame.js';
+import { forgetWorkload, retentionWorkload } from './workloads/forget.js';
 import { conversationWorkload } from './workloads/conversations.js';
 import { hookWorkload } from './workloads/hook.js';
 import { largeFileWorkload } from './workloads/large.js';
@@ -111,6 +112,16 @@ try {
   if (wanted('13')) {
     log('workload 13: start-up');
     results.push(...(await startupWorkload({ runs: runs(9, 21) }, log)));
+  }
+  if (wanted('14')) {
+    log('workload 14: forget one conversation locally');
+    results.push(...(await forgetWorkload({ traces: quick ? 20_000 : 200_000, runs: runs(2, 5) }, log)));
+  }
+  if (wanted('19')) {
+    if (await postgresAvailable()) {
+      log('workload 19: retention on PostgreSQL with uploads meanwhile');
+      results.push(...(await retentionWorkload({ conversations: quick ? 10_000 : 100_000 }, log)));
+    } else log('workload 19: PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): skipped');
   }
 } finally {
   await stopAllServices();

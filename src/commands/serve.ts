@@ -19,9 +19,9 @@ export class ServeCommand extends TracerCommand {
 
       With no \`--database\` it keeps rows in an embedded SQLite database and blobs in a content-addressed folder, both under \`--data-dir\` (default \`$TRACER_HOME/server\`). With \`--database postgres://...\` rows and blobs live in PostgreSQL, so several services behind a load balancer share that database and nothing else.
 
-      Every flag can also come from the environment: TRACER_SERVE_HOST, TRACER_SERVE_PORT, TRACER_SERVE_DATA_DIR, TRACER_DATABASE_URL, BLOB_MAX_BYTES, TRACER_SERVE_BODY_MAX_BYTES, TRACER_SERVE_IDLE_TIMEOUT_MS, TRACER_SERVE_DISABLE_ROUTES (comma-separated), TRACER_SERVE_LOG_LEVEL, TRACER_SERVE_PLUGINS (comma-separated), TRACER_SERVE_SIGN_INS_PER_MINUTE, TRACER_SERVE_ALLOW_SECRETS. TRACER_ADMIN_SECRET enables the admin routes; without it they are off.
-
       Every uploaded transcript (blob or inline) and summary is scanned with the detectors capture uses (the \`redact\` plugin's built-in layers, and any detector plugin given with \`--plugins\`); one that still holds a secret is refused with 422 \`secret_detected\`, so old clients and other uploaders cannot store one either. \`--allow-secrets\` (env TRACER_SERVE_ALLOW_SECRETS=true) turns that off, and the service says so when it starts.
+
+      Every flag can also come from the environment: TRACER_SERVE_HOST, TRACER_SERVE_PORT, TRACER_SERVE_DATA_DIR, TRACER_DATABASE_URL, BLOB_MAX_BYTES, TRACER_SERVE_BODY_MAX_BYTES, TRACER_SERVE_IDLE_TIMEOUT_MS, TRACER_SERVE_DISABLE_ROUTES (comma-separated), TRACER_SERVE_LOG_LEVEL, TRACER_SERVE_PLUGINS (comma-separated), TRACER_SERVE_SIGN_INS_PER_MINUTE, TRACER_SERVE_RETAIN, TRACER_SERVE_RETENTION_DELAY_MS, TRACER_SERVE_RETENTION_INTERVAL_MS, TRACER_SERVE_ALLOW_SECRETS. TRACER_ADMIN_SECRET enables the admin routes; without it they are off.
 
       The first line printed says where it listens, which backend and where the data lives; request logs (JSON, with request ids, never the Authorization header) follow. SIGTERM or SIGINT stops accepting connections, lets in-flight requests finish and closes the database.
     `,
@@ -30,6 +30,7 @@ export class ServeCommand extends TracerCommand {
       ['Listen on every interface, data on PostgreSQL', '$0 serve --host 0.0.0.0 --database postgres://tracer@db/tracer'],
       ['Act like an old server without summaries and blobs', '$0 serve --disable-route summaries --disable-route blobs'],
       ['Serve without the team view', '$0 serve --disable-route ui'],
+      ['Remove transcripts and summaries after 90 days', '$0 serve --retain conversations=90d,summaries=90d'],
     ],
   });
 
@@ -49,7 +50,8 @@ export class ServeCommand extends TracerCommand {
     description: 'Close a connection idle this long, e.g. a stalled upload (default 120000; env TRACER_SERVE_IDLE_TIMEOUT_MS)',
   });
   disableRoute = Option.Array('--disable-route', {
-    description: 'Answer 404 on this route as if absent: a family (e.g. summaries), blobs, whoami or ui (the team view); repeatable',
+    description:
+      'Answer 404 on this route as if absent: a family (e.g. summaries), blobs, whoami, tombstones, forget or ui (the team view); repeatable',
   });
   logLevel = Option.String('--log-level', {
     description: 'fatal, error, warn, info, debug, trace or silent (default info; env TRACER_SERVE_LOG_LEVEL)',
@@ -60,6 +62,16 @@ export class ServeCommand extends TracerCommand {
   allowSecrets = Option.Boolean('--allow-secrets', {
     description:
       'Store uploads that still hold a secret instead of refusing them with 422 secret_detected (env TRACER_SERVE_ALLOW_SECRETS)',
+  });
+  retain = Option.String('--retain', {
+    description:
+      'Remove rows older than this per family, e.g. conversations=90d,summaries=90d (ages in h, d, w, y; env TRACER_SERVE_RETAIN)',
+  });
+  retentionDelayMs = Option.String('--retention-delay-ms', {
+    description: 'First retention run this long after start (default 5000; env TRACER_SERVE_RETENTION_DELAY_MS)',
+  });
+  retentionIntervalMs = Option.String('--retention-interval-ms', {
+    description: 'Then one run every this long (default 3600000, hourly; env TRACER_SERVE_RETENTION_INTERVAL_MS)',
   });
   plugins = Option.Array('--plugins', {
     description: 'Extra plugin module enabling a custom family on the service; repeatable (env TRACER_SERVE_PLUGINS)',
@@ -84,6 +96,9 @@ export class ServeCommand extends TracerCommand {
         plugins: this.plugins,
         signInsPerMinute: this.signInsPerMinute,
         allowSecrets: this.allowSecrets,
+        retain: this.retain,
+        retentionDelayMs: this.retentionDelayMs,
+        retentionIntervalMs: this.retentionIntervalMs,
       },
       env,
       home,

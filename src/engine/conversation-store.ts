@@ -111,6 +111,56 @@ export function blobFamilyStore(projectDir: string, definition: FamilyDefinition
       if (pointAtFreshest(index, times, pointers)) await writeStateFile(indexPath, index);
     },
     /**
+     * Forget: the index first (an id whose snapshot goes points at its freshest
+     * remaining one, or goes), then the rows, then the bytes no row or index entry
+     * names. A kill in between leaves bytes or rows behind, never an index that
+     * names bytes that are gone; the forget's journal (forget/journal.ts) runs it again.
+     */
+    async remove(judge) {
+      const index = await readStateFile(indexPath, indexOptions);
+      const dropped = new Set<string>();
+      const kept: Record<string, unknown>[] = [];
+      for await (const row of rows(() => undefined)) {
+        const key = keyOf(row);
+        if (key && judge.drop(row)) dropped.add(key);
+        else if (key) kept.push(row);
+      }
+      const keptKeys = new Set(kept.map((row) => keyOf(row)));
+      for (const [id, sha] of Object.entries(index)) {
+        const key = `${id}:${sha}`;
+        if (dropped.has(key) || keptKeys.has(key)) continue;
+        // An index entry without a row (bytes placed by hand) is a record too.
+        const record = { [layout.idMember]: id, [blob.shaMember]: sha };
+        if (judge.drop(record)) dropped.add(key);
+      }
+      if (dropped.size === 0) return 0;
+      let indexChanged = false;
+      for (const [id, sha] of Object.entries(index)) {
+        if (!dropped.has(`${id}:${sha}`)) continue;
+        delete index[id];
+        indexChanged = true;
+      }
+      const times = new Map(kept.map((row) => [keyOf(row)!, String(row.ts)]));
+      const survivors: Record<string, unknown>[] = [];
+      for (const row of kept) {
+        const id = row[layout.idMember] as string;
+        if (index[id] === undefined && (await fileExists(blobPath(String(row[blob.shaMember]))))) survivors.push(row);
+      }
+      if (pointAtFreshest(index, times, survivors) || indexChanged) await writeStateFile(indexPath, index);
+      const removedRows = (
+        await rewriteJsonl(rowsPath, {
+          needles: [...dropped].map((key) => key.slice(key.lastIndexOf(':') + 1)),
+          change: (row) => (dropped.has(keyOf(row) ?? '') ? null : undefined),
+        })
+      ).removed;
+      const named = new Set([...kept.map((row) => String(row[blob.shaMember])), ...Object.values(index)]);
+      for (const key of dropped) {
+        const sha = key.slice(key.lastIndexOf(':') + 1);
+        if (!named.has(sha)) await rm(blobPath(sha), { force: true });
+      }
+      return Math.max(removedRows, dropped.size);
+    },
+    /**
      * The rows are appended before the index is rewritten: a process killed
      * between the two leaves rows the index does not point at, and a later pull
      * sees them as duplicates and appends nothing. This points every id at its
@@ -157,7 +207,7 @@ export function blobFamilyStore(projectDir: string, definition: FamilyDefinition
         if (typeof from === 'string' && typeof to === 'string' && from !== to) replaced.set(from, to);
         return after;
       };
-      let count = await rewriteJsonl(rowsPath, async (row) => note(row, await change(row)));
+      let count = (await rewriteJsonl(rowsPath, { change: async (row) => note(row, await change(row)) })).replaced;
       const named = new Set<string>();
       for await (const row of rows(() => undefined)) if (typeof row[blob.shaMember] === 'string') named.add(row[blob.shaMember] as string);
       const index = await readStateFile(indexPath, indexOptions);
@@ -199,6 +249,13 @@ export function blobFamilyStore(projectDir: string, definition: FamilyDefinition
     }
     return changed;
   }
+}
+
+async function fileExists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 function isNewer(candidate: unknown, current: string): boolean {

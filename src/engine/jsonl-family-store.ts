@@ -43,7 +43,10 @@ export function jsonlFamilyStore(projectDir: string, definition: FamilyDefinitio
     async append(records, lines) {
       appendRecords(path, records, lines);
     },
-    rewrite: (change) => rewriteJsonl(path, change),
+    rewrite: async (change) => (await rewriteJsonl(path, { change })).replaced,
+    async remove(judge) {
+      return (await rewriteJsonl(path, { needles: judge.needles, change: (record) => (judge.drop(record) ? null : undefined) })).removed;
+    },
   };
 }
 

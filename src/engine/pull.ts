@@ -42,6 +42,7 @@ export interface PullReport {
 }
 
 export async function runPull(kernel: Kernel, session: SyncSession, since?: string): Promise<PullReport> {
+  if (!session.dryRun) await kernel.hooks.beforeTransfer.promise(session);
   const state = await RemoteSyncState.load(session.project.dir, session.remote.name, session.remote.record.url);
   const report: PullReport = {
     remote: session.remote.name,
@@ -73,6 +74,7 @@ export async function runPull(kernel: Kernel, session: SyncSession, since?: stri
   } finally {
     if (!session.dryRun) await state.flush(true);
   }
+  if (!session.dryRun) await kernel.hooks.afterTransfer.promise(session);
   for (const family of report.families) {
     report.totals.received += family.received;
     report.totals.inserted += family.inserted;

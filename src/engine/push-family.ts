@@ -37,6 +37,8 @@ export interface FamilyPushReport {
   sent: number;
   inserted: number;
   duplicates: number;
+  /** Sent, but the remote had forgotten them and kept none (they are removed here by the next tombstone sync). */
+  forgotten: number;
   /** Held back by a beforeFamily filter, per reason (e.g. waiting_for_attribution). */
   held: Record<string, number>;
   /** Older than --since. */
@@ -87,6 +89,7 @@ export function emptyReport(family: string): FamilyPushReport {
     sent: 0,
     inserted: 0,
     duplicates: 0,
+    forgotten: 0,
     held: {},
     before_since: 0,
     invalid: 0,
@@ -388,6 +391,7 @@ export class FamilyPush {
     this.report.sent += items.length;
     this.report.inserted += answer.inserted;
     this.report.duplicates += answer.duplicates;
+    this.report.forgotten += answer.forgotten ?? 0;
     this.progress();
     await this.state.flush();
   }

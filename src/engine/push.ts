@@ -61,6 +61,7 @@ export async function runPush(kernel: Kernel, session: SyncSession): Promise<Pus
     () => ({ status: 'done', summary: target }),
   );
 
+  if (!session.dryRun) await hooks.beforeTransfer.promise(session);
   const state = await RemoteSyncState.load(session.project.dir, session.remote.name, session.remote.record.url);
   const report: PushReport = {
     remote: session.remote.name,
@@ -87,6 +88,7 @@ export async function runPush(kernel: Kernel, session: SyncSession): Promise<Pus
     // One forced save for the whole push: each save rewrites the whole manifest.
     await state.flush(true);
   }
+  if (!session.dryRun) await hooks.afterTransfer.promise(session);
   for (const family of report.families) {
     report.totals.pending += family.pending;
     report.totals.sent += family.sent;
@@ -109,6 +111,7 @@ export function describeFamilyPush(report: FamilyPushReport, dryRun: boolean): s
     parts.push(
       report.sent === 0 ? 'nothing to push' : `${report.sent} pushed (${report.inserted} new, ${report.duplicates} already there)`,
     );
+  if (report.forgotten > 0) parts.push(`${report.forgotten} forgotten on the remote, not stored`);
   if (report.already_synced > 0) parts.push(`${report.already_synced} already synced`);
   for (const [reason, count] of Object.entries(report.held)) parts.push(`${count} ${reason.replace(/_/g, ' ')}`);
   if (report.before_since > 0) parts.push(`${report.before_since} before --since`);

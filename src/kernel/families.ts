@@ -50,6 +50,8 @@ export interface FamilyDefinition {
    * secret there (`secret_detected`).
    */
   text?: TextContent;
+  /** What `tracer forget` and the service's retention may take back of it; without it, nothing. */
+  privacy?: FamilyPrivacy;
 }
 
 export interface TextContent {
@@ -57,6 +59,20 @@ export interface TextContent {
   members?: readonly string[];
   /** The blob's bytes are such text (a transcript). */
   blob?: boolean;
+}
+
+/** How a family's rows belong to conversations, for forget, retention and token roles (docs/server.md, "Privacy and retention"). */
+export interface FamilyPrivacy {
+  /**
+   * `content`: text from the conversation (transcripts, summaries), forgotten by
+   * default and never pulled by a `push` token; `trace`: forgotten only with
+   * `--with-traces`; `attribution`: only with `--with-attribution`.
+   */
+  kind: 'content' | 'trace' | 'attribution';
+  /** The conversations a record belongs to (none when it names none). */
+  conversations(record: Record<string, unknown>): string[];
+  /** The agent that recorded it, when the record says. */
+  agent?(record: Record<string, unknown>): string | undefined;
 }
 
 /** A family as the kernel holds it: defaults filled in, and which plugin registered it. */

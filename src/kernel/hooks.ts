@@ -46,6 +46,10 @@ export function createHooks() {
     fetchBlob: new AsyncSeriesBailHook<[BlobFetch, SyncSession], BlobFetchResult | undefined>(['blob', 'session']),
     /** Why: old-server fallbacks are plugins that decide whether a missing feature is skipped (with or without a warning) or stops the run. Bail: the first answer picks; none → the run fails. */
     routeMissing: new AsyncSeriesBailHook<[MissingRoute, SyncSession], RouteFallback | undefined>(['missing', 'session']),
+    /** Why: some state is shared by every family (what the remote forgot): plugins bring it in line before a push's or a pull's families move (after the preflight). Series, in tap order; a throw stops the run. */
+    beforeTransfer: new AsyncSeriesHook<[SyncSession]>(['session']),
+    /** Why: the same, once every family has moved (what changed on the remote meanwhile). Series, in tap order. */
+    afterTransfer: new AsyncSeriesHook<[SyncSession]>(['session']),
     /** Why: displays (a live task list, plain lines) observe a run without the engine knowing them; emitted by src/engine/progress.ts alone. Sync: observers only. */
     progress: new SyncHook<[SyncEvent]>(['event']),
   });

@@ -30,6 +30,8 @@ export interface SendAnswer {
   received: number;
   inserted: number;
   duplicates: number;
+  /** Items the remote keeps none of because it forgot them (issue 31); they go from this machine too. */
+  forgotten?: number;
 }
 
 /** One page of a family's records, in the remote's order. */
@@ -71,6 +73,11 @@ export interface Transport {
   getBlob<T>(sha256: string, consume: (body: Readable) => Promise<T>): Promise<T>;
   /** Lets requests just started reach the wire before CPU-bound work (see the HTTP client). */
   yieldToRequests(): Promise<void>;
+  /**
+   * More than families and blobs, by name, for the plugin that knows what to do
+   * with it (e.g. taking data back); undefined when this transport does not offer it.
+   */
+  capability?<T>(name: string): T | undefined;
   close(): void;
 }
 

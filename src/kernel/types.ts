@@ -177,6 +177,12 @@ export interface FamilyStore {
   /** The mark of the position `end` (a line end `scan` gave), to resume from later. */
   markAt?(end: number, line: number, records: number): ScanMark | undefined;
   /**
+   * Removes the records `judge` drops (forget, issue 31): only lines holding one
+   * of its needles are parsed. Crash-safe: each file is rewritten atomically, and
+   * bytes no record names any more are deleted last. Returns how many records went.
+   */
+  remove?(judge: RecordJudge): Promise<number>;
+  /**
    * Brings what the store derives from its records (an index) back in line after
    * a process was killed mid-append. Pull calls it before reading the store.
    */
@@ -188,6 +194,12 @@ export interface FamilyStore {
    * removed. Atomic per file. Returns how many records were replaced.
    */
   rewrite?(change: (record: Record<string, unknown>) => Promise<Record<string, unknown> | undefined>): Promise<number>;
+}
+
+/** Which records a removal takes: those `drop` says, among the lines that hold one of `needles` (all when absent). */
+export interface RecordJudge {
+  needles?: readonly string[];
+  drop(record: Record<string, unknown>): boolean;
 }
 
 /** A position in an append-only store, and the bytes just before it, so a replaced or truncated file is noticed. */

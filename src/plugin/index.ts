@@ -19,7 +19,7 @@ export type { TracerContext } from '../cli/context.js';
 // The kernel: plugins, hooks, families.
 export type { Kernel, KernelContext, TracerPlugin } from '../kernel/kernel.js';
 export type { KernelHookName, KernelHooks } from '../kernel/hooks.js';
-export type { BlobContent, FamilyDefinition, MemberKind, RegisteredFamily, TextContent } from '../kernel/families.js';
+export type { BlobContent, FamilyDefinition, FamilyPrivacy, MemberKind, RegisteredFamily, TextContent } from '../kernel/families.js';
 export type {
   BlobFetch,
   BlobFetchResult,
@@ -51,6 +51,7 @@ export { FeatureMissing, isFeatureMissing, isItemsRefused, ItemsRefused } from '
 // Errors and content ids.
 export { ExitCode, isTracerError, TracerError, type TracerWarning } from '../core/errors.js';
 export { contentId, withContentId } from '../core/content-id.js';
+export { conversationIdsOfUrls, stringMember } from '../core/conversation-members.js';
 
 // Local storage of a family's records and bytes.
 export { storeOf } from '../engine/family-store.js';
@@ -64,6 +65,22 @@ export { chooseRemoteName, readRemotes, requireRemote, type RemoteRecord } from 
 export { resolveCredentials, type CredentialPurpose } from '../store/credentials.js';
 export { readGlobalConfig, readProjectConfig } from '../store/config-files.js';
 export type { Project } from '../store/project.js';
+
+// Taking data back (issue 31): tombstones around a push or a pull. The module loads on first call.
+export async function syncSessionTombstones(
+  kernel: import('../kernel/kernel.js').Kernel,
+  session: import('../kernel/types.js').SyncSession,
+): Promise<void> {
+  return (await import('../forget/session.js')).syncSessionTombstones(kernel, session);
+}
+export async function forgottenFilter(
+  kernel: import('../kernel/kernel.js').Kernel,
+  session: import('../kernel/types.js').SyncSession,
+  family: string,
+): Promise<import('../kernel/types.js').RecordFilter> {
+  return (await import('../forget/session.js')).forgottenFilter(kernel, session, family);
+}
+export type { PrivacyChannel, WireTombstone } from '../protocol/privacy.js';
 
 // Attribution: reconcile commits a merge button made, once their branch's ledgers are here
 // (docs/attribution.md). The module loads on first call, so plugins that never call it pay nothing.

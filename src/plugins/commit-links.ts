@@ -1,5 +1,8 @@
 // The commit-links family (spec §2.2, wire contract "Content ids"): which sessions and traces a commit came from.
-import type { TracerPlugin } from '../plugin/index.js';
+import { stringMember, type FamilyPrivacy, type TracerPlugin } from '../plugin/index.js';
+
+/** Attribution (issue 31): forgotten only with --with-attribution; a link names its sessions. */
+const LINK_PRIVACY: FamilyPrivacy = { kind: 'attribution', conversations: (record) => stringMember(record, 'session_ids') };
 
 const commitLinksFamily: TracerPlugin = {
   name: 'commit-links',
@@ -12,6 +15,7 @@ const commitLinksFamily: TracerPlugin = {
       file: 'commit-links.jsonl',
       storage: ['commit-links.jsonl'],
       manifestKey: 'commit_link_ids',
+      privacy: LINK_PRIVACY,
     });
   },
 };

@@ -1,5 +1,15 @@
 // The summaries family (spec §2.2, wire contract "Content ids"): the latest summary per conversation.
-import type { TracerPlugin } from '../plugin/index.js';
+import { conversationIdsOfUrls, stringMember, type FamilyPrivacy, type TracerPlugin } from '../plugin/index.js';
+
+/** Summaries are content (issue 31); they name their conversation, and always by URL (`<agent>://session/<id>`). */
+const SUMMARY_PRIVACY: FamilyPrivacy = {
+  kind: 'content',
+  conversations: (record) => {
+    const named = stringMember(record, 'conversation_id');
+    return named.length > 0 ? named : conversationIdsOfUrls([record.conversation_url]);
+  },
+  agent: (record) => stringMember(record, 'agent')[0],
+};
 
 const summariesFamily: TracerPlugin = {
   name: 'summaries',
@@ -16,6 +26,7 @@ const summariesFamily: TracerPlugin = {
       follows: 'traces',
       // An agent's closing words: redacted on the way out, and refused by the service while they hold a secret.
       text: { members: ['summary'] },
+      privacy: SUMMARY_PRIVACY,
     });
   },
 };

@@ -1,9 +1,16 @@
 // The traces family (spec §2.2, wire contract "Content ids"). Without --full a
 // push sends only traces some ledger attributes (spec §4.2); the others wait,
 // unsynced, for a ledger or for --full.
-import { storeOf, type Kernel, type TracerPlugin, type TracerWarning } from '../plugin/index.js';
+import { storeOf, stringMember, type FamilyPrivacy, type Kernel, type TracerPlugin, type TracerWarning } from '../plugin/index.js';
 
 export const WAITING_FOR_ATTRIBUTION = 'waiting_for_attribution';
+
+/** Forgotten only with --with-traces (issue 31): one conversation per row, and the agent that wrote it. */
+const TRACE_PRIVACY: FamilyPrivacy = {
+  kind: 'trace',
+  conversations: (record) => stringMember(record, 'conversation_id'),
+  agent: (record) => stringMember(record, 'agent')[0],
+};
 
 const tracesFamily: TracerPlugin = {
   name: 'traces',
@@ -16,6 +23,7 @@ const tracesFamily: TracerPlugin = {
       file: 'traces.jsonl',
       storage: ['traces.jsonl'],
       manifestKey: 'trace_ids',
+      privacy: TRACE_PRIVACY,
     });
     kernel.hooks.beforeFamily.tapPromise('traces', async (plan, session) => {
       if (plan.family.name !== 'traces' || session.push?.full) return plan;

@@ -13,7 +13,13 @@ export function uploadBody(texts: readonly string[]): string {
 /** `{received, inserted, duplicates}`, leniently: a count the service leaves out is none. */
 export function sendAnswerOf(value: unknown): SendAnswer {
   const answer = (typeof value === 'object' && value !== null ? value : {}) as Partial<Record<keyof SendAnswer, unknown>>;
-  return { received: Number(answer.received ?? 0), inserted: Number(answer.inserted ?? 0), duplicates: Number(answer.duplicates ?? 0) };
+  return {
+    received: Number(answer.received ?? 0),
+    inserted: Number(answer.inserted ?? 0),
+    duplicates: Number(answer.duplicates ?? 0),
+    // A service that forgot some of the items says how many (issue 31); older ones never do.
+    ...(answer.forgotten !== undefined ? { forgotten: Number(answer.forgotten) } : {}),
+  };
 }
 
 export function pageParameters(query: PageQuery): Record<string, string | number | undefined> {

@@ -22,6 +22,7 @@ import { quickened, settingsFromEnv } from '../net/settings.js';
 import { BLOB_HEAD_STATUSES, blobRoutePresent, blobUploadHeaders } from './blobs.js';
 import { identityOf, pageOf, pageParameters, sendAnswerOf, uploadBody, type Speaker } from './bodies.js';
 import { CLIENT_BYTES_PER_REQUEST, ITEMS_PER_REQUEST, PAGE_SIZE } from './limits.js';
+import { PRIVACY_CAPABILITY, privacyChannel } from './privacy.js';
 import { isRemoteError, isRouteMissing, type RemoteError } from './problem.js';
 import { remoteClient, type RemoteTarget } from './remote-client.js';
 import { apiRoot, blobRoute, BLOBS_ROUTE, syncRoute, WHOAMI_ROUTE } from './routes.js';
@@ -124,6 +125,7 @@ export function createHttpTransport(remote: ResolvedRemote, request: ConnectRequ
     },
 
     yieldToRequests: letRequestsOut,
+    capability: <T>(name: string) => (name === PRIVACY_CAPABILITY ? (privacyChannel(client) as T) : undefined),
     close: () => client.close(),
   };
 }

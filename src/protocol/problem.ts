@@ -76,6 +76,10 @@ export function remoteErrorFrom(status: number, problem: Problem, remote: Remote
       : `Remote "${remote.name}" has no token bound and the server refused the request (${said}); bind one with tracer remote set-token ${remote.name} --token <TOKEN>.`;
     return new RemoteError(status, { ...problem, code: code ?? 'unauthorized' }, message, ExitCode.auth);
   }
+  if (code === 'role_forbids') {
+    // The token reaches the project but its role does not allow this (issue 31): the service's sentence names the role needed.
+    return new RemoteError(status, problem, `Remote "${remote.name}" refused ${method} ${route}: ${said}.`, ExitCode.auth);
+  }
   if (status === 403 || code === 'forbidden') {
     return new RemoteError(
       status,

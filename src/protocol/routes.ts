@@ -18,6 +18,13 @@ export function blobRoute(sha256: string): string {
 export const WHOAMI_ROUTE = `${API_PREFIX}/auth/whoami`;
 export const ADMIN_PROJECTS_ROUTE = `${API_PREFIX}/admin/projects`;
 export const ADMIN_TOKENS_ROUTE = `${API_PREFIX}/admin/tokens`;
+export const ADMIN_TOKENS_REVOKE_ROUTE = `${API_PREFIX}/admin/tokens/revoke`;
+/** Issue 31: forget, tombstones, retention and the audit log. */
+export const FORGET_ROUTE = `${API_PREFIX}/forget`;
+export const TOMBSTONES_ROUTE = `${API_PREFIX}/tombstones`;
+export const RETENTION_ROUTE = `${API_PREFIX}/retention`;
+export const RETENTION_RUN_ROUTE = `${API_PREFIX}/retention/run`;
+export const AUDIT_ROUTE = `${API_PREFIX}/audit`;
 
 /**
  * Where `/api/v1/...` routes of this remote live: the bare base for a standalone

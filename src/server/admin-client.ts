@@ -7,7 +7,7 @@ import type { ParsedRemoteUrl } from '../core/remote-url.js';
 import { HttpClient, type Wording } from '../net/http-client.js';
 import { settingsFromEnv } from '../net/settings.js';
 import { parseProblem, type Problem } from '../protocol/problem.js';
-import { ADMIN_PROJECTS_ROUTE, ADMIN_TOKENS_ROUTE, apiRoot } from '../protocol/routes.js';
+import { ADMIN_PROJECTS_ROUTE, ADMIN_TOKENS_REVOKE_ROUTE, ADMIN_TOKENS_ROUTE, apiRoot } from '../protocol/routes.js';
 
 export const ADMIN_SECRET_ENV = 'TRACER_ADMIN_SECRET';
 
@@ -24,6 +24,8 @@ export interface CreatedToken {
   project_slug: string | null;
   scope: 'org' | 'project';
   name: string;
+  /** Absent from services older than roles (issue 31). */
+  role?: 'push' | 'read' | 'admin';
 }
 
 /** The admin secret from the environment (spec §5.2 rule 3), or a clear error. */
@@ -62,15 +64,31 @@ export async function registerProjectOnService(
 export async function createTokenOnService(
   target: ParsedRemoteUrl,
   adminSecret: string,
-  input: { orgWide: boolean; name: string },
+  input: { orgWide: boolean; name: string; role?: 'push' | 'read' | 'admin' },
   env: NodeJS.ProcessEnv,
 ): Promise<CreatedToken> {
   const { body } = await adminPost(target, ADMIN_TOKENS_ROUTE, adminSecret, env, {
     org_slug: target.org_slug,
     project_slug: input.orgWide ? null : target.project_slug,
     name: input.name,
+    ...(input.role ? { role: input.role } : {}),
   });
   return body as unknown as CreatedToken;
+}
+
+/** Revokes every token of this name for the URL's project (or its org); how many there were. */
+export async function revokeTokenOnService(
+  target: ParsedRemoteUrl,
+  adminSecret: string,
+  input: { orgWide: boolean; name: string },
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const { body } = await adminPost(target, ADMIN_TOKENS_REVOKE_ROUTE, adminSecret, env, {
+    org_slug: target.org_slug,
+    project_slug: input.orgWide ? null : target.project_slug,
+    name: input.name,
+  });
+  return Number(body.revoked ?? 0);
 }
 
 async function adminPost(

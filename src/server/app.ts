@@ -6,6 +6,7 @@ import { ProblemError, problemFromError, sendProblem } from './problem.js';
 import { adminRoutes } from './routes/admin.js';
 import { blobRoutes } from './routes/blobs.js';
 import { healthRoutes } from './routes/health.js';
+import { privacyRoutes } from './routes/privacy.js';
 import { syncRoutes } from './routes/sync.js';
 import { UI_PREFIX, uiRoutes } from './routes/ui.js';
 import { whoamiRoutes } from './routes/whoami.js';
@@ -108,6 +109,7 @@ export function buildApp(context: ServiceContext): FastifyInstance {
     await scope.register(syncRoutes(context));
     if (context.routeEnabled('blobs')) await scope.register(blobRoutes(context));
     await scope.register(adminRoutes(context));
+    await scope.register(privacyRoutes(context));
   };
   app.register(api);
   app.register(api, { prefix: GATEWAY_PREFIX });

@@ -87,7 +87,14 @@ export function prepareBatch(body: unknown, family: FamilyDefinition): PreparedB
       }
     }
     const body = line !== undefined && !family.blob ? line : JSON.stringify(stored);
-    batch.items.push({ key: itemKey(record, family), tsMillis: timestampMillis(record.ts as string), body });
+    const conversations = family.privacy?.conversations(record) ?? [];
+    batch.items.push({
+      key: itemKey(record, family),
+      tsMillis: timestampMillis(record.ts as string),
+      body,
+      conversationId: conversations.length === 1 ? conversations[0] : undefined,
+      blobSha: family.blob ? (record[family.blob.shaMember] as string) : undefined,
+    });
   });
   if (invalid.length)
     throw new ProblemError(

@@ -6,6 +6,7 @@ import { authorizedProject } from './target.js';
 import type { ProjectRef, TokenRecord, TraceStorage } from './storage/types.js';
 import type { ViewRefresher } from './team/refresher.js';
 import type { SecretGate } from '../redact/gate.js';
+import type { RetentionPolicy } from './privacy/retention.js';
 
 /** What every route module receives. */
 export interface ServiceContext {
@@ -19,6 +20,8 @@ export interface ServiceContext {
   view: ViewRefresher;
   /** Refuses uploads that still hold a secret (422 secret_detected); none with --allow-secrets. */
   gate?: SecretGate;
+  /** `--retain`: family name → maximum age in ms, for every project (a project's own policy overrides it per family). */
+  retention: RetentionPolicy;
 }
 
 declare module 'fastify' {

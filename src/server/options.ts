@@ -25,6 +25,11 @@ export interface ServeOptions {
   signInsPerMinute: number;
   /** Store uploads that still hold a secret instead of refusing them (422 secret_detected); said at start. */
   allowSecrets: boolean;
+  /** `--retain`: `<family>=<age>` pairs, checked against the families once they are known (privacy/retention.ts). */
+  retain?: string;
+  /** When retention first runs after start, then how often. */
+  retentionDelayMs: number;
+  retentionIntervalMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -40,10 +45,13 @@ export const DEFAULTS = {
   logLevel: 'info' as LogLevel,
   // Enough for a typo or two; far too few to guess a 256-bit token.
   signInsPerMinute: 10,
+  // "Shortly after start": the listener is up and the first requests are answered first.
+  retentionDelayMs: 5_000,
+  retentionIntervalMs: 3_600_000,
 };
 
 /** Route switches that are not families. */
-export const OPTIONAL_ROUTES = ['blobs', 'whoami', 'ui'] as const;
+export const OPTIONAL_ROUTES = ['blobs', 'whoami', 'ui', 'tombstones', 'forget'] as const;
 
 /** The environment variable behind each flag (documented in docs/server.md). */
 export const ENV = {
@@ -60,6 +68,9 @@ export const ENV = {
   plugins: 'TRACER_SERVE_PLUGINS',
   signInsPerMinute: 'TRACER_SERVE_SIGN_INS_PER_MINUTE',
   allowSecrets: 'TRACER_SERVE_ALLOW_SECRETS',
+  retain: 'TRACER_SERVE_RETAIN',
+  retentionDelayMs: 'TRACER_SERVE_RETENTION_DELAY_MS',
+  retentionIntervalMs: 'TRACER_SERVE_RETENTION_INTERVAL_MS',
 } as const;
 
 export interface ServeFlags {
@@ -75,6 +86,9 @@ export interface ServeFlags {
   plugins?: string[];
   signInsPerMinute?: string;
   allowSecrets?: boolean;
+  retain?: string;
+  retentionDelayMs?: string;
+  retentionIntervalMs?: string;
 }
 
 export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, home: string): ServeOptions {
@@ -124,6 +138,21 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, h
       { min: 1 },
     ),
     allowSecrets: flags.allowSecrets ?? switchedOn(env[ENV.allowSecrets], ENV.allowSecrets),
+    retain: pick(flags.retain, ENV.retain),
+    retentionDelayMs: integer(
+      pick(flags.retentionDelayMs, ENV.retentionDelayMs),
+      DEFAULTS.retentionDelayMs,
+      '--retention-delay-ms',
+      ENV.retentionDelayMs,
+      { min: 0 },
+    ),
+    retentionIntervalMs: integer(
+      pick(flags.retentionIntervalMs, ENV.retentionIntervalMs),
+      DEFAULTS.retentionIntervalMs,
+      '--retention-interval-ms',
+      ENV.retentionIntervalMs,
+      { min: 1000 },
+    ),
   };
 }
 

@@ -45,6 +45,7 @@ const TITLES: Record<string, string> = {
   blob_too_large: 'Blob too large',
   secret_detected: 'Secret detected',
   admin_disabled: 'Administration is off',
+  role_forbids: "Token's role does not allow this",
   invalid_request: 'Malformed request',
   headers_too_large: 'Request headers too large',
   request_timeout: 'Request timed out',
@@ -62,6 +63,16 @@ export class ProblemError extends Error {
   ) {
     super(detail);
   }
+}
+
+/** 422 invalid_body naming every bad member of a request body (admin, forget, retention). */
+export function invalidBody(errors: ValidationError[]): ProblemError {
+  return new ProblemError(
+    422,
+    'invalid_body',
+    `The body is invalid: ${errors.map((error) => `${error.field} ${error.message}`).join('; ')}.`,
+    errors,
+  );
 }
 
 export function problemBody(status: number, code: string, detail: string, requestId: string, errors?: ValidationError[]): Problem {

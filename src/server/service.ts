@@ -7,6 +7,8 @@ import { checkDisabledRoutes, type ServeOptions } from './options.js';
 import type { TraceStorage } from './storage/types.js';
 import { ViewRefresher } from './team/refresher.js';
 import type { SecretGate } from '../redact/gate.js';
+import { formatAge, parseRetainFlag, RetentionSchedule } from './privacy/retention.js';
+import { signingKey } from './privacy/tombstones.js';
 
 export interface RunningService {
   /** `http://<host>:<port>` where it listens (the real port when 0 was asked). */
@@ -44,7 +46,16 @@ export async function startService(
     options.disabledRoutes,
     families.map((family) => family.name),
   );
+  const retention = parseRetainFlag(
+    options.retain,
+    families.map((family) => family.name),
+  );
   const storage = await openStorage(options);
+  // Made on the first start, so that every backup holds it: a restored service still knows its own tombstones.
+  await signingKey(storage).catch(async (error: unknown) => {
+    await storage.close();
+    throw error;
+  });
   // The refresher logs through the app's logger, made just below (it logs only once requests run).
   const view = new ViewRefresher(storage, () => app.log);
   const context: ServiceContext = {
@@ -54,7 +65,16 @@ export async function startService(
     routeEnabled: (name) => !options.disabledRoutes.includes(name),
     view,
     gate,
+    retention,
   };
+  const schedule = new RetentionSchedule({
+    storage,
+    families,
+    servicePolicy: retention,
+    delayMs: options.retentionDelayMs,
+    intervalMs: options.retentionIntervalMs,
+    log: () => app.log,
+  });
   const app = buildApp(context);
   let closing = false;
   // Once stopping, every answer says Connection: close, so kept-alive connections end after their request.
@@ -81,7 +101,13 @@ export async function startService(
   const url = `http://${host}:${port}`;
   const where = storage.backend === 'sqlite' ? `data in ${storage.location}` : `data in ${storage.location} (rows and blobs)`;
   const admin = options.adminSecret ? 'admin routes on' : 'admin routes off (set TRACER_ADMIN_SECRET to enable them)';
-  const startupLine = `tracer serve listening on ${url}, backend ${storage.backend}, ${where}, ${admin}`;
+  const retain = Object.keys(retention).length
+    ? `, retaining ${Object.entries(retention)
+        .map(([name, ms]) => `${name} ${formatAge(ms)}`)
+        .join(', ')}`
+    : '';
+  const startupLine = `tracer serve listening on ${url}, backend ${storage.backend}, ${where}, ${admin}${retain}`;
+  schedule.start();
 
   let stopped: Promise<void> | undefined;
   const stop = (abrupt: boolean) =>
@@ -92,6 +118,7 @@ export async function startService(
       else app.server.closeIdleConnections();
       await closed;
       await app.close();
+      await schedule.stop();
       await view.stop();
       await storage.close();
     })());

@@ -195,11 +195,13 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   if (isTracerError(error)) {
     const status = NOT_FOUND_CODES.has(error.code)
       ? 404
-      : BAD_REQUEST_CODES.has(error.code)
-        ? 400
-        : error.code === 'blame_unavailable'
-          ? 501
-          : 500;
+      : error.code === 'role_forbids'
+        ? 403
+        : BAD_REQUEST_CODES.has(error.code)
+          ? 400
+          : error.code === 'blame_unavailable'
+            ? 501
+            : 500;
     return reply.code(status).send({ code: error.code, message: error.message });
   }
   const status = (error as { statusCode?: number }).statusCode;

@@ -133,6 +133,12 @@ export interface SessionDetail extends SessionRow {
   timeline_total: number;
   commits: Array<{ sha: string; ts: string | null; subject: string | null }>;
   transcript_bytes: number | null;
+  /** The team view (issue 31): when its transcript was forgotten or expired, and by whom. */
+  forgotten?: { reason: 'forget' | 'retention'; ts: string; by: string } | null;
+  /** The team view: the signed-in token's role shows no transcripts or summaries (`push`). */
+  transcript_hidden?: boolean;
+  /** The team view: where an admin confirms forgetting this conversation. */
+  forget_url?: string | null;
 }
 
 export interface DiffLine {

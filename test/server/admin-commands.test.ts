@@ -39,10 +39,10 @@ test('token create prints a working token once: project scope by default, org sc
   assert.match(token, /^trc_[A-Za-z0-9_-]{43}$/);
   assert.match(project.stderr, 'shown only this once');
   const who = await clientFor(service, token, 'acme', 'web').get('/api/v1/auth/whoami');
-  assert.equal(who.json, { org_slug: 'acme', project_slug: 'web', scope: 'project', token_name: 'laptop' });
+  assert.equal(who.json, { org_slug: 'acme', project_slug: 'web', scope: 'project', token_name: 'laptop', role: 'read' });
   const org = await tracer(['token', 'create', `${service.url}/acme/web`, '--org-wide'], env);
   const orgWho = await clientFor(service, org.stdout.trim(), 'acme', 'web').get('/api/v1/auth/whoami');
-  assert.equal(orgWho.json, { org_slug: 'acme', project_slug: null, scope: 'org', token_name: 'tracer-cli' });
+  assert.equal(orgWho.json, { org_slug: 'acme', project_slug: null, scope: 'org', token_name: 'tracer-cli', role: 'read' });
   const unknown = await tracer(['token', 'create', `${service.url}/acme/nope`], env);
   assert.is(unknown.code, 7, unknown.stderr);
   assert.match(unknown.stderr, '(project_not_found)');

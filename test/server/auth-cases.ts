@@ -28,9 +28,9 @@ export function authCases(test: Test<{ fixture: Fixture }>): void {
   test('whoami describes the token whatever the target headers say', async ({ fixture }) => {
     const web = await fixture.web.get('/api/v1/auth/whoami');
     assert.is(web.status, 200);
-    assert.equal(web.json, { org_slug: 'acme', project_slug: 'web', scope: 'project', token_name: 'web-laptop' });
+    assert.equal(web.json, { org_slug: 'acme', project_slug: 'web', scope: 'project', token_name: 'web-laptop', role: 'read' });
     const org = await clientFor(fixture.service, fixture.tokens.acmeOrg, 'globex', 'elsewhere').get('/api/v1/auth/whoami');
-    assert.equal(org.json, { org_slug: 'acme', project_slug: null, scope: 'org', token_name: 'acme-ci' });
+    assert.equal(org.json, { org_slug: 'acme', project_slug: null, scope: 'org', token_name: 'acme-ci', role: 'read' });
     const noHeaders = await request(`${fixture.service.url}/api/v1/auth/whoami`, {
       headers: { authorization: `Bearer ${fixture.tokens.shop}` },
     });
@@ -136,7 +136,10 @@ export function authCases(test: Test<{ fixture: Fixture }>): void {
     assertProblem(await admin('/api/v1/admin/tokens', { org_slug: 'acme', project_slug: 'new' }), 422, 'invalid_body');
     const created = await admin('/api/v1/admin/tokens', { org_slug: 'acme', project_slug: 'new', name: 'fresh' });
     assert.is(created.status, 201);
-    assert.equal({ ...created.json, token: 'x' }, { token: 'x', org_slug: 'acme', project_slug: 'new', scope: 'project', name: 'fresh' });
+    assert.equal(
+      { ...created.json, token: 'x' },
+      { token: 'x', org_slug: 'acme', project_slug: 'new', scope: 'project', name: 'fresh', role: 'read' },
+    );
     const who = await clientFor(service, created.json.token, 'acme', 'new').get('/api/v1/auth/whoami');
     assert.is(who.json.token_name, 'fresh');
     assertProblem(await admin('/api/v1/admin/projects', '{not json'), 422, 'invalid_body');

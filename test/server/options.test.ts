@@ -18,6 +18,9 @@ test('defaults: 127.0.0.1:8787, SQLite under $TRACER_HOME/server, 10 MiB blobs, 
     plugins: [],
     signInsPerMinute: 10,
     allowSecrets: false,
+    retain: undefined,
+    retentionDelayMs: 5_000,
+    retentionIntervalMs: 3_600_000,
   });
 });
 
@@ -38,6 +41,9 @@ test('every flag also comes from the environment, BLOB_MAX_BYTES under the specâ
       TRACER_SERVE_PLUGINS: './family.js',
       TRACER_SERVE_SIGN_INS_PER_MINUTE: '3',
       TRACER_SERVE_ALLOW_SECRETS: 'true',
+      TRACER_SERVE_RETAIN: 'conversations=90d',
+      TRACER_SERVE_RETENTION_DELAY_MS: '0',
+      TRACER_SERVE_RETENTION_INTERVAL_MS: '60000',
     },
     '/h',
   );
@@ -55,6 +61,9 @@ test('every flag also comes from the environment, BLOB_MAX_BYTES under the specâ
     plugins: ['./family.js'],
     signInsPerMinute: 3,
     allowSecrets: true,
+    retain: 'conversations=90d',
+    retentionDelayMs: 0,
+    retentionIntervalMs: 60_000,
   });
 });
 

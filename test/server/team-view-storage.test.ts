@@ -74,7 +74,7 @@ async function push(storage: TraceStorage, project: number, family: string, reco
   );
 }
 
-const org = { hash: 'x'.repeat(64), org_slug: 'acme', project_slug: null, name: 'lead' };
+const org = { hash: 'x'.repeat(64), org_slug: 'acme', project_slug: null, name: 'lead', role: 'read' as const };
 
 async function cases(open: () => Promise<TraceStorage>) {
   const storage = await open();
@@ -182,6 +182,11 @@ test('SQLite: the team view over a database made before it', async () => {
   }>)
     db.exec(`DROP TABLE ${name}`);
   db.exec('DROP TABLE web_sessions; DROP INDEX items_project_seq; ALTER TABLE items DROP COLUMN pushed_by');
+  // And what migration 4 (issue 31) added.
+  db.exec(`DROP TABLE tombstones; DROP TABLE tombstone_heads; DROP TABLE audit_log; DROP TABLE audit_heads;
+    DROP TABLE retention_policies; DROP TABLE blob_unlinks; DROP TABLE service_keys;
+    DROP INDEX items_conversation; DROP INDEX items_blob; DROP INDEX items_age; DROP INDEX blob_owners_sha;
+    ALTER TABLE items DROP COLUMN conversation_id; ALTER TABLE items DROP COLUMN blob_sha; ALTER TABLE tokens DROP COLUMN role`);
   db.close();
   await cases(() => SqliteStorage.open(dir));
 });

@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isSlug } from '../../core/remote-url.js';
-import { ADMIN_PROJECTS_ROUTE, ADMIN_TOKENS_ROUTE } from '../../protocol/routes.js';
+import { ADMIN_PROJECTS_ROUTE, ADMIN_TOKENS_REVOKE_ROUTE, ADMIN_TOKENS_ROUTE } from '../../protocol/routes.js';
 import { bearerToken, hashToken, newToken, secretsEqual, unauthorized } from '../auth.js';
 import { isPlainObject } from '../batch.js';
 import type { ServiceContext } from '../context.js';
-import { ProblemError, type ValidationError } from '../problem.js';
+import { appendAudit } from '../privacy/audit.js';
+import { invalidBody, ProblemError, type ValidationError } from '../problem.js';
+import { DEFAULT_ROLE, isRole, ROLES } from '../roles.js';
 
 const TOKEN_NAME = /^[\x21-\x7e][\x20-\x7e]{0,99}$/;
 
@@ -33,7 +35,10 @@ export function adminRoutes(context: ServiceContext) {
       if (typeof body.name !== 'string' || !TOKEN_NAME.test(body.name)) {
         errors.push({ index: 0, field: 'name', message: 'is required: 1 to 100 printable ASCII characters, not starting with a space' });
       }
+      if (body.role !== undefined && body.role !== null && !isRole(body.role))
+        errors.push({ index: 0, field: 'role', message: `must be one of ${ROLES.join(', ')}` });
       if (errors.length) throw invalidBody(errors);
+      const role = isRole(body.role) ? body.role : DEFAULT_ROLE;
       const org = body.org_slug as string;
       const project = (body.project_slug as string | null | undefined) ?? null;
       if (project !== null && !(await context.storage.findProject(org, project))) {
@@ -44,15 +49,52 @@ export function adminRoutes(context: ServiceContext) {
         );
       }
       const token = newToken();
-      await context.storage.createToken({ hash: hashToken(token), org_slug: org, project_slug: project, name: body.name as string });
-      return reply
-        .code(201)
-        .send({ token, org_slug: org, project_slug: project, scope: project === null ? 'org' : 'project', name: body.name });
+      const scope = project === null ? 'org' : 'project';
+      await context.storage.createToken({ hash: hashToken(token), org_slug: org, project_slug: project, name: body.name as string, role });
+      await context.storage.transaction((tx) =>
+        appendAudit(tx, {
+          action: 'token.create',
+          actor: { kind: 'admin_secret' },
+          org_slug: org,
+          project_slug: project,
+          target: { token_name: body.name, role, scope },
+        }),
+      );
+      return reply.code(201).send({ token, org_slug: org, project_slug: project, scope, name: body.name, role });
+    });
+
+    // Extension (issue 31): every token of this name and scope stops working, and its team view sessions with it.
+    app.post(ADMIN_TOKENS_REVOKE_ROUTE, guard, async (request) => {
+      const body = requireBody(request.body);
+      const errors = [...slugErrors(body, 'org_slug', true), ...slugErrors(body, 'project_slug', false)];
+      if (typeof body.name !== 'string' || !TOKEN_NAME.test(body.name)) errors.push({ index: 0, field: 'name', message: 'is required' });
+      if (errors.length) throw invalidBody(errors);
+      const org = body.org_slug as string;
+      const project = (body.project_slug as string | null | undefined) ?? null;
+      const revoked = await context.storage.transaction(async (tx) => {
+        const scoped = project === null ? 'project_slug IS NULL' : 'project_slug = ?';
+        const params = project === null ? [org, body.name] : [org, body.name, project];
+        await tx.execute(
+          `DELETE FROM web_sessions WHERE token_hash IN (SELECT hash FROM tokens WHERE org_slug = ? AND name = ? AND ${scoped})`,
+          params,
+        );
+        const count = await tx.execute(`DELETE FROM tokens WHERE org_slug = ? AND name = ? AND ${scoped}`, params);
+        if (count > 0)
+          await appendAudit(tx, {
+            action: 'token.revoke',
+            actor: { kind: 'admin_secret' },
+            org_slug: org,
+            project_slug: project,
+            target: { token_name: body.name, tokens: count },
+          });
+        return count;
+      });
+      return { org_slug: org, project_slug: project, name: body.name, revoked };
     });
   };
 }
 
-async function requireAdmin(context: ServiceContext, request: FastifyRequest): Promise<void> {
+export async function requireAdmin(context: ServiceContext, request: FastifyRequest): Promise<void> {
   const secret = context.options.adminSecret;
   if (!secret) {
     throw new ProblemError(
@@ -75,13 +117,4 @@ function slugErrors(body: Record<string, unknown>, field: string, required: bool
   const value = body[field];
   if (value === undefined || value === null) return required ? [{ index: 0, field, message: 'is required' }] : [];
   return isSlug(value) ? [] : [{ index: 0, field, message: 'must match ^[a-z0-9][a-z0-9._-]{0,63}$' }];
-}
-
-function invalidBody(errors: ValidationError[]): ProblemError {
-  return new ProblemError(
-    422,
-    'invalid_body',
-    `The body is invalid: ${errors.map((error) => `${error.field} ${error.message}`).join('; ')}.`,
-    errors,
-  );
 }

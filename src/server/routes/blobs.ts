@@ -4,8 +4,11 @@ import { SHA256_HEX } from '../../core/content-id.js';
 import { BLOBS_ROUTE } from '../../protocol/routes.js';
 import { blobTooLarge } from '../blob-stream.js';
 import { projectOf, requireProject, type ServiceContext } from '../context.js';
+import { auditBlobRead } from '../privacy/guards.js';
+import { blobForgotten } from '../privacy/tombstones.js';
 import { ProblemError } from '../problem.js';
 import type { StreamFinding } from '../../redact/stream.js';
+import { requireRole } from '../roles.js';
 
 export const SHA_HEADER = 'x-content-sha256';
 
@@ -29,8 +32,10 @@ export function blobRoutes(context: ServiceContext) {
 
     app.get(`${BLOBS_ROUTE}/:sha`, guard, async (request, reply) => {
       const sha = shaParam(request);
+      requireRole(request.tracerToken!, 'read', 'Fetching transcript bytes');
       const blob = await context.storage.readBlob(projectOf(request).id, sha);
       if (!blob) throw blobNotFound(sha);
+      await auditBlobRead(context, request, projectOf(request), sha);
       return reply
         .code(200)
         .type('application/octet-stream')
@@ -52,6 +57,11 @@ export function blobRoutes(context: ServiceContext) {
       if (Number.isFinite(declared) && declared > context.options.blobMaxBytes)
         throw refuseUnread(request, reply, blobTooLarge(context.options.blobMaxBytes));
       const body = request.body as Readable | undefined;
+      // Bytes this project forgot are not kept again (issue 31); their row is answered as forgotten too.
+      if (await blobForgotten(context.storage, projectOf(request).id, claimed)) {
+        refuseUnread(request, reply, blobTooLarge(0));
+        return reply.code(200).send({ sha256: claimed, size: 0, forgotten: true });
+      }
       try {
         // destroyOnReturn: false — a refused upload must not cut the connection before the answer is out.
         const bytes = body ? body.iterator({ destroyOnReturn: false }) : ([] as Uint8Array[]);

@@ -6,6 +6,7 @@ import { BLOBS_ROUTE, syncRoute } from '../../protocol/routes.js';
 import { prepareBatch } from '../batch.js';
 import { projectOf, requireProject, type ServiceContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
+import { auditPulled, checkPullRole, releaseLateForgotten, withoutForgotten } from '../privacy/guards.js';
 import { ProblemError, type ValidationError } from '../problem.js';
 import type { ProjectRef } from '../storage/types.js';
 import type { SecretGate } from '../../redact/gate.js';
@@ -26,6 +27,8 @@ export function syncRoutes(context: ServiceContext) {
 async function upload(context: ServiceContext, family: FamilyDefinition, request: FastifyRequest) {
   const project = projectOf(request);
   const batch = prepareBatch(request.body, family);
+  // Rows this project forgot are not stored again (issue 31): answered as `forgotten`.
+  const forgotten = await withoutForgotten(context, project, family, batch);
   // Checked before anything is written, so a refused batch changes nothing.
   if (context.gate && family.text) await refuseSecrets(context.gate, family, (request.body as { items: unknown[] }).items);
   const missing: ValidationError[] = [];
@@ -57,9 +60,12 @@ async function upload(context: ServiceContext, family: FamilyDefinition, request
   for (const [sha, bytes] of batch.inlineBlobs) await context.storage.writeBlob(project.id, sha, [bytes], Number.POSITIVE_INFINITY);
   const received = (request.body as { items: unknown[] }).items.length;
   const inserted = await context.storage.insertItems(project.id, family.name, batch.items, request.tracerToken?.name);
+  if (inserted < batch.items.length) await releaseLateForgotten(context, project, [...batch.inlineBlobs.keys()]);
   // The team view takes the new rows in now or once the uploads pause, by backend (team/refresher.ts).
   if (inserted > 0 && context.routeEnabled('ui')) await context.view.afterUpload(project.id);
-  return { received, inserted, duplicates: received - inserted };
+  const answer = { received, inserted, duplicates: received - inserted - forgotten };
+  // Extension (issue 31), present only when it says something: the answer keeps the contract's shape otherwise.
+  return forgotten > 0 ? { ...answer, forgotten } : answer;
 }
 
 /** The second gate (src/redact/gate.ts): a batch whose text still holds a secret is refused whole, naming the items. */
@@ -89,6 +95,7 @@ async function refuseSecrets(gate: SecretGate, family: FamilyDefinition, items: 
 
 async function pull(context: ServiceContext, family: FamilyDefinition, request: FastifyRequest) {
   const project = projectOf(request);
+  checkPullRole(request, family);
   const query = request.query as Record<string, string | undefined>;
   const after = decodeCursor(query.after);
   const limit = pageSize(query.limit);
@@ -105,6 +112,7 @@ async function pull(context: ServiceContext, family: FamilyDefinition, request: 
   const page = await context.storage.pullItems(project.id, family.name, { after, limit, sinceMillis });
   const items = [];
   for (const row of page.rows) items.push(await outgoing(context, family, project, JSON.parse(row.body)));
+  await auditPulled(context, request, project, family, items);
   const last = page.rows.at(-1)?.seq ?? after;
   return { items, next_cursor: encodeCursor(last), has_more: page.hasMore };
 }

@@ -15,7 +15,9 @@ import { hashToken } from '../auth.js';
 import type { ServiceContext } from '../context.js';
 import type { TokenRecord } from '../storage/types.js';
 import { ServiceDataSource } from '../team/data-source.js';
+import { registerForgetAction } from '../team/forget-action.js';
 import { messagePage, signInPage } from '../team/pages.js';
+import { actorOf, recordAudit } from '../privacy/audit.js';
 import { closeWebSession, openWebSession, SESSION_LIFETIME_MS, webSessionToken } from '../team/web-sessions.js';
 
 export const UI_PREFIX = '/ui';
@@ -56,7 +58,15 @@ export function uiRoutes(context: ServiceContext) {
             .send({ code: 'sign_in_required', message: `Sign in at ${UI_PREFIX}/sign-in with a token of this service.` });
         return reply.code(401).type('text/html; charset=utf-8').send(signInPage(UI_PREFIX));
       }
-      request.tracerViewer = { token, source: new ServiceDataSource(context.storage, token, context.view) };
+      request.tracerViewer = {
+        token,
+        source: new ServiceDataSource(
+          context.storage,
+          token,
+          context.view,
+          (projectId, id) => `${UI_PREFIX}/p/${projectId}/sessions/${encodeURIComponent(id)}/forget`,
+        ),
+      };
       return undefined;
     });
 
@@ -80,6 +90,7 @@ export function uiRoutes(context: ServiceContext) {
     };
     registerApi(app, mount);
     registerPages(app, mount);
+    registerForgetAction(app, context, { base: UI_PREFIX, tokenOf: (request) => viewer(request).token, sameOrigin });
 
     app.setNotFoundHandler((request, reply) => {
       if (request.url.startsWith(`${UI_PREFIX}/api/`)) return reply.code(404).send({ code: 'not_found', message: 'No such API route.' });
@@ -116,6 +127,13 @@ async function signIn(context: ServiceContext, request: FastifyRequest, reply: F
   const id = await openWebSession(context.storage, token);
   reply.setCookie(SESSION_COOKIE, id, { ...cookieOptions(request), maxAge: SESSION_LIFETIME_MS / 1000 });
   request.log.info({ token_name: token.name }, 'team view sign-in');
+  await recordAudit(context.storage, {
+    action: 'ui.sign_in',
+    actor: actorOf(token),
+    org_slug: token.org_slug,
+    project_slug: token.project_slug,
+    target: {},
+  });
   return reply.redirect(`${UI_PREFIX}/`, 303);
 }
 

@@ -13,6 +13,8 @@ export function whoamiRoutes(context: ServiceContext) {
         project_slug: token.project_slug,
         scope: token.project_slug === null ? 'org' : 'project',
         token_name: token.name,
+        // Extension (issue 31): what the token may do.
+        role: token.role,
       };
     });
   };

@@ -9,10 +9,25 @@ export interface Dialect {
   int: string;
   /** Text compared byte-wise, so ISO timestamps sort as time whatever the database's collation. */
   ts: string;
+  /** An auto-numbered 64-bit primary key column. */
+  serial: string;
+  /** A top-level string member of a JSON text column, or NULL. */
+  jsonText(column: string, member: string): string;
 }
 
-export const SQLITE_DIALECT: Dialect = { int: 'INTEGER', ts: 'TEXT' };
-export const POSTGRES_DIALECT: Dialect = { int: 'BIGINT', ts: 'TEXT COLLATE "C"' };
+export const SQLITE_DIALECT: Dialect = {
+  int: 'INTEGER',
+  ts: 'TEXT',
+  serial: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+  jsonText: (column, member) => `CASE WHEN json_valid(${column}) THEN json_extract(${column}, '$.${member}') END`,
+};
+export const POSTGRES_DIALECT: Dialect = {
+  int: 'BIGINT',
+  ts: 'TEXT COLLATE "C"',
+  serial: 'BIGSERIAL PRIMARY KEY',
+  // A regular expression, not ::jsonb: jsonb refuses "\u0000", which a stored row may hold.
+  jsonText: (column, member) => `substring(${column} from '"${member}"\\s*:\\s*"([^"\\\\]*)"')`,
+};
 
 export const MIGRATIONS_TABLE = 'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)';
 
@@ -63,6 +78,36 @@ export function migrations(d: Dialect): Array<{ version: number; statements: str
       statements: [
         `ALTER TABLE view_progress ADD COLUMN folded ${d.int} NOT NULL DEFAULT 0`,
         `UPDATE view_progress SET folded = (SELECT COUNT(*) FROM items i WHERE i.project_id = view_progress.project_id AND i.seq <= view_progress.seq)`,
+      ],
+    },
+    {
+      // Data that can be taken back (issue 31): token roles (every token so far keeps what it
+      // could do: read), tombstones of forgotten rows and their per-project digest, the
+      // audit log's per-org hash chains, retention policies, and blob files left to unlink.
+      version: 4,
+      statements: [
+        "ALTER TABLE tokens ADD COLUMN role TEXT NOT NULL DEFAULT 'read'",
+        // Which conversation a row belongs to and which blob it names, so forget and retention find them by index.
+        'ALTER TABLE items ADD COLUMN conversation_id TEXT',
+        'ALTER TABLE items ADD COLUMN blob_sha TEXT',
+        `UPDATE items SET conversation_id = ${d.jsonText('body', 'conversation_id')}, blob_sha = ${d.jsonText('body', 'content_sha256')}`,
+        'CREATE INDEX items_conversation ON items (project_id, conversation_id)',
+        'CREATE INDEX items_blob ON items (project_id, blob_sha)',
+        'CREATE INDEX items_age ON items (project_id, family, ts_ms)',
+        // Whether any project still owns a blob, and PostgreSQL's foreign key check when a blob row goes: without it, a scan per blob.
+        'CREATE INDEX IF NOT EXISTS blob_owners_sha ON blob_owners (sha)',
+        `CREATE TABLE tombstones (seq ${d.serial}, project_id ${d.int} NOT NULL, family TEXT NOT NULL, item_key TEXT NOT NULL,
+          id TEXT NOT NULL, body TEXT NOT NULL, conversation_id TEXT, blob_sha TEXT, reason TEXT NOT NULL, ts ${d.ts} NOT NULL,
+          UNIQUE (project_id, family, item_key))`,
+        'CREATE INDEX tombstones_pull ON tombstones (project_id, seq)',
+        'CREATE INDEX tombstones_conversation ON tombstones (project_id, conversation_id)',
+        'CREATE INDEX tombstones_blob ON tombstones (project_id, blob_sha)',
+        `CREATE TABLE tombstone_heads (project_id ${d.int} PRIMARY KEY, count ${d.int} NOT NULL, digest TEXT NOT NULL)`,
+        `CREATE TABLE audit_log (org_slug TEXT NOT NULL, n ${d.int} NOT NULL, body TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (org_slug, n))`,
+        `CREATE TABLE audit_heads (org_slug TEXT PRIMARY KEY, n ${d.int} NOT NULL, hash TEXT NOT NULL)`,
+        'CREATE TABLE retention_policies (project_id INTEGER PRIMARY KEY, policy TEXT NOT NULL)',
+        'CREATE TABLE blob_unlinks (sha TEXT PRIMARY KEY)',
+        'CREATE TABLE service_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL)',
       ],
     },
   ];

@@ -4,7 +4,7 @@ import { BlobMeter, fixedChunks } from '../blob-stream.js';
 import { foldPlan, VIEW_BATCH, type ItemRow } from '../team/derive.js';
 import { arrayStatements } from '../team/fold-sql.js';
 import { MIGRATIONS_TABLE, migrations, POSTGRES_DIALECT } from './migrations.js';
-import type { NewToken, ProjectRef, PullPage, PullQuery, StoredItem, TokenRecord, TraceStorage } from './types.js';
+import type { NewToken, ProjectRef, PullPage, PullQuery, SqlTransaction, StoredItem, TokenRecord, TraceStorage } from './types.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS projects (
@@ -53,6 +53,8 @@ const LOCK_MIGRATE = 0x7472_6301;
 const LOCK_INGEST = 0x7472_6302;
 /** Exported for tests that hold a project's fold back. */
 export const LOCK_VIEW = 0x7472_6303;
+/** Tables from which forget and retention delete text from conversations (issue 31). */
+const PURGED_TABLES = ['items', 'blob_chunks', 'view_summaries', 'view_session_files'];
 /** Blob bytes are stored in pieces of this size, so a read never holds a whole blob in memory. */
 const CHUNK_BYTES = 256 * 1024;
 
@@ -115,16 +117,17 @@ export class PostgresStorage implements TraceStorage {
   }
 
   async createToken(token: NewToken): Promise<void> {
-    await this.#pool.query('INSERT INTO tokens (hash, org_slug, project_slug, name) VALUES ($1, $2, $3, $4)', [
+    await this.#pool.query('INSERT INTO tokens (hash, org_slug, project_slug, name, role) VALUES ($1, $2, $3, $4, $5)', [
       token.hash,
       token.org_slug,
       token.project_slug,
       token.name,
+      token.role,
     ]);
   }
 
   async findToken(hash: string): Promise<TokenRecord | undefined> {
-    const result = await this.#pool.query('SELECT hash, org_slug, project_slug, name FROM tokens WHERE hash = $1', [hash]);
+    const result = await this.#pool.query('SELECT hash, org_slug, project_slug, name, role FROM tokens WHERE hash = $1', [hash]);
     return result.rows[0];
   }
 
@@ -136,8 +139,9 @@ export class PostgresStorage implements TraceStorage {
       // inserts makes ingest order equal commit order.
       await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_INGEST, projectId]);
       const result = await client.query(
-        `INSERT INTO items (project_id, family, item_key, ts_ms, body, pushed_by)
-         SELECT $1, $2, k, t, b, $6 FROM unnest($3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS u(k, t, b, o)
+        `INSERT INTO items (project_id, family, item_key, ts_ms, body, pushed_by, conversation_id, blob_sha)
+         SELECT $1, $2, k, t, b, $6, c, s FROM unnest($3::text[], $4::bigint[], $5::text[], $7::text[], $8::text[]) WITH ORDINALITY AS u(k, t, b, c, s, o)
+         WHERE NOT EXISTS (SELECT 1 FROM tombstones z WHERE z.project_id = $1 AND z.family = $2 AND z.item_key = k)
          ORDER BY o
          ON CONFLICT DO NOTHING`,
         [
@@ -147,6 +151,8 @@ export class PostgresStorage implements TraceStorage {
           items.map((item) => item.tsMillis),
           items.map((item) => item.body),
           pushedBy ?? null,
+          items.map((item) => item.conversationId ?? null),
+          items.map((item) => item.blobSha ?? null),
         ],
       );
       return result.rowCount ?? 0;
@@ -255,6 +261,39 @@ export class PostgresStorage implements TraceStorage {
       });
       if (!more) return;
     }
+  }
+
+  async transaction<T>(work: (tx: SqlTransaction) => Promise<T>, options: { lockProject?: number } = {}): Promise<T> {
+    return this.#transaction(async (client) => {
+      // The ingest lock: no upload of this project commits between what this transaction reads and what it removes.
+      if (options.lockProject !== undefined) await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_INGEST, options.lockProject]);
+      const run = (sql: string, params: readonly unknown[]) =>
+        client.query({ text: numbered(sql), values: params as unknown[], types: NUMBERS });
+      return work({
+        query: async <R>(sql: string, params: readonly unknown[] = []) => (await run(sql, params)).rows as R[],
+        execute: async (sql, params = []) => (await run(sql, params)).rowCount ?? 0,
+        forUpdate: ' FOR UPDATE',
+        releaseBlobs: async (projectId, shas) => {
+          if (shas.length === 0) return;
+          await client.query('DELETE FROM blob_owners WHERE project_id = $1 AND sha = ANY($2::text[])', [projectId, shas]);
+          // Bytes no project owns any more go with the transaction; an upload racing it waits on the row locks.
+          const orphans = await client.query(
+            'SELECT sha FROM blobs b WHERE sha = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM blob_owners o WHERE o.sha = b.sha) FOR UPDATE',
+            [shas],
+          );
+          const gone = orphans.rows.map((row: { sha: string }) => row.sha);
+          if (gone.length === 0) return;
+          await client.query('DELETE FROM blob_chunks WHERE sha = ANY($1::text[])', [gone]);
+          await client.query('DELETE FROM blobs WHERE sha = ANY($1::text[])', [gone]);
+        },
+      });
+    });
+  }
+
+  async purge(): Promise<void> {
+    // Deleted tuples leave the tables' pages at VACUUM (no lock that stops reads or writes); the
+    // TOAST tables of items and blob_chunks, where large bodies and blob pieces live, go with them.
+    for (const table of PURGED_TABLES) await this.#pool.query(`VACUUM ${table}`);
   }
 
   async close(): Promise<void> {

@@ -1,11 +1,12 @@
 import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { BlobMeter } from '../blob-stream.js';
 import { foldPlan, VIEW_BATCH, type ItemRow } from '../team/derive.js';
 import { valuesStatements } from '../team/fold-sql.js';
 import { MIGRATIONS_TABLE, migrations, SQLITE_DIALECT } from './migrations.js';
-import type { NewToken, ProjectRef, PullPage, PullQuery, StoredItem, TokenRecord, TraceStorage } from './types.js';
+import type { NewToken, ProjectRef, PullPage, PullQuery, SqlTransaction, StoredItem, TokenRecord, TraceStorage } from './types.js';
 import { writeStreamAtomic } from '../../files/atomic-write.js';
 import { ensureDir, remove } from '../../files/index.js';
 
@@ -84,12 +85,18 @@ export class SqliteStorage implements TraceStorage {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // Deleted content is overwritten with zeros, in the database and in its free pages (issue 31: forget and retention).
+    db.pragma('secure_delete = ON');
     db.exec(SCHEMA);
     migrate(db);
-    return new SqliteStorage(dataDir, db);
+    const storage = new SqliteStorage(dataDir, db);
+    // A service killed between a removal's commit and its unlinks finishes them now.
+    await storage.purge();
+    return storage;
   }
 
   async createProject(org: string, project: string): Promise<boolean> {
+    while (this.#inTransaction) await this.#inTransaction;
     return (
       this.#db.prepare('INSERT INTO projects (org_slug, project_slug) VALUES (?, ?) ON CONFLICT DO NOTHING').run(org, project).changes > 0
     );
@@ -101,26 +108,111 @@ export class SqliteStorage implements TraceStorage {
   }
 
   async createToken(token: NewToken): Promise<void> {
+    while (this.#inTransaction) await this.#inTransaction;
     this.#db
-      .prepare('INSERT INTO tokens (hash, org_slug, project_slug, name) VALUES (?, ?, ?, ?)')
-      .run(token.hash, token.org_slug, token.project_slug, token.name);
+      .prepare('INSERT INTO tokens (hash, org_slug, project_slug, name, role) VALUES (?, ?, ?, ?, ?)')
+      .run(token.hash, token.org_slug, token.project_slug, token.name, token.role);
   }
 
   async findToken(hash: string): Promise<TokenRecord | undefined> {
-    return this.#db.prepare('SELECT hash, org_slug, project_slug, name FROM tokens WHERE hash = ?').get(hash) as TokenRecord | undefined;
+    return this.#db.prepare('SELECT hash, org_slug, project_slug, name, role FROM tokens WHERE hash = ?').get(hash) as
+      TokenRecord | undefined;
   }
 
   async insertItems(projectId: number, family: string, items: readonly StoredItem[], pushedBy?: string): Promise<number> {
+    while (this.#inTransaction) await this.#inTransaction;
     const insert = this.#db.prepare(
-      'INSERT INTO items (project_id, family, item_key, ts_ms, body, pushed_by) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      // A tombstoned key is never stored again, whatever checked it before (issue 31).
+      `INSERT INTO items (project_id, family, item_key, ts_ms, body, pushed_by, conversation_id, blob_sha)
+       SELECT @project, @family, @key, @ts, @body, @by, @conversation, @blob
+       WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE project_id = @project AND family = @family AND item_key = @key) ON CONFLICT DO NOTHING`,
     );
     const insertAll = this.#db.transaction((rows: readonly StoredItem[]) => {
       let inserted = 0;
-      for (const row of rows) inserted += insert.run(projectId, family, row.key, row.tsMillis, row.body, pushedBy ?? null).changes;
+      for (const row of rows)
+        inserted += insert.run({
+          project: projectId,
+          family,
+          key: row.key,
+          ts: row.tsMillis,
+          body: row.body,
+          by: pushedBy ?? null,
+          conversation: row.conversationId ?? null,
+          blob: row.blobSha ?? null,
+        }).changes;
       return inserted;
     });
     return insertAll(items);
   }
+
+  async transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    // One writer: a transaction that awaits must keep every other request's writes out until it ends.
+    while (this.#inTransaction) await this.#inTransaction;
+    let done!: () => void;
+    this.#inTransaction = new Promise<void>((resolve) => (done = resolve));
+    const tx: SqlTransaction = {
+      query: async <R>(sql: string, params: readonly unknown[] = []) => this.#statement(sql).all(...params) as R[],
+      execute: async (sql, params = []) => this.#statement(sql).run(...params).changes,
+      forUpdate: '',
+      releaseBlobs: async (projectId, shas) => {
+        for (const sha of shas) {
+          this.#statement('DELETE FROM blob_owners WHERE project_id = ? AND sha = ?').run(projectId, sha);
+          if (!this.#statement('SELECT 1 FROM blob_owners WHERE sha = ?').get(sha)) {
+            this.#statement('INSERT INTO blob_unlinks (sha) VALUES (?) ON CONFLICT DO NOTHING').run(sha);
+          }
+        }
+      },
+    };
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await work(tx);
+      this.#db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+      throw error;
+    } finally {
+      this.#inTransaction = undefined;
+      done();
+    }
+  }
+
+  async purge(): Promise<void> {
+    const pending = this.#db.prepare('SELECT sha FROM blob_unlinks').all() as Array<{ sha: string }>;
+    for (const { sha } of pending) {
+      // Being uploaded again right now: the next purge looks at it once that upload is done.
+      if (this.#writing.has(sha)) continue;
+      while (this.#inTransaction) await this.#inTransaction;
+      // Uploaded again since it was released: the file is someone's again.
+      if (!this.#db.prepare('SELECT 1 FROM blob_owners WHERE sha = ?').get(sha)) {
+        const unlinked = rm(this.#blobPath(sha), { force: true });
+        this.#unlinking.set(
+          sha,
+          unlinked.then(() => undefined),
+        );
+        try {
+          await unlinked;
+        } finally {
+          this.#unlinking.delete(sha);
+        }
+      }
+      while (this.#inTransaction) await this.#inTransaction;
+      this.#db.prepare('DELETE FROM blob_unlinks WHERE sha = ?').run(sha);
+    }
+    while (this.#inTransaction) await this.#inTransaction;
+    // The WAL still holds the pages as they were before the delete: copy the zeroed ones back and empty the log.
+    this.#db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  /**
+   * Set while a transaction() awaits: the synchronous writes of other requests wait for it. Each
+   * writer checks it in the same turn as it writes (the loop is inline, never in a helper that
+   * returns a promise), so no transaction can begin in between.
+   */
+  #inTransaction: Promise<void> | undefined;
+  /** Blob uploads under way, and unlinks under way, by sha: an upload never races the unlink of the same bytes. */
+  readonly #writing = new Map<string, number>();
+  readonly #unlinking = new Map<string, Promise<void>>();
 
   async pullItems(projectId: number, family: string, query: PullQuery): Promise<PullPage> {
     const since = query.sinceMillis === undefined ? '' : 'AND ts_ms >= @since';
@@ -152,14 +244,23 @@ export class SqliteStorage implements TraceStorage {
     const meter = new BlobMeter(maxBytes);
     const target = this.#blobPath(sha);
     await ensureDir(join(this.#blobDir, sha.slice(0, 2)), 0o700);
-    // Temp files beside the blob: one left by a crash is removed when a client retries that sha.
-    // Equal bytes under an equal name: replacing a copy already there, or racing one, is harmless.
-    await writeStreamAtomic(target, meter.pass(source), { mode: 0o600, beforeRename: () => meter.verify(sha) });
-    const created =
-      this.#db
-        .prepare('INSERT INTO blob_owners (project_id, sha, size) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
-        .run(projectId, sha, meter.size).changes > 0;
-    return { created, size: meter.size };
+    while (this.#unlinking.has(sha)) await this.#unlinking.get(sha);
+    this.#writing.set(sha, (this.#writing.get(sha) ?? 0) + 1);
+    try {
+      // Temp files beside the blob: one left by a crash is removed when a client retries that sha.
+      // Equal bytes under an equal name: replacing a copy already there, or racing one, is harmless.
+      await writeStreamAtomic(target, meter.pass(source), { mode: 0o600, beforeRename: () => meter.verify(sha) });
+      while (this.#inTransaction) await this.#inTransaction;
+      const created =
+        this.#db
+          .prepare('INSERT INTO blob_owners (project_id, sha, size) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+          .run(projectId, sha, meter.size).changes > 0;
+      return { created, size: meter.size };
+    } finally {
+      const writers = this.#writing.get(sha)! - 1;
+      if (writers === 0) this.#writing.delete(sha);
+      else this.#writing.set(sha, writers);
+    }
   }
 
   async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
@@ -167,6 +268,7 @@ export class SqliteStorage implements TraceStorage {
   }
 
   async execute(sql: string, params: readonly unknown[] = []): Promise<number> {
+    while (this.#inTransaction) await this.#inTransaction;
     return this.#statement(sql).run(...params).changes;
   }
 
@@ -181,7 +283,11 @@ export class SqliteStorage implements TraceStorage {
       for (const statement of valuesStatements(foldPlan(projectId, rows))) this.#statement(statement.sql).run(...statement.params);
       return rows.length === VIEW_BATCH;
     });
-    while (step()) await new Promise((resolve) => setImmediate(resolve));
+    for (;;) {
+      while (this.#inTransaction) await this.#inTransaction;
+      if (!step()) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   async close(): Promise<void> {

@@ -29,6 +29,21 @@ export interface TraceStorage {
    * view's "person"). Returns how many rows were new.
    */
   insertItems(projectId: number, family: string, items: readonly StoredItem[], pushedBy?: string): Promise<number>;
+  /**
+   * Runs `work` as one transaction of portable SQL (see `query`). On SQLite the
+   * other requests' writes wait until it ends; on PostgreSQL it holds one
+   * connection, and with `lockProject` the project's ingest lock, so no upload
+   * of that project commits in between (forget and retention, issue 31).
+   */
+  transaction<T>(work: (tx: SqlTransaction) => Promise<T>, options?: { lockProject?: number }): Promise<T>;
+  /**
+   * After rows were deleted: blob bytes nobody owns any more leave the disk
+   * (SQLite: the files listed in blob_unlinks; PostgreSQL: already gone with their
+   * rows), and deleted rows leave the database files (SQLite: secure_delete is on,
+   * then a WAL checkpoint that truncates the log; PostgreSQL: VACUUM of the tables
+   * that held them). Safe to call any time; runs again at start-up.
+   */
+  purge(): Promise<void>;
   /** Rows after the cursor, in ingest order; at most `limit`. */
   pullItems(projectId: number, family: string, query: PullQuery): Promise<PullPage>;
 
@@ -76,13 +91,31 @@ export interface NewToken {
   org_slug: string;
   project_slug: string | null;
   name: string;
+  role: Role;
 }
+
+/** What a token may do, each allowing what the one before it does (src/server/roles.ts). */
+export type Role = 'push' | 'read' | 'admin';
 
 export interface TokenRecord {
   hash: string;
   org_slug: string;
   project_slug: string | null;
   name: string;
+  role: Role;
+}
+
+/** The statements of one transaction, in the portable SQL of TraceStorage.query. */
+export interface SqlTransaction {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  execute(sql: string, params?: readonly unknown[]): Promise<number>;
+  /** ` FOR UPDATE` on PostgreSQL (the row stays locked until the transaction ends), nothing on SQLite (it has one writer). */
+  readonly forUpdate: string;
+  /**
+   * The project no longer owns these blobs: bytes no project owns are removed
+   * with the transaction (PostgreSQL) or listed for purge() to unlink (SQLite).
+   */
+  releaseBlobs(projectId: number, shas: readonly string[]): Promise<void>;
 }
 
 export interface StoredItem {
@@ -92,6 +125,10 @@ export interface StoredItem {
   tsMillis: number;
   /** The record as JSON text, kept as received. */
   body: string;
+  /** The one conversation it belongs to, when it names exactly one (forget and retention find rows by it). */
+  conversationId?: string;
+  /** The blob it names, for a blob family's row. */
+  blobSha?: string;
 }
 
 export interface PullQuery {

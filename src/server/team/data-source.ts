@@ -35,6 +35,8 @@ import { tokenCovers } from '../auth.js';
 import type { ProjectRef, TokenRecord, TraceStorage } from '../storage/types.js';
 import { viewProgress } from './progress.js';
 import { transcriptPage } from './transcript.js';
+import { actorOf, recordAudit } from '../privacy/audit.js';
+import { roleAllows } from '../roles.js';
 
 const TIMELINE_MAX = 1_000;
 const FILES_SHOWN = 50;
@@ -66,6 +68,8 @@ export class ServiceDataSource implements ViewerDataSource {
     private readonly token: TokenRecord,
     /** Brings a project's view tables up to date, or starts to (team/refresher.ts; shared with uploads, so one run serves both). */
     private readonly view: { ready(projectId: number): Promise<void> },
+    /** Where an admin confirms forgetting a conversation (routes/ui.ts knows the mount). */
+    private readonly forgetPath?: (projectId: string, conversationId: string) => string,
   ) {}
 
   async projects(): Promise<ProjectSummary[]> {
@@ -157,8 +161,10 @@ export class ServiceDataSource implements ViewerDataSource {
     dates(where, params, 's.first_ts', 's.last_ts', query);
     if (query.q) {
       const like = likePattern(query.q);
+      // A token that may not read transcripts does not search their summaries either (issue 31).
+      const summaries = this.readsContent ? 'lower(m.summary)' : "''";
       where.push(`(lower(s.conversation_id) LIKE ? ESCAPE '\\' OR lower(s.agent) LIKE ? ESCAPE '\\' OR lower(coalesce(s.person, '')) LIKE ? ESCAPE '\\'
-        OR EXISTS (SELECT 1 FROM view_summaries m WHERE ${same} AND lower(m.summary) LIKE ? ESCAPE '\\')
+        OR EXISTS (SELECT 1 FROM view_summaries m WHERE ${same} AND ${summaries} LIKE ? ESCAPE '\\')
         OR EXISTS (SELECT 1 FROM view_session_models m WHERE ${same} AND lower(m.model) LIKE ? ESCAPE '\\')
         OR EXISTS (SELECT 1 FROM view_session_files m WHERE ${same} AND lower(m.path) LIKE ? ESCAPE '\\'))`);
       params.push(like, like, like, like, like, like);
@@ -224,8 +230,9 @@ export class ServiceDataSource implements ViewerDataSource {
       'SELECT conversation_id, agent, first_ts, last_ts, events, person FROM view_sessions WHERE project_id = ? AND conversation_id = ?',
       [project.id, conversationId],
     );
-    const transcript = await this.transcriptOf(project.id, conversationId);
-    if (!found && !transcript)
+    const transcript = this.readsContent ? await this.transcriptOf(project.id, conversationId) : undefined;
+    const forgotten = await this.forgottenOf(project.id, conversationId);
+    if (!found && !transcript && !forgotten)
       throw new TracerError('unknown_session', `No session ${conversationId} in project ${projectId}.`, { exitCode: ExitCode.usage });
     const aggregate = found ?? { conversation_id: conversationId, agent: 'unknown', first_ts: '', last_ts: '', events: 0, person: null };
     const [row] = await this.sessionRows(project.id, [aggregate]);
@@ -248,13 +255,49 @@ export class ServiceDataSource implements ViewerDataSource {
       timeline_total: aggregate.events,
       commits: commits.map((commit) => ({ sha: commit.sha, ts: commit.ts || null, subject: null })),
       transcript_bytes: transcript?.size ?? null,
+      forgotten,
+      transcript_hidden: !this.readsContent,
+      forget_url:
+        roleAllows(this.token.role, 'admin') && this.forgetPath && (found || transcript)
+          ? this.forgetPath(projectId, conversationId)
+          : null,
     };
+  }
+
+  /** Whether this token may read transcripts and summaries: `read` and `admin`, not `push` (issue 31). */
+  private get readsContent(): boolean {
+    return roleAllows(this.token.role, 'read');
+  }
+
+  /** The newest tombstone of the conversation's content, when it was forgotten or expired. */
+  private async forgottenOf(projectId: number, conversationId: string): Promise<SessionDetail['forgotten']> {
+    const [row] = await this.storage.query<{ body: string }>(
+      'SELECT body FROM tombstones WHERE project_id = ? AND conversation_id = ? ORDER BY seq DESC LIMIT 1',
+      [projectId, conversationId],
+    );
+    const stone = row ? (parse(row.body) as { reason?: string; ts?: string; by?: string } | undefined) : undefined;
+    if (!stone || (stone.reason !== 'forget' && stone.reason !== 'retention')) return null;
+    return { reason: stone.reason, ts: String(stone.ts ?? ''), by: String(stone.by ?? '') };
   }
 
   async transcript(projectId: string, conversationId: string, cursor: string | undefined, limit: number): Promise<TranscriptPage> {
     const project = await this.project(projectId);
+    if (!this.readsContent)
+      throw new TracerError(
+        'role_forbids',
+        `Token "${this.token.name}" has role ${this.token.role}, which shows no transcripts; sign in with a token of role read or admin.`,
+      );
     const found = await this.transcriptOf(project.id, conversationId);
     if (!found) throw new TracerError('transcript_missing', `No transcript of ${conversationId} was pushed to this service.`);
+    // Opening a transcript is a read (issue 31); the pages after the first are the same read.
+    if (!cursor)
+      await recordAudit(this.storage, {
+        action: 'transcript.read',
+        actor: actorOf(this.token),
+        org_slug: project.org_slug,
+        project_slug: project.project_slug,
+        target: { via: 'team view', conversations: [conversationId], blob_sha256: found.sha },
+      });
     return transcriptPage((start) => this.storage.readBlob(project.id, found.sha, start), cursor, limit);
   }
 
@@ -275,7 +318,7 @@ export class ServiceDataSource implements ViewerDataSource {
     ]);
     const line = parse(ledger?.body ?? '');
     const record = isObject(line) ? agentTraceRecord(line) : {};
-    const summaries = await this.summariesOf(project.id, conversationIdsOf(record));
+    const summaries = this.readsContent ? await this.summariesOf(project.id, conversationIdsOf(record)) : new Map<string, string>();
     const files = ledgerFiles(record, (id) => summaries.get(id) ?? null);
     return {
       ...emptyDetail(row.sha),
@@ -357,7 +400,7 @@ export class ServiceDataSource implements ViewerDataSource {
         `SELECT conversation_id, COUNT(*) AS n FROM view_session_files WHERE project_id = ? AND conversation_id IN (${marks}) GROUP BY conversation_id`,
         [projectId, ...ids],
       ),
-      this.summariesOf(projectId, ids),
+      this.readsContent ? this.summariesOf(projectId, ids) : new Map<string, string>(),
       this.storage.query<{ conversation_id: string }>(
         `SELECT conversation_id FROM view_transcripts WHERE project_id = ? AND conversation_id IN (${marks})`,
         [projectId, ...ids],
@@ -382,7 +425,7 @@ export class ServiceDataSource implements ViewerDataSource {
       files: filesOf.get(row.conversation_id) ?? [],
       files_total: countOf.get(row.conversation_id) ?? 0,
       summary: summaries.get(row.conversation_id) ?? null,
-      has_transcript: withTranscript.has(row.conversation_id),
+      has_transcript: this.readsContent && withTranscript.has(row.conversation_id),
       person: row.person,
     }));
   }

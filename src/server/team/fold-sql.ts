@@ -15,6 +15,11 @@ export interface Statement {
 const ROWS_PER_STATEMENT = 500;
 
 export function valuesStatements(plan: FoldPlan): Statement[] {
+  return [...valuesInserts(plan), progressStatement(plan)];
+}
+
+/** The plan's deletes and inserts without its watermark (a re-fold after a removal, team/forget-view.ts). */
+export function valuesInserts(plan: Omit<FoldPlan, 'progress'>): Statement[] {
   const statements: Statement[] = [];
   for (const shas of chunks(plan.replacedParts)) {
     statements.push({
@@ -32,7 +37,6 @@ export function valuesStatements(plan: FoldPlan): Statement[] {
       });
     }
   }
-  statements.push(progressStatement(plan));
   return statements;
 }
 

@@ -3,7 +3,7 @@
 // messages. No script at all; every dynamic string is escaped.
 import { escapeHtml } from '../../viewer/pages.js';
 
-function page(base: string, title: string, body: string): string {
+export function page(base: string, title: string, body: string): string {
   const root = escapeHtml(base);
   return `<!doctype html>
 <html lang="en">

@@ -26,7 +26,7 @@ export async function openWebSession(storage: TraceStorage, token: TokenRecord, 
 export async function webSessionToken(storage: TraceStorage, id: string | undefined, now = Date.now()): Promise<TokenRecord | undefined> {
   if (!id || id.length > 100) return undefined;
   const [row] = await storage.query<TokenRecord>(
-    `SELECT t.hash, t.org_slug, t.project_slug, t.name FROM web_sessions w JOIN tokens t ON t.hash = w.token_hash
+    `SELECT t.hash, t.org_slug, t.project_slug, t.name, t.role FROM web_sessions w JOIN tokens t ON t.hash = w.token_hash
      WHERE w.id_hash = ? AND w.expires_ms > ?`,
     [hashToken(id), now],
   );

@@ -51,6 +51,7 @@ export async function sessionPage(root: HTMLElement, projectId: string, conversa
       h('span', { class: 'muted' }, ` · ${session.events} events`),
     ),
     session.conversation_url ? h('p', { class: 'muted small mono' }, session.conversation_url) : null,
+    ...privacyNotes(session),
   );
   replace(
     aside,
@@ -101,4 +102,29 @@ function timeline(session: SessionDetail): HTMLElement {
       ? h('p', { class: 'muted small' }, `First ${session.timeline.length} of ${session.timeline_total} events.`)
       : null;
   return h('div', null, h('ol', { class: 'timeline', id: 'timeline' }, ...rows), cut);
+}
+
+/** The team view (issue 31): a transcript forgotten or expired, a role that shows none, and the admin's way to forget it. */
+function privacyNotes(session: SessionDetail): Array<HTMLElement | null> {
+  const forgotten = session.forgotten;
+  return [
+    forgotten
+      ? h(
+          'p',
+          { class: 'notice', id: 'forgotten' },
+          forgotten.reason === 'retention' ? 'Transcript forgotten by retention on ' : 'Transcript forgotten on ',
+          time(forgotten.ts),
+          forgotten.reason === 'forget' && forgotten.by ? ` by ${forgotten.by}` : '',
+          '.',
+        )
+      : null,
+    session.transcript_hidden
+      ? h(
+          'p',
+          { class: 'notice', id: 'transcript-hidden' },
+          "This token's role shows no transcripts or summaries; sign in with a read or admin token to see them.",
+        )
+      : null,
+    session.forget_url ? h('p', null, h('a', { href: session.forget_url, id: 'forget-link' }, 'Forget this conversation…')) : null,
+  ];
 }
