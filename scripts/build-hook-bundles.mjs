@@ -25,7 +25,7 @@ const agents = readdirSync(join(root, 'dist', 'plugins', 'agents'))
 /** `plugins` and `banner`: esbuild's, for the module that needs them (transfer). */
 const bundle = (name, contents, plugins = [], banner = undefined) =>
   build({
-    plugins,
+    plugins: [transcriptReadersOutside(), ...plugins],
     banner,
     absWorkingDir: root,
     stdin: { contents: contents.join('\n'), resolveDir: root, loader: 'js' },
@@ -90,6 +90,24 @@ await Promise.all([
     'export const run = (argv, io) => runSpoolFold(io.env, builtins);',
   ]),
 ]);
+
+/**
+ * An agent adapter imports its transcript reader on first use
+ * (`import('./transcripts/<id>.js')`), which a hook never makes: the reader
+ * stays a module of its own beside the adapter, not code in every hook bundle.
+ */
+function transcriptReadersOutside() {
+  return {
+    name: 'transcript-readers-outside',
+    setup(build) {
+      build.onResolve({ filter: /^\.\/transcripts\/[a-z0-9-]+\.js$/ }, (args) =>
+        /[\\/]dist[\\/]plugins[\\/]agents$/.test(args.resolveDir)
+          ? { path: `../plugins/agents/${args.path.slice(2)}`, external: true }
+          : undefined,
+      );
+    },
+  };
+}
 
 /**
  * tapable inside the transfer module. src/kernel/hooks.ts requires four of its

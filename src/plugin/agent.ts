@@ -16,6 +16,20 @@ export type {
   SettingsInstall,
 } from '../core/agent.js';
 export type { FileWrite, HookEvent, Payload, WrittenFragment } from '../capture/hook/hook-event.js';
+// An adapter's `transcript()` resolves to a TranscriptFormat; its helpers are in the heavier 'tracer/plugin/transcript'.
+export type {
+  DiffLine,
+  ItemDraft,
+  ReadState,
+  TranscriptFormat,
+  TranscriptItem,
+  TranscriptRole,
+  UsageDraft,
+  UsageReader,
+  UsageRecord,
+  UsageReport,
+  UsageTokens,
+} from '../core/transcript.js';
 export {
   AGENT_ID,
   configDir,

@@ -140,11 +140,11 @@ async function record(
   const refresh = refreshMarker(destination, event);
   if (!event.endsTurn && existsSync(refresh)) {
     // The last snapshot missed the turn's final message; whatever event comes next takes it again.
-    await snapshot(destination, event, readMarker(refresh), ts, fail);
+    await snapshot(adapter, destination, event, readMarker(refresh), ts, fail);
     rmSync(refresh, { force: true });
   }
   if (!event.endsTurn && event.reportedSummary === undefined) return 'done';
-  if (event.endsTurn && event.transcriptPath) await snapshot(destination, event, event.transcriptPath, ts, fail);
+  if (event.endsTurn && event.transcriptPath) await snapshot(adapter, destination, event, event.transcriptPath, ts, fail);
   try {
     let text = event.reportedSummary;
     // An unreadable transcript was reported by the snapshot step; the payload's own message still counts.
@@ -165,6 +165,7 @@ async function record(
 }
 
 async function snapshot(
+  adapter: AgentAdapter,
   destination: Destination,
   event: HookEvent,
   transcriptPath: string,
@@ -173,13 +174,27 @@ async function snapshot(
 ): Promise<void> {
   try {
     const { snapshotTranscript } = await import('./transcript.js');
-    await snapshotTranscript(destination.dir, event.conversationId, transcriptPath, ts);
+    await snapshotTranscript(
+      destination.dir,
+      event.conversationId,
+      transcriptPath,
+      ts,
+      await exportedBytes(adapter, event, transcriptPath),
+    );
   } catch (error) {
     fail({
       code: 'transcript_unreadable',
       message: `The transcript ${transcriptPath} could not be snapshotted: ${messageOf(error)}.`,
     });
   }
+}
+
+/** A transcript kept in the agent's database: the bytes its reader writes out of it (loaded only then). */
+async function exportedBytes(adapter: AgentAdapter, event: HookEvent, transcriptPath: string): Promise<AsyncIterable<Buffer> | undefined> {
+  if (!event.transcriptExport) return undefined;
+  const format = await adapter.transcript?.();
+  if (!format?.snapshot) throw new Error(`the ${adapter.id} adapter names a database but its reader cannot write a transcript out of it`);
+  return format.snapshot(transcriptPath, event.conversationId);
 }
 
 /**

@@ -21,16 +21,17 @@ export interface Snapshot {
   added: boolean;
 }
 
+/** `bytes`, when given, are the transcript (an agent's reader wrote them out of its database); else the file at `transcriptPath` is. */
 export async function snapshotTranscript(
   projectDir: string,
   conversationId: string,
   transcriptPath: string,
   now: string,
+  bytes?: AsyncIterable<Buffer>,
 ): Promise<Snapshot> {
   const store = conversationStore(projectDir);
-  const source = expandHome(transcriptPath);
   const cacheDir = join(projectDir, 'conversations');
-  const { sha256, size } = await copyHashing(source, cacheDir, (sha) => store.blobPath!(sha));
+  const { sha256, size } = await copyHashing(bytes ?? chunksOf(expandHome(transcriptPath)), cacheDir, (sha) => store.blobPath!(sha));
   if (await isKnownSnapshot(store, cacheDir, conversationId, sha256)) return { content_sha256: sha256, size, added: false };
   await store.append([{ conversation_id: conversationId, content_sha256: sha256, size, ts: now }]);
   return { content_sha256: sha256, size, added: true };
@@ -46,14 +47,14 @@ const SNAPSHOT_TEMP_NAME = '.snapshot';
  * are renamed over their equal copy.
  */
 async function copyHashing(
-  source: string,
+  chunks: AsyncIterable<Buffer>,
   cacheDir: string,
   blobPath: (sha256: string) => string,
 ): Promise<{ sha256: string; size: number }> {
   await localWrite(cacheDir, () => ensureDir(cacheDir, PRIVATE_DIR_MODE));
   const hash = createHash('sha256');
   let sha256 = '';
-  const written = await writeStreamAtomic(join(cacheDir, SNAPSHOT_TEMP_NAME), chunksOf(source), {
+  const written = await writeStreamAtomic(join(cacheDir, SNAPSHOT_TEMP_NAME), chunks, {
     mode: 0o644,
     onChunk: (chunk) => hash.update(chunk),
     beforeRename: async () => {

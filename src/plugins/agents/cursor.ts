@@ -141,6 +141,8 @@ export const cursor: AgentAdapter = {
     if (reported !== undefined) return { text: reported, final: true };
     return { text: await lastCursorAssistantText(transcriptPath), final: true };
   },
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/cursor.js').then((module) => module.cursorTranscript),
 };
 
 export default agentPlugin(cursor);

@@ -255,7 +255,12 @@ export class ServiceDataSource implements ViewerDataSource {
     const project = await this.project(projectId);
     const found = await this.transcriptOf(project.id, conversationId);
     if (!found) throw new TracerError('transcript_missing', `No transcript of ${conversationId} was pushed to this service.`);
-    return transcriptPage((start) => this.storage.readBlob(project.id, found.sha, start), cursor, limit);
+    const [session] = await this.storage.query<{ agent: string }>(
+      'SELECT agent FROM view_sessions WHERE project_id = ? AND conversation_id = ?',
+      [project.id, conversationId],
+    );
+    const agent = session && AGENT_ID.test(session.agent) ? session.agent : undefined;
+    return transcriptPage((start) => this.storage.readBlob(project.id, found.sha, start), agent, cursor, limit);
   }
 
   async commit(projectId: string, requested: string): Promise<CommitDetail> {

@@ -155,7 +155,10 @@ export class LocalDataSource implements ViewerDataSource {
 
   async transcript(projectId: string, conversationId: string, cursor: string | undefined, limit: number): Promise<TranscriptPage> {
     const state = await this.state(projectId);
-    return state.transcripts.page(conversationId, cursor, limit);
+    // The session's agent names the reader; the index is brought up to date only when it does not know the session yet.
+    if (!state.traces.sessions.has(conversationId)) await state.traces.refresh();
+    const agent = state.traces.sessions.get(conversationId)?.agent;
+    return state.transcripts.page(conversationId, cursor, limit, agent === 'unknown' ? undefined : agent);
   }
 
   async commit(projectId: string, sha: string): Promise<CommitDetail> {
@@ -225,7 +228,7 @@ export class LocalDataSource implements ViewerDataSource {
         commitLinks: join(project.dir, 'commit-links.jsonl'),
         summaries: join(project.dir, 'session-summaries.jsonl'),
       }),
-      transcripts: new TranscriptStore(project.dir),
+      transcripts: new TranscriptStore(project.dir, { home: this.home, cwd: process.cwd(), env: process.env }),
       headers: new Map(),
     };
     this.states.set(projectId, state);

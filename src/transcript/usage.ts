@@ -1,0 +1,158 @@
+// Token usage of a transcript, through its agent's format: one record per model
+// request, in its turn, counted once, each count checked before it counts. A
+// count that is not a whole number, is negative, or is more than any request
+// can hold is refused with a code and left out of every sum; an agent whose
+// transcripts hold no usage says so (`usage: unknown`) rather than zero.
+import type {
+  ReadState,
+  RefusedUsage,
+  TranscriptFormat,
+  TranscriptSource,
+  UsageDraft,
+  UsageRecord,
+  UsageReport,
+  UsageTokens,
+} from '../core/transcript.js';
+import { modelOf, START } from './read.js';
+import { readRawRecords } from './records.js';
+
+/** No one request reads or writes more tokens of one kind: the largest context windows hold a few million. */
+export const REQUEST_TOKENS_MAX = 20_000_000;
+/** Totals of a session or a run (an agent that writes only those): a busy week of one session stays far below. */
+export const SESSION_TOKENS_MAX = 20_000_000_000;
+
+const KINDS = ['input', 'output', 'cacheWrite', 'cacheRead'] as const;
+
+interface Pending {
+  draft: UsageDraft;
+  turn: number;
+  record: number;
+  ts?: string;
+}
+
+export async function readUsage(source: TranscriptSource, format: TranscriptFormat): Promise<UsageReport> {
+  const reader = format.usage;
+  if ('unknown' in reader) return { usage: 'unknown', reason: reader.unknown };
+  const state: ReadState = { own: {} };
+  const pending: Pending[] = [];
+  const byKey = new Map<string, Pending>();
+  let turn = 0;
+  let skipped = 0;
+  for await (const record of readRawRecords(
+    source,
+    { offset: START.offset, record: START.record },
+    { documentMember: format.documentMember },
+  )) {
+    if (record.text === undefined) {
+      skipped += 1;
+      continue;
+    }
+    const opens = !format.mayStartTurn || format.mayStartTurn(record.text);
+    const holds = !reader.mayHold || reader.mayHold(record.text);
+    if (!opens && !holds) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(record.text) as unknown;
+    } catch {
+      skipped += 1;
+      continue;
+    }
+    try {
+      if (
+        opens &&
+        format.items(value, state).some((draft) => draft.kind === 'message' && draft.role === 'person' && draft.text.trim() !== '')
+      )
+        turn += 1;
+      if (!holds) continue;
+      for (const draft of reader.read(value, state)) {
+        const known = draft.key === undefined ? undefined : byKey.get(draft.key);
+        if (known) {
+          // The same message written again (a later line of it, a record rewritten): its last counts, once, where it began.
+          known.draft = draft;
+          continue;
+        }
+        const entry: Pending = {
+          draft,
+          turn,
+          record: record.record,
+          ...(typeof draft.ts === 'string' && draft.ts !== '' ? { ts: draft.ts } : {}),
+        };
+        pending.push(entry);
+        if (draft.key !== undefined) byKey.set(draft.key, entry);
+      }
+    } catch {
+      skipped += 1;
+    }
+  }
+  return settle(pending, skipped);
+}
+
+function settle(pending: Pending[], skipped: number): UsageReport {
+  const records: UsageRecord[] = [];
+  const refused: RefusedUsage[] = [];
+  const totals: UsageTokens = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0, reasoning: 0 };
+  for (const entry of pending) {
+    const scope = entry.draft.scope ?? 'request';
+    const checked = checkTokens(entry.draft.tokens, scope === 'session' ? SESSION_TOKENS_MAX : REQUEST_TOKENS_MAX);
+    if ('code' in checked) {
+      refused.push({ record: entry.record, ...checked });
+      continue;
+    }
+    const model = modelOf(entry.draft.model);
+    records.push({
+      turn: entry.turn,
+      record: entry.record,
+      ...(entry.ts ? { ts: entry.ts } : {}),
+      ...(model ? { model } : {}),
+      tokens: checked,
+      scope,
+    });
+    for (const kind of KINDS) totals[kind] += checked[kind];
+    totals.reasoning! += checked.reasoning ?? 0;
+  }
+  return { usage: 'known', records, refused, totals, skipped };
+}
+
+/** The counts, each a whole number from 0 to `max`; cache and reasoning counts an agent leaves out are 0, input and output must be there. */
+export function checkTokens(tokens: UsageDraft['tokens'] | undefined, max: number): UsageTokens | { code: string; message: string } {
+  if (typeof tokens !== 'object' || tokens === null)
+    return { code: 'usage_malformed', message: 'The usage holds no token counts; it is not counted.' };
+  const out: UsageTokens = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+  for (const kind of [...KINDS, 'reasoning'] as const) {
+    const value = tokens[kind];
+    if (value === undefined || value === null) {
+      if (kind === 'input' || kind === 'output')
+        return { code: 'usage_malformed', message: `The usage has no ${kind} token count; it is not counted.` };
+      continue;
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value) || !Number.isInteger(value))
+      return {
+        code: 'usage_malformed',
+        message: `The ${kind} token count ${describe(value)} is not a whole number; the usage is not counted.`,
+      };
+    if (value < 0) return { code: 'usage_negative', message: `The ${kind} token count ${value} is negative; the usage is not counted.` };
+    if (value > max)
+      return {
+        code: 'usage_absurd',
+        message: `The ${kind} token count ${value} is more than any request holds (${max}); the usage is not counted.`,
+      };
+    out[kind] = value;
+  }
+  if (out.reasoning !== undefined && out.reasoning > out.output) delete out.reasoning;
+  return out;
+}
+
+function describe(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/** The sum of some usage records' tokens. */
+export function sumTokens(records: readonly UsageRecord[]): UsageTokens {
+  const totals: UsageTokens = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0, reasoning: 0 };
+  for (const record of records) {
+    for (const kind of KINDS) totals[kind] += record.tokens[kind];
+    totals.reasoning! += record.tokens.reasoning ?? 0;
+  }
+  return totals;
+}
