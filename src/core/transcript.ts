@@ -118,11 +118,17 @@ export interface UsageDraft {
   scope?: 'request' | 'session';
 }
 
-/** What a format may keep between records of one read. `model` survives a page cursor; the rest starts afresh there. */
+/** What a format may keep between records of one read. */
 export interface ReadState {
-  /** The model the agent says it uses from here on (Codex's turn_context, Copilot's model change). */
+  /** The model the agent says it uses from here on (Codex's turn_context, Copilot's model change); kept by a page cursor. */
   model?: string;
-  /** The format's own notes (Codex's running token totals). */
+  /**
+   * A little the format must know across a page cursor (Gemini CLI: what it has
+   * read of the message it may write again): JSON, kept by the cursor while it
+   * serializes to at most 1 KB.
+   */
+  carry?: unknown;
+  /** The format's own notes for this read (Codex's running token totals); a cursor does not keep them. */
   own: Record<string, unknown>;
 }
 
@@ -185,4 +191,6 @@ export interface TranscriptCursor {
   step: number;
   container: TranscriptContainer;
   model?: string;
+  /** ReadState.carry at that point. */
+  carry?: unknown;
 }

@@ -7,11 +7,15 @@ import type { TranscriptContainer, TranscriptCursor } from '../core/transcript.j
 
 const CODES: Record<TranscriptContainer, string> = { lines: 'l', array: 'a', member: 'm', object: 'o' };
 const CONTAINERS: Record<string, TranscriptContainer> = { l: 'lines', a: 'array', m: 'member', o: 'object' };
-const FORM = /^(\d{1,15})\.(\d{1,15})\.(\d{1,9})\.(\d{1,9})\.([lamo])(?:\.([A-Za-z0-9_-]{1,400}))?$/;
+const FORM = /^(\d{1,15})\.(\d{1,15})\.(\d{1,9})\.(\d{1,9})\.([lamo])(?:\.m([A-Za-z0-9_-]{1,400}))?(?:\.s([A-Za-z0-9_-]{1,1400}))?$/;
+/** A format's carried state larger than this is not kept: the next page may then repeat a little. */
+export const CARRY_MAX = 1024;
 
 export function encodeCursor(cursor: TranscriptCursor): string {
-  const model = cursor.model === undefined ? '' : `.${Buffer.from(cursor.model, 'utf8').toString('base64url')}`;
-  return `${cursor.offset}.${cursor.record}.${cursor.turn}.${cursor.step}.${CODES[cursor.container]}${model}`;
+  const model = cursor.model === undefined ? '' : `.m${Buffer.from(cursor.model, 'utf8').toString('base64url')}`;
+  const carried = cursor.carry === undefined ? undefined : JSON.stringify(cursor.carry);
+  const carry = carried === undefined || carried.length > CARRY_MAX ? '' : `.s${Buffer.from(carried, 'utf8').toString('base64url')}`;
+  return `${cursor.offset}.${cursor.record}.${cursor.turn}.${cursor.step}.${CODES[cursor.container]}${model}${carry}`;
 }
 
 /** The cursor a string names, checked against the transcript's size. */
@@ -30,6 +34,13 @@ export function decodeCursor(text: string, size: number): TranscriptCursor {
     const model = Buffer.from(match[6], 'base64url').toString('utf8');
     if (!/^[\x20-\x7e]{1,250}$/.test(model)) throw badCursor();
     cursor.model = model;
+  }
+  if (match[7] !== undefined) {
+    try {
+      cursor.carry = JSON.parse(Buffer.from(match[7], 'base64url').toString('utf8')) as unknown;
+    } catch {
+      throw badCursor();
+    }
   }
   return cursor;
 }

@@ -133,17 +133,18 @@ class Placer {
     this.step = from.step;
     this.record = from.record;
     this.container = from.container;
-    this.state = { own: {}, ...(from.model ? { model: from.model } : {}) };
+    this.state = { own: {}, ...(from.model ? { model: from.model } : {}), ...(from.carry !== undefined ? { carry: from.carry } : {}) };
   }
 
-  save(): { turn: number; step: number; model: string | undefined } {
-    return { turn: this.turn, step: this.step, model: this.state.model };
+  save(): { turn: number; step: number; model: string | undefined; carry: string | undefined } {
+    return { turn: this.turn, step: this.step, model: this.state.model, carry: JSON.stringify(this.state.carry) };
   }
 
-  restore(saved: { turn: number; step: number; model: string | undefined }): void {
+  restore(saved: ReturnType<Placer['save']>): void {
     this.turn = saved.turn;
     this.step = saved.step;
     this.state.model = saved.model;
+    this.state.carry = saved.carry === undefined ? undefined : (JSON.parse(saved.carry) as unknown);
   }
 
   advance(record: RawRecord): void {
@@ -152,8 +153,16 @@ class Placer {
   }
 
   cursor(offset: number): TranscriptCursor {
-    const model = this.state.model;
-    return { offset, record: this.record, turn: this.turn, step: this.step, container: this.container, ...(model ? { model } : {}) };
+    const { model, carry } = this.state;
+    return {
+      offset,
+      record: this.record,
+      turn: this.turn,
+      step: this.step,
+      container: this.container,
+      ...(model ? { model } : {}),
+      ...(carry !== undefined ? { carry: JSON.parse(JSON.stringify(carry)) as unknown } : {}),
+    };
   }
 
   /** The record's items, or undefined when it is skipped. */

@@ -1,9 +1,12 @@
 // Cline's task messages (`tasks/<taskId>/ui_messages.json` in Cline's data
 // folder: `~/.cline/data/` for its CLI, the editor's extension storage for the
 // VS Code extension): one JSON array, rewritten whole as the task goes, of
-// `{ts, type: "say" | "ask", say | ask, text, partial, modelInfo}`. `task` and
-// `user_feedback` are the person's; `text`, `completion_result` and the
-// follow-up questions are Cline's; `tool` holds a JSON `{tool, path, diff |
+// `{ts, type: "say" | "ask", say | ask, text, partial, modelInfo,
+// conversationHistoryIndex}`. The task opens as a `text` of the person's (with
+// its `images` and `files`, at history index -1; `task` in some releases),
+// later prompts are `user_feedback`; other `text`, `completion_result` and the
+// follow-up questions are Cline's. A streamed message is updated in place, so
+// one left `partial` is its last state, read as it stands; `tool` holds a JSON `{tool, path, diff |
 // content}` (editedExistingFile, newFileCreated, fileDeleted, readFile, ...);
 // `command` / `command_output` the shell. Each model request is an
 // `api_req_started` whose text is JSON with `tokensIn` (input without cache),
@@ -26,7 +29,7 @@ import {
 const WRITE_TOOLS = new Set(['editedExistingFile', 'newFileCreated', 'fileDeleted']);
 
 function items(record: unknown, state: ReadState): ItemDraft[] {
-  if (!isObject(record) || (record.type !== 'say' && record.type !== 'ask') || record.partial === true) return [];
+  if (!isObject(record) || (record.type !== 'say' && record.type !== 'ask')) return [];
   const ts = millisToIso(record.ts);
   const model = isObject(record.modelInfo) ? str(record.modelInfo.modelId) : undefined;
   if (model) state.model = model;
@@ -37,6 +40,8 @@ function items(record: unknown, state: ReadState): ItemDraft[] {
     case 'user_feedback':
       return [{ kind: 'message', role: 'person', text, ts }];
     case 'text':
+      if (record.conversationHistoryIndex === -1 || Array.isArray(record.images)) return [{ kind: 'message', role: 'person', text, ts }];
+      return [{ kind: 'message', role: 'assistant', text, ts, model }];
     case 'completion_result':
       return [{ kind: 'message', role: 'assistant', text, ts, model }];
     case 'followup':
@@ -99,7 +104,7 @@ function usage(record: unknown, state: ReadState): UsageDraft[] {
 export const clineTranscript: TranscriptFormat = {
   agent: 'cline',
   items,
-  mayStartTurn: (text) => /"say":\s*"(?:task|user_feedback)"|"modelInfo"/.test(text),
+  mayStartTurn: (text) => /"say":\s*"(?:task|user_feedback|text)"|"modelInfo"/.test(text),
   usage: { mayHold: (text) => /"api_req_started"|"subagent_usage"/.test(text), read: usage },
   recognizes: (record) => isObject(record) && typeof record.ts === 'number' && (record.type === 'say' || record.type === 'ask'),
 };

@@ -4,7 +4,8 @@
 // content, model, thoughts, toolCalls, tokens}`, and `{$set: {...}}` metadata
 // lines. A message is written again, whole, each time it changes (its tool
 // calls, then its tokens): what a later copy adds is read, what it repeats is
-// not. Releases before the JSONL wrote one indented JSON document,
+// not: only the latest message is ever written again, so what was read of it is
+// all a read keeps (and a page cursor carries). Releases before the JSONL wrote one indented JSON document,
 // `{sessionId, ..., messages: [...]}`, read element by element.
 // `tokens` is the request's usageMetadata: input = promptTokenCount (cached
 // tokens included), output = candidatesTokenCount, cached, thoughts (billed as
@@ -25,20 +26,19 @@ import {
 
 const PATHS = ['file_path', 'absolute_path', 'path'];
 
+/** What has been read of the latest message: its id, whether its text was, the ids of its calls and of their results. */
 interface Seen {
+  id: string;
   text: boolean;
-  calls: Set<string>;
-  results: Set<string>;
+  calls: string[];
+  results: string[];
 }
 
-/** What has been read of each message id in this read. */
 function seenOf(state: ReadState, id: string): Seen {
-  const all = (state.own.seen ??= new Map<string, Seen>()) as Map<string, Seen>;
-  let seen = all.get(id);
-  if (!seen) {
-    seen = { text: false, calls: new Set(), results: new Set() };
-    all.set(id, seen);
-  }
+  const last = state.carry as Seen | undefined;
+  if (last && last.id === id && Array.isArray(last.calls) && Array.isArray(last.results)) return last;
+  const seen: Seen = { id, text: false, calls: [], results: [] };
+  state.carry = seen;
   return seen;
 }
 
@@ -59,8 +59,8 @@ function items(record: unknown, state: ReadState): ItemDraft[] {
     else drafts.push({ kind: 'meta', text: record.type === 'info' ? text : `${record.type}: ${text}`, ts });
   }
   if (record.type !== 'gemini') return drafts;
-  if (Array.isArray(record.thoughts) && !seen.calls.has('#thoughts') && record.thoughts.length > 0) {
-    seen.calls.add('#thoughts');
+  if (Array.isArray(record.thoughts) && !seen.calls.includes('#thoughts') && record.thoughts.length > 0) {
+    seen.calls.push('#thoughts');
     const thought = record.thoughts
       .filter(isObject)
       .map((part) => [str(part.subject), str(part.description)].filter(Boolean).join(': '))
@@ -70,8 +70,8 @@ function items(record: unknown, state: ReadState): ItemDraft[] {
   for (const call of Array.isArray(record.toolCalls) ? record.toolCalls.filter(isObject) : []) {
     const id = str(call.id) ?? str(call.name) ?? '';
     const name = str(call.name) ?? 'tool';
-    if (!seen.calls.has(id)) {
-      seen.calls.add(id);
+    if (!seen.calls.includes(id)) {
+      seen.calls.push(id);
       drafts.push({
         kind: 'tool_call',
         id: str(call.id),
@@ -83,8 +83,8 @@ function items(record: unknown, state: ReadState): ItemDraft[] {
       });
     }
     const result = textOf(call.resultDisplay ?? call.result);
-    if (result !== '' && !seen.results.has(id)) {
-      seen.results.add(id);
+    if (result !== '' && !seen.results.includes(id)) {
+      seen.results.push(id);
       drafts.push({ kind: 'tool_result', id: str(call.id), text: result, error: call.status === 'error', ts: str(call.timestamp) ?? ts });
     }
   }
