@@ -13,6 +13,7 @@ import { loadWorkload } from './workloads/load.js';
 import { reconcileWorkload } from './workloads/reconcile.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
 import { teamViewWorkload } from './workloads/team-view.js';
+import { transcriptWorkload } from './workloads/transcripts.js';
 import { viewerWorkload } from './workloads/viewer.js';
 import { postgresAvailable } from '../test/helpers/service.js';
 
@@ -96,6 +97,10 @@ try {
   if (wanted('11')) {
     log('workload 11: reconcile and the post-merge hook');
     results.push(...(await reconcileWorkload({ commits: 50, pullCommits: 10, runs: runs(3, 7) }, log)));
+  }
+  if (wanted('12')) {
+    log('workload 12: transcript reader');
+    results.push(...(await transcriptWorkload({ megabytes: quick ? 20 : 100, runs: runs(1, 3) }, log)));
   }
 } finally {
   await stopAllServices();
