@@ -41,8 +41,18 @@ export interface HookEvent {
   endsTurn: boolean;
   /** The agent's own closing message, when its payload carries one (Codex, Claude Code, Cursor's afterAgentResponse). */
   reportedSummary?: string;
+  /** Token counts the agent reports in the payload for the turn (Cursor's stop and afterAgentResponse): kept on the trace row. */
+  usage?: ReportedTokens;
   /** Set when the call carries nothing to record (a Codex shell command that is not a patch, a read): no row is written. */
   nothingToRecord?: true;
+}
+
+/** Token counts a payload reports, each a whole number from 0 (reportedTokens in tracer/plugin/agent checks them). */
+export interface ReportedTokens {
+  input: number;
+  output: number;
+  cacheWrite?: number;
+  cacheRead?: number;
 }
 
 export interface FileWrite {

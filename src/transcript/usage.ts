@@ -87,6 +87,40 @@ export async function readUsage(source: TranscriptSource, format: TranscriptForm
   return settle(pending, skipped);
 }
 
+/**
+ * Usage an agent reported in its hook payloads instead of its transcript
+ * (Cursor), as the trace rows keep it (`usage`): one record per turn, the
+ * rows of one turn (`turn_id`) counted once. Undefined when no row has any.
+ * `turn` is the order of the turn among those rows, from 1.
+ */
+export function usageFromTraces(rows: Iterable<unknown>): UsageReport | undefined {
+  const pending: Pending[] = [];
+  const byKey = new Map<string, Pending>();
+  let line = 0;
+  for (const row of rows) {
+    line += 1;
+    if (typeof row !== 'object' || row === null || !('usage' in row)) continue;
+    const trace = row as { id?: unknown; ts?: unknown; model?: unknown; conversation_id?: unknown; turn_id?: unknown; usage?: unknown };
+    const usage = typeof trace.usage === 'object' && trace.usage !== null ? (trace.usage as Record<string, unknown>) : {};
+    const key = `${String(trace.conversation_id)}\0${typeof trace.turn_id === 'string' ? trace.turn_id : `#${String(trace.id ?? line)}`}`;
+    const draft: UsageDraft = {
+      key,
+      ...(typeof trace.ts === 'string' ? { ts: trace.ts } : {}),
+      ...(typeof trace.model === 'string' ? { model: trace.model } : {}),
+      tokens: { input: usage.input, output: usage.output, cacheWrite: usage.cache_write, cacheRead: usage.cache_read },
+    };
+    const known = byKey.get(key);
+    if (known) {
+      known.draft = draft;
+      continue;
+    }
+    const entry: Pending = { draft, turn: byKey.size + 1, record: line, ...(draft.ts ? { ts: draft.ts } : {}) };
+    byKey.set(key, entry);
+    pending.push(entry);
+  }
+  return pending.length === 0 ? undefined : settle(pending, 0);
+}
+
 function settle(pending: Pending[], skipped: number): UsageReport {
   const records: UsageRecord[] = [];
   const refused: RefusedUsage[] = [];

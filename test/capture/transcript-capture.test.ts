@@ -9,10 +9,10 @@ import type { TranscriptItem } from '../../src/core/transcript.js';
 import { opencode } from '../../src/plugins/agents/opencode.js';
 import { readItems } from '../../src/transcript/read.js';
 import { fileSource } from '../../src/transcript/source.js';
-import { readUsage } from '../../src/transcript/usage.js';
+import { readUsage, usageFromTraces } from '../../src/transcript/usage.js';
 import { cleanup, runTracer, sandbox, tempDir } from '../helpers/cli.js';
 import { formatOf } from '../helpers/transcripts.js';
-import { projectDir } from './hook-fixtures.js';
+import { projectDir, readJsonl } from './hook-fixtures.js';
 
 // Issue 32, item 1: the four agents whose transcripts were not captured (Cline,
 // Kiro, goose, OpenCode) are now: their hook finds the conversation where the
@@ -363,6 +363,30 @@ if (payload.transcript_path) copyFileSync(payload.transcript_path, ${JSON.string
     assert.is(JSON.parse(readFileSync(join(dir, 'payload.json'), 'utf8')).transcript_path, undefined);
   }
   assert.not.ok(existsSync(dirname(payload.transcript_path)), 'its folder too');
+});
+
+test("Cursor 3 reports a turn's tokens in its stop and afterAgentResponse payloads: kept on the trace rows, counted once per generation", async () => {
+  const box = await setup();
+  const transcript = join(tempDir('cursor-transcript-'), 'transcript.jsonl');
+  copyFileSync(join(AGENTS, 'cursor', 'transcript.jsonl'), transcript);
+  const payload = (name: string) =>
+    JSON.parse(readFileSync(join(AGENTS, 'cursor', `${name}.json`), 'utf8').replaceAll('__REPO__', box.repo).replaceAll('__TRANSCRIPT__', transcript));
+  await box.hook('cursor', 'afterAgentResponse', payload('afterAgentResponse'));
+  await box.hook('cursor', 'stop', payload('stop'));
+  // A payload whose counts are not counts keeps none.
+  await box.hook('cursor', 'stop', { ...payload('stop'), generation_id: 'g2', input_tokens: -5, output_tokens: '9' });
+  const rows = readJsonl(join(projectDir(box.home), 'traces.jsonl'));
+  assert.equal(
+    rows.map((row) => row.usage),
+    [{ input: 17674, output: 220 }, { input: 17674, output: 220 }, undefined],
+  );
+  const report = usageFromTraces(rows);
+  assert.ok(report?.usage === 'known');
+  if (report?.usage !== 'known') return;
+  assert.equal(report.totals, { input: 17674, output: 220, cacheWrite: 0, cacheRead: 0, reasoning: 0 });
+  assert.is(report.records.length, 1);
+  assert.is(usageFromTraces([{ id: 'x', ts: '2026-01-01T00:00:00Z' }]), undefined, 'rows without usage: none reported');
+  assert.is((await readUsage((await fileSource(transcript))!, await formatOf('cursor'))).usage, 'unknown');
 });
 
 test.run();

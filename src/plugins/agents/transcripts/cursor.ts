@@ -62,7 +62,10 @@ export const cursorTranscript: TranscriptFormat = {
   agent: 'cursor',
   items,
   mayStartTurn: (text) => /"user"/.test(text),
-  usage: { unknown: "Cursor's transcripts hold no token counts." },
+  // Cursor 3 reports a turn's tokens in its hook payloads instead: the trace rows keep them (usageFromTraces).
+  usage: {
+    unknown: "Cursor's transcripts hold no token counts; its stop and afterAgentResponse payloads report a turn's, kept on the trace rows.",
+  },
   recognizes: (record) =>
     isObject(record) && (record.role === 'user' || record.role === 'assistant') && !('type' in record) && !('parts' in record),
 };
