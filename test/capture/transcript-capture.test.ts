@@ -370,7 +370,11 @@ test("Cursor 3 reports a turn's tokens in its stop and afterAgentResponse payloa
   const transcript = join(tempDir('cursor-transcript-'), 'transcript.jsonl');
   copyFileSync(join(AGENTS, 'cursor', 'transcript.jsonl'), transcript);
   const payload = (name: string) =>
-    JSON.parse(readFileSync(join(AGENTS, 'cursor', `${name}.json`), 'utf8').replaceAll('__REPO__', box.repo).replaceAll('__TRANSCRIPT__', transcript));
+    JSON.parse(
+      readFileSync(join(AGENTS, 'cursor', `${name}.json`), 'utf8')
+        .replaceAll('__REPO__', box.repo)
+        .replaceAll('__TRANSCRIPT__', transcript),
+    );
   await box.hook('cursor', 'afterAgentResponse', payload('afterAgentResponse'));
   await box.hook('cursor', 'stop', payload('stop'));
   // A payload whose counts are not counts keeps none.
