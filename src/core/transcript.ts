@@ -55,9 +55,10 @@ export type TranscriptItemKind = TranscriptItem['kind'];
 
 /**
  * What a format makes of one record, before the reader places it: the reader
- * gives it its turn, step, record, offset and clips its text. A `person`
- * message starts a turn; give the person's own words only (a tool result or a
- * context block the agent adds in the person's name is `tool` or `system`).
+ * gives it its turn, step, record, offset and clips its text. A record holding
+ * a `person` message opens a turn (one, however many blocks the prompt has);
+ * give the person's own words only (a tool result or a context block the agent
+ * adds in the person's name is `tool` or `system`). Empty texts are dropped.
  */
 export type ItemDraft =
   | { kind: 'message'; role: 'person' | 'assistant' | 'system'; text: string; ts?: string; model?: string }

@@ -46,6 +46,7 @@ type Phase =
 export class JsonScanner {
   private state: ScanState;
   private phase: Phase = { kind: 'expect' };
+  /** The absolute offset of the chunk being pushed: `push` advances it past the chunk when done. */
   private position: number;
   private recordStart = 0;
   private parts: Buffer[] = [];
@@ -84,12 +85,12 @@ export class JsonScanner {
         }
         this.hold(chunk.subarray(i, end));
         i = end;
-        out.push(this.finishRecord(this.base(chunk) + i));
+        out.push(this.finishRecord(this.position + i));
         continue;
       }
       const byte = chunk[i]!;
       i += 1;
-      this.step(byte, this.base(chunk) + i - 1, out);
+      this.step(byte, this.position + i - 1, out);
     }
     this.position += chunk.length;
     return out;
@@ -104,17 +105,13 @@ export class JsonScanner {
     return [];
   }
 
-  /** The absolute offset of `chunk[0]` (push advances `position` after the chunk). */
-  private base(_chunk: Buffer): number {
-    return this.position;
-  }
-
   private step(byte: number, at: number, out: ScannedRecord[]): void {
     const phase = this.phase;
     if (phase.kind === 'key') {
       if (phase.escaped) phase.escaped = false;
       else if (byte === BACKSLASH) phase.escaped = true;
       else if (byte === QUOTE) {
+        // The key's bytes as written, escapes and all: JSON.parse reads them.
         this.keyText = `"${Buffer.from(phase.bytes).toString('utf8')}"`;
         let key: unknown;
         try {

@@ -8,6 +8,7 @@ import { builtinAgents, recognizeFormat, transcriptFormat } from '../../src/tran
 import { decodeCursor, encodeCursor } from '../../src/transcript/cursor.js';
 import { readItems, readWindow, turnStarts } from '../../src/transcript/read.js';
 import { bufferSource } from '../../src/transcript/source.js';
+import { readTurns } from '../../src/transcript/turns.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
 import { formatOf } from '../helpers/transcripts.js';
 
@@ -141,6 +142,30 @@ test('turns: where each starts is found by a scan that parses only what may open
   // The person's prompt opens its turn, step 0.
   const second = await readWindow(source, format, { from: starts[2]!, maxItems: 1 });
   assert.ok(second.items[0]!.kind === 'message' && second.items[0]!.role === 'person' && second.items[0]!.step === 0);
+});
+
+test('a window by turn (as tracer mcp asks): bounded in items, going on by its cursor, the scan made once per snapshot key', async () => {
+  const bytes = fixture('claude-code', 'usage.jsonl');
+  const format = await formatOf('claude-code');
+  const whole = await all(bytes, format);
+  let opened = 0;
+  const source = bufferSource(bytes);
+  const counting = { size: source.size, open: (start: number) => ((opened += 1), source.open(start)) };
+  const first = await readTurns(counting, format, { turn: 1, maxItems: 10, maxBytes: 1 << 20, key: 'sha-of-usage' });
+  assert.is(first.lastTurn, 1);
+  assert.equal(first.items, whole.filter((item) => item.turn === 1).slice(0, 10));
+  assert.ok(first.next !== null, 'more of the turn than the window holds');
+  const afterFirst = opened;
+  await readTurns(counting, format, { turn: 1, maxItems: 10, maxBytes: 1 << 20, key: 'sha-of-usage' });
+  assert.is(opened - afterFirst, 1, 'the second window reads its turn only: the starts were kept');
+  const rest = await readWindow(source, format, { from: first.next!, untilTurn: 2 });
+  assert.equal(
+    [...first.items, ...rest.items],
+    whole.filter((item) => item.turn === 1),
+  );
+  const beyond = await readTurns(source, format, { turn: 7, maxItems: 10, maxBytes: 1 << 20 });
+  assert.equal(beyond.items, []);
+  assert.is(beyond.next, null);
 });
 
 test("Gemini CLI's older chat file, one indented JSON document: read element by element, the same items as its JSON lines", async () => {

@@ -21,8 +21,8 @@ import {
 } from '../../../plugin/transcript.js';
 
 const SYNTHETIC = '<synthetic>';
-/** What Claude Code writes in the person's name that the person did not type. */
-const NOT_TYPED = /^\s*<(?:local-command-stdout|local-command-stderr|system-reminder)>/;
+/** What Claude Code writes in the person's name that the person did not type (command output, reminders, its interruption mark). */
+const NOT_TYPED = /^\s*(?:<(?:local-command-stdout|local-command-stderr|system-reminder)>|\[Request interrupted by user)/;
 
 function items(record: unknown): ItemDraft[] {
   if (!isObject(record)) return [];
