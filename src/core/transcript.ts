@@ -79,6 +79,8 @@ export interface UsageTokens {
   cacheRead: number;
   /** Of `output`, the reasoning ("thinking") tokens, where the agent tells them apart. */
   reasoning?: number;
+  /** Of `cacheWrite`, the writes kept an hour rather than minutes (Anthropic prices them higher), where the agent tells them apart. */
+  cacheWrite1h?: number;
 }
 
 /** The usage of one model request (or, where the agent writes only that, of a run of them), counted once. */
@@ -115,7 +117,7 @@ export interface UsageDraft {
   key?: string;
   ts?: string;
   model?: string;
-  tokens: { input: unknown; output: unknown; cacheWrite: unknown; cacheRead: unknown; reasoning?: unknown };
+  tokens: { input: unknown; output: unknown; cacheWrite: unknown; cacheRead: unknown; reasoning?: unknown; cacheWrite1h?: unknown };
   scope?: 'request' | 'session';
 }
 

@@ -124,7 +124,7 @@ export function usageFromTraces(rows: Iterable<unknown>): UsageReport | undefine
 function settle(pending: Pending[], skipped: number): UsageReport {
   const records: UsageRecord[] = [];
   const refused: RefusedUsage[] = [];
-  const totals: UsageTokens = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0, reasoning: 0 };
+  const totals = zeroTotals();
   for (const entry of pending) {
     const scope = entry.draft.scope ?? 'request';
     const checked = checkTokens(entry.draft.tokens, scope === 'session' ? SESSION_TOKENS_MAX : REQUEST_TOKENS_MAX);
@@ -141,8 +141,7 @@ function settle(pending: Pending[], skipped: number): UsageReport {
       tokens: checked,
       scope,
     });
-    for (const kind of KINDS) totals[kind] += checked[kind];
-    totals.reasoning! += checked.reasoning ?? 0;
+    addTokens(totals, checked);
   }
   return { usage: 'known', records, refused, totals, skipped };
 }
@@ -152,7 +151,7 @@ export function checkTokens(tokens: UsageDraft['tokens'] | undefined, max: numbe
   if (typeof tokens !== 'object' || tokens === null)
     return { code: 'usage_malformed', message: 'The usage holds no token counts; it is not counted.' };
   const out: UsageTokens = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
-  for (const kind of [...KINDS, 'reasoning'] as const) {
+  for (const kind of [...KINDS, 'reasoning', 'cacheWrite1h'] as const) {
     const value = tokens[kind];
     if (value === undefined || value === null) {
       if (kind === 'input' || kind === 'output')
@@ -172,7 +171,9 @@ export function checkTokens(tokens: UsageDraft['tokens'] | undefined, max: numbe
       };
     out[kind] = value;
   }
+  // A part larger than its whole is not believed: the whole counts, the part is dropped.
   if (out.reasoning !== undefined && out.reasoning > out.output) delete out.reasoning;
+  if (out.cacheWrite1h !== undefined && (out.cacheWrite1h > out.cacheWrite || out.cacheWrite1h === 0)) delete out.cacheWrite1h;
   return out;
 }
 
@@ -183,10 +184,18 @@ function describe(value: unknown): string {
 
 /** The sum of some usage records' tokens. */
 export function sumTokens(records: readonly UsageRecord[]): UsageTokens {
-  const totals: UsageTokens = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0, reasoning: 0 };
-  for (const record of records) {
-    for (const kind of KINDS) totals[kind] += record.tokens[kind];
-    totals.reasoning! += record.tokens.reasoning ?? 0;
-  }
+  const totals = zeroTotals();
+  for (const record of records) addTokens(totals, record.tokens);
   return totals;
+}
+
+/** Totals start with every kind, the parts (reasoning, hour-long cache writes) included, at 0. */
+export function zeroTotals(): UsageTokens {
+  return { input: 0, output: 0, cacheWrite: 0, cacheRead: 0, reasoning: 0, cacheWrite1h: 0 };
+}
+
+export function addTokens(into: UsageTokens, more: UsageTokens): void {
+  for (const kind of KINDS) into[kind] += more[kind];
+  into.reasoning = (into.reasoning ?? 0) + (more.reasoning ?? 0);
+  into.cacheWrite1h = (into.cacheWrite1h ?? 0) + (more.cacheWrite1h ?? 0);
 }

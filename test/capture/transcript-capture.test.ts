@@ -190,7 +190,7 @@ test("goose: Stop writes the session's rows of sessions.db out as JSON lines, sn
   assert.ok(usage.usage === 'known');
   if (usage.usage !== 'known') return;
   // The two ledger rows of this session (1200/80/300/50 and 90/20/1500/0), not the session's running totals, not another session's.
-  assert.equal(usage.totals, { input: 1290, output: 100, cacheWrite: 50, cacheRead: 1800, reasoning: 0 });
+  assert.equal(usage.totals, { input: 1290, output: 100, cacheWrite: 50, cacheRead: 1800, reasoning: 0, cacheWrite1h: 0 });
   assert.ok(usage.records.every((record) => record.scope === 'request' && record.turn === 1));
 });
 
@@ -387,7 +387,7 @@ test("Cursor 3 reports a turn's tokens in its stop and afterAgentResponse payloa
   const report = usageFromTraces(rows);
   assert.ok(report?.usage === 'known');
   if (report?.usage !== 'known') return;
-  assert.equal(report.totals, { input: 17674, output: 220, cacheWrite: 0, cacheRead: 0, reasoning: 0 });
+  assert.equal(report.totals, { input: 17674, output: 220, cacheWrite: 0, cacheRead: 0, reasoning: 0, cacheWrite1h: 0 });
   assert.is(report.records.length, 1);
   assert.is(usageFromTraces([{ id: 'x', ts: '2026-01-01T00:00:00Z' }]), undefined, 'rows without usage: none reported');
   assert.is((await readUsage((await fileSource(transcript))!, await formatOf('cursor'))).usage, 'unknown');

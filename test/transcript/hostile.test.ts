@@ -182,7 +182,7 @@ test('negative, fractional, absurd or missing token counts are refused with thei
   const report = await readUsage(bufferSource(text), await formatOf('claude-code'));
   assert.ok(report.usage === 'known');
   if (report.usage !== 'known') return;
-  assert.equal(report.totals, { input: 10, output: 5, cacheWrite: 100, cacheRead: 1000, reasoning: 0 });
+  assert.equal(report.totals, { input: 10, output: 5, cacheWrite: 100, cacheRead: 1000, reasoning: 0, cacheWrite1h: 0 });
   assert.equal(
     report.refused.map((refusal) => [refusal.record, refusal.code]),
     [
@@ -236,7 +236,7 @@ test('Codex: cached input above the input, and a running total that starts over,
   assert.ok(report.usage === 'known');
   if (report.usage !== 'known') return;
   // 100/40/10 once (its repeat adds nothing), then a total that went down: its own request, 30/0/3.
-  assert.equal(report.totals, { input: 60 + 30, output: 13, cacheWrite: 0, cacheRead: 40, reasoning: 0 });
+  assert.equal(report.totals, { input: 60 + 30, output: 13, cacheWrite: 0, cacheRead: 40, reasoning: 0, cacheWrite1h: 0 });
   assert.equal(
     report.refused.map((refusal) => refusal.code),
     ['usage_negative'],

@@ -45,7 +45,7 @@ test("Claude Code 1.0.111 (a real session with prompt caching): each message cou
   // sum, 13 requests             57    3306       28933      293447
   const report = await usageOf('claude-code', 'usage.jsonl');
   assert.is(report.records.length, 13);
-  assert.equal(report.totals, { input: 57, output: 3306, cacheWrite: 28933, cacheRead: 293447, reasoning: 0 });
+  assert.equal(report.totals, { input: 57, output: 3306, cacheWrite: 28933, cacheRead: 293447, reasoning: 0, cacheWrite1h: 0 });
   assert.equal([...new Set(report.records.map((record) => record.model))], ['claude-sonnet-4-20250514']);
   assert.equal(report.records[0], {
     turn: 1,
@@ -63,7 +63,7 @@ test('Claude Code 2.0.69 with thinking: a message over three lines whose output 
   // A sum of the lines would say input 46, output 501, cache write 22012, cache read 78085.
   const report = await usageOf('claude-code', 'usage-thinking.jsonl');
   assert.is(report.records.length, 2);
-  assert.equal(report.totals, { input: 18, output: 484, cacheWrite: 7461, cacheRead: 32612, reasoning: 0 });
+  assert.equal(report.totals, { input: 18, output: 484, cacheWrite: 7461, cacheRead: 32612, reasoning: 0, cacheWrite1h: 0 });
   assert.equal(
     report.records.map((record) => record.record),
     [4, 9],
@@ -84,7 +84,7 @@ test('Codex 0.104 (a real rollout): the growth of the running total per request;
   // input without the cache: 298373 - 238848 = 59525
   const report = await usageOf('codex', 'rollout-usage.jsonl');
   assert.is(report.records.length, 6);
-  assert.equal(report.totals, { input: 59525, output: 1123, cacheWrite: 0, cacheRead: 238848, reasoning: 483 });
+  assert.equal(report.totals, { input: 59525, output: 1123, cacheWrite: 0, cacheRead: 238848, reasoning: 483, cacheWrite1h: 0 });
   assert.equal(
     report.records.map((record) => record.record),
     [18, 27, 36, 45, 54, 62],
@@ -105,10 +105,10 @@ test('Gemini CLI (a real JSONL recording, two models): a message written again w
   // pro:   input 40238, output 266 + 452 = 718
   const report = await usageOf('gemini', 'session-usage.jsonl');
   assert.is(report.records.length, 6);
-  assert.equal(report.totals, { input: 153635, output: 4293, cacheWrite: 0, cacheRead: 48951, reasoning: 2141 });
+  assert.equal(report.totals, { input: 153635, output: 4293, cacheWrite: 0, cacheRead: 48951, reasoning: 2141, cacheWrite1h: 0 });
   assert.equal(byModel(report.records), {
-    'gemini-3-flash-preview': { input: 113397, output: 3575, cacheWrite: 0, cacheRead: 48951, reasoning: 1689 },
-    'gemini-3.1-pro-preview': { input: 40238, output: 718, cacheWrite: 0, cacheRead: 0, reasoning: 452 },
+    'gemini-3-flash-preview': { input: 113397, output: 3575, cacheWrite: 0, cacheRead: 48951, reasoning: 1689, cacheWrite1h: 0 },
+    'gemini-3.1-pro-preview': { input: 40238, output: 718, cacheWrite: 0, cacheRead: 0, reasoning: 452, cacheWrite1h: 0 },
   });
   // "System: Please continue." (line 18) is Gemini's own, not a prompt: the pro request is in the person's second turn.
   assert.equal(
@@ -140,7 +140,7 @@ test('Cline (a real task, ui_messages.json: one JSON array on one line): every f
   // (the first three: 10/814/8972/0, 10/572/3454/8972, 10/369/983/12426).
   const report = await usageOf('cline', 'ui_messages.json');
   assert.is(report.records.length, 36);
-  assert.equal(report.totals, { input: 360, output: 30169, cacheWrite: 128708, cacheRead: 1280342, reasoning: 0 });
+  assert.equal(report.totals, { input: 360, output: 30169, cacheWrite: 128708, cacheRead: 1280342, reasoning: 0, cacheWrite1h: 0 });
   assert.equal(
     report.records.slice(0, 3).map((record) => record.tokens),
     [

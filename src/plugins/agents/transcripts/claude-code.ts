@@ -5,7 +5,8 @@
 // and each carrying the message's `usage` as it stood when written (the output
 // count grows): the last line's usage is the message's, counted once.
 // `message.usage`: input_tokens (uncached), output_tokens,
-// cache_creation_input_tokens, cache_read_input_tokens. Messages Claude Code
+// cache_creation_input_tokens (of which cache_creation.ephemeral_1h_input_tokens
+// are kept an hour, priced higher), cache_read_input_tokens. Messages Claude Code
 // made up itself (model `<synthetic>`, `isApiErrorMessage`) are no request.
 import {
   isObject,
@@ -105,6 +106,7 @@ function usage(record: unknown): UsageDraft[] {
             output: raw.output_tokens,
             cacheWrite: raw.cache_creation_input_tokens,
             cacheRead: raw.cache_read_input_tokens,
+            ...(isObject(raw.cache_creation) ? { cacheWrite1h: raw.cache_creation.ephemeral_1h_input_tokens } : {}),
           }
         : { input: undefined, output: undefined, cacheWrite: undefined, cacheRead: undefined },
     },
