@@ -14,6 +14,8 @@ export function homePaths(home: string) {
     config: join(home, 'config.json'),
     registry: join(home, 'projects.json'),
     plugins: join(home, 'plugins.json'),
+    /** An organization's own token prices (negotiated rates), over the price table's (docs/attribution.md). */
+    prices: join(home, 'prices.json'),
     projects: join(home, 'projects'),
   };
 }
