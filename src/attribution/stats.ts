@@ -3,7 +3,7 @@
 // asked. One `git log` for the range, one pass over ledgers.jsonl.
 import { ExitCode, TracerError } from '../core/errors.js';
 import { GitCommandError } from '../capture/ledger/git-exec.js';
-import { addCounts, readCommitDiffs, tallyCommit, zeroCounts, type LineCounts } from './commit-lines.js';
+import { addCounts, readCommitDiffs, tallyCommit, zeroCounts, type CommitLines, type LineCounts } from './commit-lines.js';
 import { commitId, defaultBranch, shortRef, type GitOptions } from './git-read.js';
 import { readLedgers } from './ledger-view.js';
 
@@ -31,7 +31,18 @@ export interface StatsQuery {
   onCorrupt?: (line: number) => void;
 }
 
+/** What a range's figures are made of: its commits (newest first), their ledgers and each commit's lines by contributor. */
+export interface RangeTallies {
+  label: string;
+  revisions: string[];
+  tallies: CommitLines[];
+}
+
 export async function rangeStats(query: StatsQuery): Promise<StatsReport> {
+  return statsOf(await rangeTallies(query), query.by);
+}
+
+export async function rangeTallies(query: StatsQuery): Promise<RangeTallies> {
   const { label, revisions } = query.range === undefined ? await defaultRange(query.git) : explicitRange(query.range);
   let diffs;
   try {
@@ -47,19 +58,22 @@ export async function rangeStats(query: StatsQuery): Promise<StatsReport> {
     const { reconcileOnRead } = await import('./reconcile/on-read.js');
     if (await reconcileOnRead(query.projectDir, query.git, missing)) ledgers = await readLedgers(query.projectDir, wanted, query.onCorrupt);
   }
+  return { label, revisions, tallies: diffs.map((diff) => tallyCommit(diff, ledgers.get(diff.commit))) };
+}
+
+export function statsOf(range: RangeTallies, by: Breakdown | undefined): StatsReport {
   const report: StatsReport = {
-    range: label,
-    commits: diffs.length,
+    range: range.label,
+    commits: range.tallies.length,
     commits_with_ledger: 0,
     lines: zeroCounts(),
     ai_share: null,
     by_agent: {},
     by_model: {},
-    ...(query.by === 'author' ? { by_author: {} } : {}),
-    ...(query.by === 'file' ? { by_file: {} } : {}),
+    ...(by === 'author' ? { by_author: {} } : {}),
+    ...(by === 'file' ? { by_file: {} } : {}),
   };
-  for (const diff of diffs) {
-    const tally = tallyCommit(diff, ledgers.get(diff.commit));
+  for (const tally of range.tallies) {
     if (tally.ledger) report.commits_with_ledger += 1;
     addCounts(report.lines, tally.lines);
     for (const { conversation, lines } of tally.conversations) {
@@ -67,7 +81,7 @@ export async function rangeStats(query: StatsQuery): Promise<StatsReport> {
       bump(report.by_agent, conversation.agent ?? 'unknown', lines);
       bump(report.by_model, conversation.model_id ?? 'unknown', lines);
     }
-    if (report.by_author) addCounts((report.by_author[diff.author || 'unknown'] ??= zeroCounts()), tally.lines);
+    if (report.by_author) addCounts((report.by_author[tally.author || 'unknown'] ??= zeroCounts()), tally.lines);
     if (report.by_file) for (const [path, counts] of tally.files) addCounts((report.by_file[path] ??= zeroCounts()), counts);
   }
   const total = report.lines.ai + report.lines.human + report.lines.mixed + report.lines.unknown;
