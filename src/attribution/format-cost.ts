@@ -2,18 +2,12 @@
 // show`, the CI comment). Every dollar figure is printed with the price table
 // it came from; a cost that could not be computed says "cost unknown" and why,
 // never $0.
+import { count, money } from '../cost/money.js';
 import { UNPRICED_REASONS } from '../cost/prices.js';
 import { tokenCounts, type ConversationOutcome, type CostGroup, type CostSection } from '../cost/cost-section.js';
 import type { UsageTokens } from '../core/transcript.js';
 
-export function money(usd: number | null): string {
-  if (usd === null) return 'cost unknown';
-  return `$${usd >= 1 ? usd.toFixed(2) : usd.toFixed(4)}`;
-}
-
-export function count(value: number): string {
-  return value.toLocaleString('en-US');
-}
+export { count, money };
 
 /** "1,234 input · 56 output · 7,890 cache write · 12,345 cache read". */
 export function tokensLine(tokens: UsageTokens): string {

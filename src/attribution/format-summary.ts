@@ -2,7 +2,7 @@
 // The bar is 20 cells: agent (█), both (▓), person (░), unknown (·).
 import type { LineCounts } from './commit-lines.js';
 import type { ShowReport } from './show.js';
-import { money } from './format-cost.js';
+import { count, money } from '../cost/money.js';
 import type { Breakdown, StatsReport } from './stats.js';
 
 const BAR_CELLS = 20;
@@ -171,5 +171,5 @@ function usagePhrase(usage: NonNullable<ShowReport['conversations'][number]['usa
   if (usage.usage === 'unknown') return `tokens unknown: ${usage.reason ?? 'its agent writes no token counts'}`;
   const { tokens } = usage;
   const cost = usage.cost_usd === null ? 'cost unknown' : `${money(usage.cost_usd)}${usage.cost_known ? '' : ' + cost unknown for part'}`;
-  return `${usage.requests} requests: ${tokens.input.toLocaleString('en-US')} input, ${tokens.output.toLocaleString('en-US')} output, ${tokens.cache_write.toLocaleString('en-US')} cache write, ${tokens.cache_read.toLocaleString('en-US')} cache read tokens; ${cost}`;
+  return `${usage.requests} requests: ${count(tokens.input)} input, ${count(tokens.output)} output, ${count(tokens.cache_write)} cache write, ${count(tokens.cache_read)} cache read tokens; ${cost}`;
 }

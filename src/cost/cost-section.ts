@@ -1,21 +1,13 @@
 // The shape of the cost figures `tracer stats --cost --json` prints (and the
 // Markdown and text are made from), and how a group of conversations adds up.
 import type { UsageTokens } from '../core/transcript.js';
+import type { TokenCounts } from '../viewer/data-source.js';
 import { addTokens, zeroTotals } from '../transcript/usage.js';
 import type { Deleter } from '../attribution/line-fates.js';
 import type { UnpricedReason } from './prices.js';
 
-/** Tokens as the JSON names them. */
-export interface TokenCounts {
-  input: number;
-  output: number;
-  cache_write: number;
-  cache_read: number;
-  /** Of output. */
-  reasoning: number;
-  /** Of cache_write. */
-  cache_write_1h: number;
-}
+/** Tokens as the JSON names them (the viewer's shape). */
+export type { TokenCounts };
 
 export function tokenCounts(tokens: UsageTokens): TokenCounts {
   return {

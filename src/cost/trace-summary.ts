@@ -74,6 +74,13 @@ export async function traceSummary(projectDir: string): Promise<Map<string, Conv
   return conversations;
 }
 
+/** The summary of some trace rows already read (a session's own rows, as the viewer holds them). */
+export function summarizeTraces(rows: Iterable<unknown>): Map<string, ConversationTraces> {
+  const conversations = new Map<string, ConversationTraces>();
+  for (const row of rows) add(conversations, row);
+  return conversations;
+}
+
 function add(conversations: Map<string, ConversationTraces>, row: unknown): void {
   if (!isObject(row)) return;
   const id = text(row.conversation_id);

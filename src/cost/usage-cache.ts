@@ -44,9 +44,11 @@ export class UsageCache {
   private entries: Map<string, SnapshotUsage> | undefined;
   private readonly fresh: SnapshotUsage[] = [];
 
+  /** `persist: false` (the viewers, which only read the store) keeps what it reads in memory only. */
   constructor(
     private readonly projectDir: string,
     private readonly context: FormatContext,
+    private readonly options: { persist: boolean } = { persist: true },
   ) {}
 
   private get path(): string {
@@ -94,6 +96,7 @@ export class UsageCache {
 
   /** Keeps what was read since the last save; a failure to write costs only a later read. */
   save(): void {
+    if (!this.options.persist) this.fresh.length = 0;
     if (this.fresh.length === 0) return;
     try {
       appendRecords(this.path, this.fresh.splice(0));

@@ -5,6 +5,8 @@ import type { ServeOptions } from './options.js';
 import { authorizedProject } from './target.js';
 import type { ProjectRef, TokenRecord, TraceStorage } from './storage/types.js';
 import type { ViewRefresher } from './team/refresher.js';
+import type { UsageRefresher } from './team/usage.js';
+import type { PriceTable } from '../cost/prices.js';
 
 /** What every route module receives. */
 export interface ServiceContext {
@@ -16,6 +18,10 @@ export interface ServiceContext {
   routeEnabled(name: string): boolean;
   /** Keeps the team view's tables caught up with uploads (routes/ui.ts reads them). */
   view: ViewRefresher;
+  /** Reads the pushed transcripts' token usage into the team view's tables, in the background. */
+  usage: UsageRefresher;
+  /** The price table the team view's costs are computed with (team/usage.ts). */
+  prices: () => Promise<PriceTable>;
 }
 
 declare module 'fastify' {

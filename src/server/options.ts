@@ -23,6 +23,8 @@ export interface ServeOptions {
   plugins: string[];
   /** Team view sign-in attempts accepted per client address and minute; more get 429. */
   signInsPerMinute: number;
+  /** The home whose prices.json overrides the price table for the team view's costs (docs/attribution.md). */
+  pricesHome: string;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -119,6 +121,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, h
       ENV.signInsPerMinute,
       { min: 1 },
     ),
+    pricesHome: home,
   };
 }
 

@@ -6,6 +6,7 @@ import type { ServiceContext } from './context.js';
 import { checkDisabledRoutes, type ServeOptions } from './options.js';
 import type { TraceStorage } from './storage/types.js';
 import { ViewRefresher } from './team/refresher.js';
+import { servicePrices, UsageRefresher } from './team/usage.js';
 
 export interface RunningService {
   /** `http://<host>:<port>` where it listens (the real port when 0 was asked). */
@@ -39,9 +40,23 @@ export async function startService(options: ServeOptions, families: readonly Fam
     families.map((family) => family.name),
   );
   const storage = await openStorage(options);
-  // The refresher logs through the app's logger, made just below (it logs only once requests run).
-  const view = new ViewRefresher(storage, () => app.log);
-  const context: ServiceContext = { storage, families, options, routeEnabled: (name) => !options.disabledRoutes.includes(name), view };
+  // The refreshers log through the app's logger, made just below (they log only once requests run).
+  const prices = servicePrices(options.pricesHome);
+  const usage = new UsageRefresher(storage, prices, () => app.log);
+  const view = new ViewRefresher(
+    storage,
+    () => app.log,
+    (projectId) => usage.schedule(projectId),
+  );
+  const context: ServiceContext = {
+    storage,
+    families,
+    options,
+    routeEnabled: (name) => !options.disabledRoutes.includes(name),
+    view,
+    usage,
+    prices,
+  };
   const app = buildApp(context);
   let closing = false;
   // Once stopping, every answer says Connection: close, so kept-alive connections end after their request.
@@ -80,6 +95,7 @@ export async function startService(options: ServeOptions, families: readonly Fam
       await closed;
       await app.close();
       await view.stop();
+      await usage.stop();
       await storage.close();
     })());
   return { url, port, storage, app, startupLine, close: () => stop(false), destroy: () => stop(true) };

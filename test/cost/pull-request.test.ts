@@ -1,16 +1,14 @@
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, cleanup, runTracer, tempDir } from '../helpers/cli.js';
+import { cleanup, runTracer, tempDir } from '../helpers/cli.js';
 import { spawnService, stopAllServices } from '../helpers/service.js';
-import { spoolFolded } from '../helpers/spool.js';
 import { gitIn } from '../capture/ledger-helpers.js';
 import { INSTALL, job, jobPath, type Job } from '../attribution/ci-runner.js';
 import { squashOnService } from '../attribution/reconcile-fixture.js';
 import { githubExpressions, githubStep, readWorkflowYaml } from '../attribution/workflow-yaml.js';
+import { agentHook, commit, transcriptCopy } from './agents.js';
 
 /**
  * Issue 33, "Must hold": a pull request built through the real hooks (Claude
@@ -25,8 +23,6 @@ test.after(async () => {
   await stopAllServices();
   cleanup();
 });
-
-const AGENTS = fileURLToPath(new URL('../fixtures/agents/', import.meta.url));
 
 /** What Claude Code writes (8 lines), what the person deletes of it (3), what Codex writes (5): every line non-blank. */
 const PARSE = [
@@ -55,49 +51,6 @@ const TOKENS = { input: 57 + 59525, output: 3306 + 1123, cache_write: 28933, cac
 // The providers' published prices per million tokens: Claude Sonnet 4 $3 input, $15 output, $3.75 cache write, $0.30
 // cache read; gpt-5.3-codex $1.75 input, $14 output, $0.175 cached input.
 const COST = (57 * 3 + 3306 * 15 + 28933 * 3.75 + 293447 * 0.3) / 1e6 + (59525 * 1.75 + 1123 * 14 + 238848 * 0.175) / 1e6;
-
-function env(home: string, author = 'Alex'): NodeJS.ProcessEnv {
-  return {
-    ...cleanEnv(),
-    TRACER_HOME: home,
-    GIT_AUTHOR_NAME: author,
-    GIT_AUTHOR_EMAIL: `${author.toLowerCase()}@example.com`,
-    GIT_COMMITTER_NAME: author,
-    GIT_COMMITTER_EMAIL: `${author.toLowerCase()}@example.com`,
-  };
-}
-
-function commit(repo: string, home: string, message: string, author?: string): string {
-  for (const args of [
-    ['add', '-A'],
-    ['commit', '-q', '-m', message],
-  ]) {
-    const result = spawnSync('git', args, { cwd: repo, env: env(home, author), encoding: 'utf8' });
-    assert.is(result.status, 0, result.stderr);
-  }
-  return gitIn(repo, ['rev-parse', 'HEAD']);
-}
-
-/** The command `tracer init` installed for the agent's event, run through the shell as the agent runs it. */
-async function agentHook(repo: string, home: string, agent: 'claude-code' | 'codex', event: string, payload: unknown): Promise<void> {
-  const file = agent === 'claude-code' ? '.claude/settings.json' : '.codex/hooks.json';
-  const settings = JSON.parse(readFileSync(join(repo, file), 'utf8'));
-  const command = (settings.hooks[event] as Array<{ hooks: Array<{ command: string }> }>)
-    .flatMap((entry) => entry.hooks)
-    .find((hook) => hook.command.endsWith(` hook ${agent} ${event}`))?.command;
-  assert.ok(command, `tracer init installed ${agent} ${event}`);
-  const result = spawnSync('sh', ['-c', command!], { cwd: repo, input: JSON.stringify(payload), encoding: 'utf8', env: env(home) });
-  assert.is(result.status, 0, result.stderr);
-  assert.is(result.stdout, '');
-  await spoolFolded(home);
-}
-
-function transcriptCopy(file: string): string {
-  const dir = tempDir('tracer-agent-transcript-');
-  const path = join(dir, 'transcript.jsonl');
-  copyFileSync(join(AGENTS, file), path);
-  return path;
-}
 
 test('a pull request by Claude Code and Codex, a person deleting AI lines, a squash merge: the CI comment counts what the fixtures hold', async () => {
   const service = await spawnService();

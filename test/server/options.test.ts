@@ -17,6 +17,7 @@ test('defaults: 127.0.0.1:8787, SQLite under $TRACER_HOME/server, 10 MiB blobs, 
     adminSecret: undefined,
     plugins: [],
     signInsPerMinute: 10,
+    pricesHome: '/home/u/.tracer',
   });
 });
 
@@ -52,6 +53,7 @@ test('every flag also comes from the environment, BLOB_MAX_BYTES under the specâ
     adminSecret: 's3cret',
     plugins: ['./family.js'],
     signInsPerMinute: 3,
+    pricesHome: '/h',
   });
 });
 

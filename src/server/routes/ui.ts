@@ -56,7 +56,10 @@ export function uiRoutes(context: ServiceContext) {
             .send({ code: 'sign_in_required', message: `Sign in at ${UI_PREFIX}/sign-in with a token of this service.` });
         return reply.code(401).type('text/html; charset=utf-8').send(signInPage(UI_PREFIX));
       }
-      request.tracerViewer = { token, source: new ServiceDataSource(context.storage, token, context.view) };
+      request.tracerViewer = {
+        token,
+        source: new ServiceDataSource(context.storage, token, context.view, { prices: context.prices, usage: context.usage }),
+      };
       return undefined;
     });
 
