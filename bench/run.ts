@@ -6,12 +6,14 @@ import { parseArgs } from 'node:util';
 import { BENCH_DIR, clearRuns, stopAllServices } from './environment.js';
 import { markdownTable, runInfo, saveResults, type Result } from './report.js';
 import { blameWorkload } from './workloads/blame.js';
+import { costWorkload } from './workloads/cost.js';
 import { conversationWorkload } from './workloads/conversations.js';
 import { hookWorkload } from './workloads/hook.js';
 import { largeFileWorkload } from './workloads/large.js';
 import { loadWorkload } from './workloads/load.js';
 import { reconcileWorkload } from './workloads/reconcile.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
+import { teamCostWorkload } from './workloads/team-cost.js';
 import { teamViewWorkload } from './workloads/team-view.js';
 import { transcriptWorkload } from './workloads/transcripts.js';
 import { viewerWorkload } from './workloads/viewer.js';
@@ -31,7 +33,7 @@ const runs = (quickRuns: number, fullRuns: number) => (values.runs ? Number(valu
 const quick = values.quick!;
 const only = values.only ? new Set(values.only.split(',').map((part) => part.trim())) : undefined;
 const wanted = (n: string) => !only || only.has(n);
-/** `--backends sqlite,postgres`: the service backends workload 10 runs on (default every reachable one). */
+/** `--backends sqlite,postgres`: the service backends workloads 10 and 18 run on (default every reachable one). */
 const chosenBackends = values.backends ? new Set(values.backends.split(',').map((part) => part.trim())) : undefined;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -101,6 +103,23 @@ try {
   if (wanted('12')) {
     log('workload 12: transcript reader');
     results.push(...(await transcriptWorkload({ megabytes: quick ? 20 : 100, runs: runs(1, 3) }, log)));
+  }
+  if (wanted('17')) {
+    log('workload 17: tracer stats --cost');
+    const size = quick
+      ? { conversations: 1_000, transcriptBytes: 200 * 2 ** 20, files: 40 }
+      : { conversations: 10_000, transcriptBytes: 2 * 2 ** 30, files: 200 };
+    results.push(...(await costWorkload({ size, runs: runs(1, 3) }, log)));
+  }
+  if (wanted('18')) {
+    log("workload 18: the team view's cost section");
+    const reachable: Array<'sqlite' | 'postgres'> = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+    if (reachable.length === 1) log('  PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): SQLite only');
+    const backends = reachable.filter((backend) => !chosenBackends || chosenBackends.has(backend));
+    const size = quick
+      ? { traces: 20_000, sessions: 500, transcriptBytes: 2 ** 20 }
+      : { traces: 200_000, sessions: 5_000, transcriptBytes: 8 * 2 ** 20 };
+    results.push(...(await teamCostWorkload({ size, runs: runs(3, 5), backends }, log)));
   }
 } finally {
   await stopAllServices();

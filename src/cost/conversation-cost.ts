@@ -12,8 +12,9 @@ import type { UsageTokens } from '../core/transcript.js';
 import { readRecords } from '../store/jsonl.js';
 import type { FormatContext } from '../transcript/agents.js';
 import { addTokens, usageFromTraces, zeroTotals } from '../transcript/usage.js';
-import type { PriceTable, UnpricedReason } from './prices.js';
+import type { PricedRequest, PriceTable, UnpricedReason } from './prices.js';
 import type { ConversationTraces } from './trace-summary.js';
+import { PricedCache } from './priced-cache.js';
 import { compact, UsageCache, type CompactRequest, type SnapshotUsage } from './usage-cache.js';
 
 export interface ModelUsage {
@@ -87,36 +88,49 @@ export interface CostQuery {
 }
 
 export async function conversationCosts(query: CostQuery): Promise<Map<string, ConversationCost>> {
-  const cache = new UsageCache(query.projectDir, query.context);
-  await cache.load();
-  const snapshots = await snapshotIndex(query.projectDir, query.conversations.keys());
-  const usages = new Map<string, { usage: SnapshotUsage; source: 'transcript' | 'hook_payloads' } | undefined>();
-  const toRead: Array<[string, string, string | null]> = [];
+  const [snapshots, priced] = await Promise.all([
+    snapshotIndex(query.projectDir, query.conversations.keys()),
+    PricedCache.load(query.projectDir, query.prices.fingerprint),
+  ]);
+  const costs = new Map<string, ConversationCost>();
+  const unpriced: Array<[string, string, string | null]> = [];
   for (const [id, traces] of query.conversations) {
     const sha = snapshots.get(id);
     const agent = traces?.agent ?? null;
-    const cached = sha === undefined ? undefined : cache.cached(sha, agent);
-    if (sha !== undefined && !cached) toRead.push([id, sha, agent]);
-    else usages.set(id, cached && { usage: cached, source: 'transcript' });
+    const known = sha === undefined ? undefined : priced.get(sha, agent);
+    if (known && sha !== undefined) costs.set(id, { ...known, conversation_id: id, snapshot: sha, source: 'transcript' });
+    else if (sha !== undefined) unpriced.push([id, sha, agent]);
   }
-  if (toRead.length > 0) query.onRead?.(toRead.length);
-  // A few at a time: reading is mostly parsing, and a few keep the disk busy meanwhile.
-  let next = 0;
-  const worker = async () => {
-    while (next < toRead.length) {
-      const [id, sha, agent] = toRead[next++]!;
-      const usage = await cache.usageOf(sha, agent);
-      usages.set(id, usage && { usage, source: 'transcript' });
+  // The usage of what is not priced yet: from cache/usage.jsonl, else read from the transcript once.
+  const usages = new Map<string, SnapshotUsage | undefined>();
+  if (unpriced.length > 0) {
+    const cache = new UsageCache(query.projectDir, query.context);
+    await cache.load();
+    const toRead = unpriced.filter(([id, sha, agent]) => {
+      const cached = cache.cached(sha, agent);
+      if (cached) usages.set(id, cached);
+      return !cached;
+    });
+    if (toRead.length > 0) query.onRead?.(toRead.length);
+    // A few at a time: reading is mostly parsing, and a few keep the disk busy meanwhile.
+    let next = 0;
+    const worker = async () => {
+      while (next < toRead.length) {
+        const [id, sha, agent] = toRead[next++]!;
+        usages.set(id, await cache.usageOf(sha, agent));
+      }
+    };
+    try {
+      await Promise.all([worker(), worker(), worker()]);
+    } finally {
+      cache.save();
     }
-  };
-  try {
-    await Promise.all([worker(), worker(), worker()]);
-  } finally {
-    cache.save();
   }
-  const costs = new Map<string, ConversationCost>();
   for (const [id, traces] of query.conversations) {
-    let read = usages.get(id);
+    if (costs.has(id)) continue;
+    let read: { usage: SnapshotUsage; source: 'transcript' | 'hook_payloads' } | undefined;
+    const usage = usages.get(id);
+    if (usage) read = { usage, source: 'transcript' };
     // An agent whose transcript holds no usage may have reported it in its payloads (Cursor).
     if ((!read || read.usage.usage === 'unknown') && traces && traces.reported.length > 0) {
       const report = usageFromTraces(
@@ -130,8 +144,16 @@ export async function conversationCosts(query: CostQuery): Promise<Map<string, C
       );
       if (report) read = { usage: compact('', traces.agent, report), source: 'hook_payloads' };
     }
-    costs.set(id, priceConversation(id, traces, read, query.prices));
+    const cost = priceConversation(id, traces, read, query.prices);
+    costs.set(id, cost);
+    // Kept when it depends on the snapshot and the table alone: not on a trace's time for a request that names
+    // none, nor when unknown (usage the payloads report may come later for the same snapshot).
+    if (read?.source === 'transcript' && read.usage.usage === 'known' && read.usage.requests.every((request) => request[1] !== null)) {
+      const { conversation_id: _id, snapshot: _sha, source: _source, ...kept } = cost;
+      priced.add(read.usage.sha, read.usage.agent, kept);
+    }
   }
+  priced.save();
   return costs;
 }
 
@@ -167,6 +189,7 @@ function priceConversation(
     return { ...base, usage: 'unknown', reason: usage.reason ?? null, source: read.source, usd: null, cost_known: false };
   const models = new Map<string, ModelUsage>();
   const fallbackTs = traces?.last_ts;
+  const priced: PricedRequest = { tokens: zeroTotals(), scope: 'request' };
   let turns = 0;
   for (const request of usage.requests) {
     const model = request[2] >= 0 ? (usage.models[request[2]] ?? '') : '';
@@ -179,15 +202,12 @@ function priceConversation(
     entry.requests += 1;
     addTokens(entry.tokens, tokens);
     turns = Math.max(turns, request[0]);
-    const cost = prices.cost(
-      {
-        ...(request[1] === null ? {} : { ts: new Date(request[1] * 1000).toISOString() }),
-        ...(model === '' ? {} : { model }),
-        tokens,
-        scope: request[9] === 1 ? 'session' : 'request',
-      },
-      fallbackTs,
-    );
+    // One object reused for every request: a conversation may hold thousands.
+    priced.tokens = tokens;
+    priced.scope = request[9] === 1 ? 'session' : 'request';
+    priced.model = model === '' ? undefined : model;
+    priced.tsMs = request[1] === null ? undefined : request[1] * 1000;
+    const cost = prices.cost(priced, fallbackTs);
     if ('usd' in cost) entry.usd += cost.usd;
     else {
       entry.unpriced += 1;

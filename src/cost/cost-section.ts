@@ -47,7 +47,7 @@ export interface ConversationOutcome {
   landed: number;
   /** Its AI lines at the tip of the default branch (blame); null when there is no such branch. */
   at_tip: number | null;
-  /** Its landed lines a person or another agent deleted later in the range. */
+  /** Its landed lines a person or another agent deleted later (up to where they are followed: line-fates.ts). */
   rework: number;
   deleted: Record<Deleter, number>;
 }

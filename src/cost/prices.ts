@@ -38,6 +38,8 @@ export const UNPRICED_REASONS: Record<UnpricedReason, string> = {
 
 export interface PricedRequest {
   ts?: string;
+  /** The same time as milliseconds since the epoch (what the usage cache keeps): no string to parse. */
+  tsMs?: number;
   model?: string;
   tokens: UsageTokens;
   scope: 'request' | 'session';
@@ -50,6 +52,7 @@ export interface PriceTable {
   version: string;
   /** Changes whenever a cost could change: the table's version and the overrides' bytes. */
   fingerprint: string;
+  /** The request's cost; one that names no time is priced at `fallbackTs` (the conversation's last trace), else now. */
   cost(request: PricedRequest, fallbackTs?: string): RequestCost;
 }
 
@@ -62,8 +65,8 @@ interface ModelPricing {
   tierStart: number;
   /** Prices that change within a day: every request is priced whole. */
   byTimeOfDay: boolean;
-  /** Dollars per token of each kind, per UTC day. */
-  units: Map<string, Units>;
+  /** Dollars per token of each kind, per UTC day (days since the epoch). */
+  units: Map<number, Units>;
 }
 
 interface Units {
@@ -111,20 +114,17 @@ export function priceTable(genai: GenaiPrices, tableVersion: string, overrides: 
       if (!pricing) return { unknown: 'model_unknown' };
       const tokens = request.tokens;
       const totalInput = tokens.input + tokens.cacheRead + tokens.cacheWrite;
-      const when = timeOf(request.ts ?? fallbackTs);
-      if (totalInput >= pricing.tierStart) {
-        // A session's totals may hold requests on both sides of the tier: which is not written down.
+      const ms = request.tsMs ?? timeOf(request.ts ?? fallbackTs);
+      if (totalInput >= pricing.tierStart || pricing.byTimeOfDay) {
+        // A session's totals may hold requests on both sides of a tier or an hour: which is not written down.
         if (request.scope === 'session') return { unknown: 'session_totals' };
-        return { usd: wholePrice(genai, pricing, tokens, when) };
+        return { usd: wholePrice(genai, pricing, tokens, new Date(ms)) };
       }
-      if (pricing.byTimeOfDay) {
-        if (request.scope === 'session') return { unknown: 'session_totals' };
-        return { usd: wholePrice(genai, pricing, tokens, when) };
-      }
-      const day = when.toISOString().slice(0, 10);
+      const day = Math.floor(ms / DAY_MS);
       let units = pricing.units.get(day);
       if (!units) {
-        units = unitPrices(genai, pricing, when);
+        // Priced at the day's noon: an entry's prices change on a date, never within the day.
+        units = unitPrices(genai, pricing, new Date(day * DAY_MS + DAY_MS / 2));
         pricing.units.set(day, units);
       }
       const oneHour = Math.min(tokens.cacheWrite1h ?? 0, tokens.cacheWrite);
@@ -207,8 +207,10 @@ export function libraryUsage(tokens: UsageTokens): Record<string, number> {
   };
 }
 
-/** A request's time; one that names none (or names nonsense) is priced at the snapshot's, else now. */
-function timeOf(ts: string | undefined): Date {
+const DAY_MS = 86_400_000;
+
+/** A request's time in ms; one that names none (or names nonsense) is priced now. */
+function timeOf(ts: string | undefined): number {
   const parsed = ts === undefined ? NaN : Date.parse(ts);
-  return Number.isNaN(parsed) ? new Date() : new Date(parsed);
+  return Number.isNaN(parsed) ? Date.now() : parsed;
 }

@@ -3,13 +3,12 @@
 // ledgers name for AI lines; each counts whole (every request of its freshest
 // snapshot), once, however many commits hold its lines. Beside their tokens and
 // cost: the lines their edits wrote (traces), the AI lines that landed in the
-// range's commits (ledgers), the fate of those lines later in the range
-// (line-fates.ts: rework is what a person or another agent deleted), those
-// still there at the tip of the default branch (blame), and the conversations
-// of the range's time span that reached no commit at all.
+// range's commits (ledgers), what became of those lines afterwards, followed to
+// the tip of the default branch or the range's end (line-fates.ts: rework is
+// what a person or another agent deleted; the rest is still there), and the
+// conversations of the range's time span that reached no commit at all.
 import { agentOfUrl, type ConversationView } from '../attribution/ledger-view.js';
 import { LedgerLines } from '../attribution/ledger-lines.js';
-import { linesAtTip } from '../attribution/at-head.js';
 import { addFate, lineFates, reworkOf, zeroFate, type LineFate } from '../attribution/line-fates.js';
 import { commitId, defaultBranch, shortRef, type GitOptions } from '../attribution/git-read.js';
 import type { RangeTallies } from '../attribution/stats.js';
@@ -63,33 +62,22 @@ export async function rangeCost(query: RangeCostQuery): Promise<CostSection> {
   const commits = range.tallies.map((tally) => tally.commit);
   const inRange = new Map(range.tallies.map((tally) => [tally.commit, tally.ledger]));
   const ledgerOf = (commit: string) => inRange.get(commit) ?? ledgers.ledgersOf([commit]).get(commit);
-  const fates = await cachedDerived(projectDir, ['fates', commits, stamp], async () => {
-    const found = await lineFates({ git, revisions: range.revisions, scope: new Set(commits), ledgerOf });
+  const tip = await tipOf(range, git);
+  const fates = await cachedDerived(projectDir, ['fates', commits, tip?.commit ?? null, stamp], async () => {
+    const found = tip ? await lineFates({ git, revisions: tip.revisions, scope: new Set(commits), ledgerOf }) : new Map();
     // Kept per conversation URL: what the figures below need, small enough to cache.
-    const byUrl: Record<string, { fate: LineFate; byCommit: Record<string, LineFate> }> = {};
-    for (const [commit, byConversation] of found)
-      for (const [url, { fate }] of byConversation) {
-        const entry = (byUrl[url] ??= { fate: zeroFate(), byCommit: {} });
-        addFate(entry.fate, fate);
-        addFate((entry.byCommit[commit] ??= zeroFate()), fate);
-      }
+    const byUrl: Record<string, LineFate> = {};
+    for (const byConversation of found.values()) for (const [url, { fate }] of byConversation) addFate((byUrl[url] ??= zeroFate()), fate);
     return byUrl;
   });
-  const tip = await tipOf(range.revisions, git);
-  const paths = [...new Set(range.tallies.flatMap((tally) => (tally.ledger ? aiPaths(tally.ledger.files) : [])))].sort();
-  const atTip =
-    tip === undefined
-      ? undefined
-      : await cachedDerived(projectDir, ['tip', tip.commit, stamp, paths], () => linesAtTip({ git, tip: tip.commit, paths, ledgers }));
-
   const conversations: ConversationOutcome[] = [];
   for (const conversation of behind.values()) {
     const cost = costs.get(conversation.id)!;
-    const fate = fates[conversation.url]?.fate ?? zeroFate();
+    const fate = fates[conversation.url] ?? zeroFate();
     conversations.push({
       ...outcomeOf(cost, traces.get(conversation.id), conversation.url),
       landed: conversation.landed,
-      at_tip: atTip?.[conversation.url] ?? (atTip ? 0 : null),
+      at_tip: tip ? fate.alive : null,
       rework: reworkOf(fate),
       deleted: fate.deleted,
     });
@@ -103,7 +91,7 @@ export async function rangeCost(query: RangeCostQuery): Promise<CostSection> {
     prices: query.prices.version,
     tip: tip?.name ?? null,
     ...total,
-    followed: conversations.reduce((sum, conversation) => sum + (fates[conversation.url!]?.fate.added ?? 0), 0),
+    followed: conversations.reduce((sum, conversation) => sum + (fates[conversation.url!]?.added ?? 0), 0),
     by: query.by === 'file' ? null : breakdown(query.by, behind, conversations, costs),
     unlanded: { ...costGroup('unlanded', unlanded), list: unlanded },
     by_conversation: conversations,
@@ -226,26 +214,26 @@ function scaled(conversation: ConversationOutcome, share: number, lines: number)
   };
 }
 
-function aiPaths(files: Map<string, Array<{ conversation: ConversationView }>>): string[] {
-  return [...files]
-    .filter(([, ranges]) => ranges.some((range) => range.conversation.type === 'ai' || range.conversation.type === 'mixed'))
-    .map(([path]) => path);
-}
-
 /**
- * Where "still there" is counted: the tip of the default branch when the
- * range's last commit is on it (its name without `origin/`, so that a clone and
- * a CI job say the same), else the range's last commit itself (a pull request
- * not merged yet), named by its short id.
+ * How far the range's AI lines are followed: to the tip of the default branch
+ * when the range's last commit is in its history (its name without `origin/`,
+ * so that a clone and a CI job say the same), else to the range's last commit
+ * itself (a pull request not merged yet), named by its short id. The walk is
+ * that tip's first-parent history from where the range starts: the range's
+ * commits, then what came after them.
  */
-async function tipOf(revisions: readonly string[], git: GitOptions): Promise<{ name: string; commit: string } | undefined> {
-  const last = revisions.at(-1) ?? 'HEAD';
+async function tipOf(range: RangeTallies, git: GitOptions): Promise<{ name: string; commit: string; revisions: string[] } | undefined> {
+  if (range.tallies.length === 0) return undefined;
+  const last = range.revisions.at(-1) ?? 'HEAD';
   const end = await commitId(last.includes('..') ? last.slice(last.lastIndexOf('..') + 2) || 'HEAD' : last, git);
+  if (end === undefined) return undefined;
   const branch = await defaultBranch(git);
   const tip = branch === undefined ? undefined : await commitId(branch, git);
-  if (tip !== undefined && branch !== undefined && (end === undefined || (await isAncestor(end, tip, git))))
-    return { name: shortRef(branch).replace(/^origin\//, ''), commit: tip };
-  return end === undefined ? undefined : { name: end.slice(0, 12), commit: end };
+  if (tip === undefined || branch === undefined || !(await isAncestor(end, tip, git)))
+    return { name: end.slice(0, 12), commit: end, revisions: range.revisions };
+  const inRange = new Set(range.tallies.map((tally) => tally.commit));
+  const before = new Set(range.tallies.flatMap((tally) => tally.parents.filter((parent) => !inRange.has(parent))));
+  return { name: shortRef(branch).replace(/^origin\//, ''), commit: tip, revisions: [tip, ...[...before].map((parent) => `^${parent}`)] };
 }
 
 async function isAncestor(commit: string, tip: string, git: GitOptions): Promise<boolean> {

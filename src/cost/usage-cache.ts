@@ -6,11 +6,12 @@
 // later run reads that line, never the transcript again. Losing the file only
 // costs the time to read the transcripts once more.
 import { join } from 'node:path';
-import type { UsageRecord, UsageReport } from '../core/transcript.js';
+import { lstat, readFile } from 'node:fs/promises';
+import type { TranscriptSource, UsageRecord, UsageReport } from '../core/transcript.js';
 import { blobCachePath } from '../engine/blob-file.js';
 import { appendRecords, readRecords } from '../store/jsonl.js';
 import { recognizeFormat, transcriptFormat, type FormatContext } from '../transcript/agents.js';
-import { fileSource } from '../transcript/source.js';
+import { bufferSource, fileSource } from '../transcript/source.js';
 import { readUsage } from '../transcript/usage.js';
 
 export const USAGE_CACHE_FILE = join('cache', 'usage.jsonl');
@@ -79,7 +80,7 @@ export class UsageCache {
     await this.load();
     const known = this.cached(sha, agent);
     if (known) return known;
-    const source = await fileSource(blobCachePath(join(this.projectDir, 'conversations'), sha));
+    const source = await snapshotSource(blobCachePath(join(this.projectDir, 'conversations'), sha));
     if (!source) return undefined;
     const format = agent === null ? await recognizeFormat(source, this.context) : await transcriptFormat(agent, this.context);
     const report: UsageReport = format
@@ -104,6 +105,17 @@ export class UsageCache {
       // A read-only home still answers; the cache is only for speed.
     }
   }
+}
+
+/** Most snapshots are small: read whole in one go (a few system calls), a large one streamed. */
+const READ_WHOLE_BELOW = 16 * 1024 * 1024;
+
+async function snapshotSource(path: string): Promise<TranscriptSource | undefined> {
+  const info = await lstat(path).catch(() => undefined);
+  if (!info?.isFile()) return undefined;
+  if (info.size >= READ_WHOLE_BELOW) return fileSource(path);
+  const bytes = await readFile(path).catch(() => undefined);
+  return bytes && bufferSource(bytes);
 }
 
 function key(sha: string, agent: string | null): string {
@@ -182,16 +194,19 @@ function isEntry(value: unknown): value is SnapshotUsage {
     Array.isArray(entry.models) &&
     entry.models.every((model) => typeof model === 'string') &&
     Array.isArray(entry.requests) &&
-    entry.requests.every(
-      (request) =>
-        Array.isArray(request) &&
-        request.length === 10 &&
-        request.every(
-          (value, index) => (index === 1 && value === null) || (typeof value === 'number' && Number.isFinite(value) && value >= -1),
-        ),
-    ) &&
+    entry.requests.every(isRequest) &&
     typeof entry.refused === 'object' &&
     entry.refused !== null &&
     typeof entry.skipped === 'number'
   );
+}
+
+function isRequest(request: unknown): boolean {
+  if (!Array.isArray(request) || request.length !== 10) return false;
+  for (let index = 0; index < 10; index += 1) {
+    const value: unknown = request[index];
+    if (index === 1 && value === null) continue;
+    if (typeof value !== 'number' || !(value >= -1) || value === Infinity) return false;
+  }
+  return true;
 }
