@@ -37,13 +37,6 @@ export class LedgerLines {
     return stamp !== undefined && stamp === previous.stamp ? previous : LedgerLines.read(projectDir);
   }
 
-  /** Every conversation URL some ledger names (read from the raw lines: nothing is parsed). */
-  conversationUrls(): Set<string> {
-    const urls = new Set<string>();
-    for (const line of this.raw.values()) for (const match of line.matchAll(URL_MEMBER)) urls.add(JSON.parse(`"${match[1]!}"`) as string);
-    return urls;
-  }
-
   /** Every commit the file holds a ledger for. */
   commits(): string[] {
     return [...this.raw.keys()];
@@ -82,5 +75,3 @@ function fileStamp(projectDir: string): string | undefined {
 }
 
 const FIRST_COMMIT = /"(?:commit|revision)"\s*:\s*"([0-9a-f]{40}(?:[0-9a-f]{24})?)"/;
-/** A conversation's `url` member, as JSON writes it (its escapes undone with JSON.parse). */
-const URL_MEMBER = /"url"\s*:\s*"((?:[^"\\]|\\.)*)"/g;

@@ -46,6 +46,7 @@ export class StatsCommand extends TracerCommand {
       git,
       ...(this.range === undefined ? {} : { range: this.range }),
       by: this.by,
+      urls: this.cost,
       onCorrupt: (line) =>
         kernel.warn({ code: 'unreadable_line', message: `ledgers.jsonl line ${line} is not valid JSON; it is skipped.` }),
     });

@@ -54,14 +54,19 @@ export interface ConversationCost {
 /** Where each conversation's freshest snapshot is. */
 export async function snapshotIndex(projectDir: string, ids: Iterable<string>): Promise<Map<string, string>> {
   const found = new Map<string, string>();
+  let index: Record<string, unknown> = {};
   try {
-    const index = JSON.parse(await readFile(join(projectDir, 'conversations', '_index.json'), 'utf8')) as unknown;
-    if (typeof index === 'object' && index !== null)
-      for (const [id, sha] of Object.entries(index)) if (typeof sha === 'string' && SHA256_HEX.test(sha)) found.set(id, sha);
+    const parsed = JSON.parse(await readFile(join(projectDir, 'conversations', '_index.json'), 'utf8')) as unknown;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) index = parsed as Record<string, unknown>;
   } catch {
     // No index (or a damaged one): the rows say where the bytes are.
   }
-  const wanted = new Set([...ids].filter((id) => !found.has(id)));
+  const wanted = new Set<string>();
+  for (const id of ids) {
+    const sha = Object.hasOwn(index, id) ? index[id] : undefined;
+    if (typeof sha === 'string' && SHA256_HEX.test(sha)) found.set(id, sha);
+    else wanted.add(id);
+  }
   if (wanted.size === 0) return found;
   const latest = new Map<string, { ts: string; sha: string }>();
   for await (const row of readRecords<Record<string, unknown>>(join(projectDir, 'conversations.jsonl'))) {
@@ -98,7 +103,8 @@ export async function conversationCosts(query: CostQuery): Promise<Map<string, C
     const sha = snapshots.get(id);
     const agent = traces?.agent ?? null;
     const known = sha === undefined ? undefined : priced.get(sha, agent);
-    if (known && sha !== undefined) costs.set(id, { ...known, conversation_id: id, snapshot: sha, source: 'transcript' });
+    if (known && sha !== undefined)
+      costs.set(id, Object.assign({ conversation_id: id, snapshot: sha, source: 'transcript' as const }, known));
     else if (sha !== undefined) unpriced.push([id, sha, agent]);
   }
   // The usage of what is not priced yet: from cache/usage.jsonl, else read from the transcript once.

@@ -3,7 +3,7 @@
 import type { UsageTokens } from '../core/transcript.js';
 import type { TokenCounts } from '../viewer/data-source.js';
 import { addTokens, zeroTotals } from '../transcript/usage.js';
-import type { Deleter } from '../attribution/line-fates.js';
+import { DELETERS, type Deleter } from '../attribution/line-fates.js';
 import type { UnpricedReason } from './prices.js';
 
 /** Tokens as the JSON names them (the viewer's shape). */
@@ -119,7 +119,7 @@ export function costGroup(key: string, parts: readonly ConversationOutcome[]): C
     landed += part.landed;
     atTip = atTip === null || part.at_tip === null ? (part.url === null ? atTip : null) : atTip + part.at_tip;
     rework += part.rework;
-    for (const who of Object.keys(deleted) as Deleter[]) deleted[who] += part.deleted[who];
+    for (const who of DELETERS) deleted[who] += part.deleted[who];
   }
   const cost = priced ? usd : null;
   return {

@@ -6,11 +6,12 @@
 // the newest few are kept. Only a cache: losing it costs the time to compute.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { PROJECT_STATE_FILES } from '../store/home.js';
 import { sha256Hex } from '../core/content-id.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { ensureDir } from '../files/index.js';
 
-export const DERIVED_CACHE_FILE = join('cache', 'outcomes.json');
+export const DERIVED_CACHE_FILE = join(PROJECT_STATE_FILES.cache, 'outcomes.json');
 const KEPT = 32;
 const VERSION = 1;
 
@@ -31,7 +32,7 @@ export async function cachedDerived<T>(projectDir: string, parts: readonly unkno
   const latest = read(path);
   const entries = [{ key, value }, ...latest.entries.filter((entry) => entry.key !== key)].slice(0, KEPT);
   try {
-    await ensureDir(join(projectDir, 'cache'));
+    await ensureDir(join(projectDir, PROJECT_STATE_FILES.cache));
     await writeFileAtomic(path, JSON.stringify({ v: VERSION, entries } satisfies CacheFile));
   } catch {
     // A read-only home computes it again next time.

@@ -8,7 +8,10 @@ export function money(usd: number | null): string {
   return `$${usd >= 1 ? usd.toFixed(2) : usd.toFixed(4)}`;
 }
 
-/** `1,234,567`. */
+/** `1,234,567` (toLocaleString is slow, and depends on the ICU data Node was built with). */
 export function count(value: number): string {
-  return value.toLocaleString('en-US');
+  const digits = String(Math.abs(Math.round(value)));
+  let out = '';
+  for (let end = digits.length; end > 0; end -= 3) out = `${digits.slice(Math.max(0, end - 3), end)}${out === '' ? '' : ','}${out}`;
+  return value < 0 ? `-${out}` : out;
 }

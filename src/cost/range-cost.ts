@@ -46,8 +46,8 @@ interface Behind {
 export async function rangeCost(query: RangeCostQuery): Promise<CostSection> {
   const { projectDir, git, range } = query;
   const behind = conversationsBehind(range);
-  const [traces, ledgers] = await Promise.all([traceSummary(projectDir), LedgerLines.read(projectDir)]);
-  const unlandedIds = await unlandedConversations(range, traces, ledgers.conversationUrls(), git);
+  const traces = await traceSummary(projectDir);
+  const unlandedIds = await unlandedConversations(range, traces, range.urls ?? new Set(), git);
   const wanted = new Map<string, ConversationTraces | undefined>();
   for (const conversation of behind.values()) wanted.set(conversation.id, traces.get(conversation.id));
   for (const id of unlandedIds) wanted.set(id, traces.get(id));
@@ -60,10 +60,12 @@ export async function rangeCost(query: RangeCostQuery): Promise<CostSection> {
   });
   const stamp = ledgersStamp(projectDir);
   const commits = range.tallies.map((tally) => tally.commit);
-  const inRange = new Map(range.tallies.map((tally) => [tally.commit, tally.ledger]));
-  const ledgerOf = (commit: string) => inRange.get(commit) ?? ledgers.ledgersOf([commit]).get(commit);
   const tip = await tipOf(range, git);
   const fates = await cachedDerived(projectDir, ['fates', commits, tip?.commit ?? null, stamp], async () => {
+    // The commits after the range (to the tip) are read from the ledgers only here, when the walk is not cached.
+    const ledgers = await LedgerLines.read(projectDir);
+    const inRange = new Map(range.tallies.map((tally) => [tally.commit, tally.ledger]));
+    const ledgerOf = (commit: string) => inRange.get(commit) ?? ledgers.ledgersOf([commit]).get(commit);
     const found = tip ? await lineFates({ git, revisions: tip.revisions, scope: new Set(commits), ledgerOf }) : new Map();
     // Kept per conversation URL: what the figures below need, small enough to cache.
     const byUrl: Record<string, LineFate> = {};
@@ -165,7 +167,11 @@ function breakdown(
   costs: Map<string, ConversationCost>,
 ): CostGroup[] {
   const groups = new Map<string, ConversationOutcome[]>();
-  const put = (key: string, part: ConversationOutcome) => groups.set(key, [...(groups.get(key) ?? []), part]);
+  const put = (key: string, part: ConversationOutcome) => {
+    const parts = groups.get(key);
+    if (parts) parts.push(part);
+    else groups.set(key, [part]);
+  };
   for (const conversation of conversations) {
     const entry = behind.get(conversation.url!)!;
     if (by === 'agent') put(conversation.agent ?? 'unknown', conversation);

@@ -7,11 +7,12 @@
 // file that was replaced (its bytes before that offset changed) is read again.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PROJECT_STATE_FILES } from '../store/home.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { ensureDir } from '../files/index.js';
 import { readRecordsFrom, tailBefore, type CorruptLine } from '../store/jsonl.js';
 
-export const TRACE_SUMMARY_FILE = join('cache', 'trace-summary.json');
+export const TRACE_SUMMARY_FILE = join(PROJECT_STATE_FILES.cache, 'trace-summary.json');
 const SUMMARY_VERSION = 1;
 
 /** A reported usage as a trace row holds it: [turn key, ts, model, input, output, cache write, cache read] (as written: checked when counted). */
@@ -65,7 +66,7 @@ export async function traceSummary(projectDir: string): Promise<Map<string, Conv
       conversations: Object.fromEntries(conversations),
     };
     try {
-      await ensureDir(join(projectDir, 'cache'));
+      await ensureDir(join(projectDir, PROJECT_STATE_FILES.cache));
       await writeFileAtomic(cachePath, JSON.stringify(next));
     } catch {
       // Only a cache: a read-only home reads traces.jsonl again next time.

@@ -6,6 +6,7 @@
 // later run reads that line, never the transcript again. Losing the file only
 // costs the time to read the transcripts once more.
 import { join } from 'node:path';
+import { PROJECT_STATE_FILES } from '../store/home.js';
 import { lstat, readFile } from 'node:fs/promises';
 import type { TranscriptSource, UsageRecord, UsageReport } from '../core/transcript.js';
 import { blobCachePath } from '../engine/blob-file.js';
@@ -14,7 +15,7 @@ import { recognizeFormat, transcriptFormat, type FormatContext } from '../transc
 import { bufferSource, fileSource } from '../transcript/source.js';
 import { readUsage } from '../transcript/usage.js';
 
-export const USAGE_CACHE_FILE = join('cache', 'usage.jsonl');
+export const USAGE_CACHE_FILE = join(PROJECT_STATE_FILES.cache, 'usage.jsonl');
 
 /**
  * Bumped whenever a built-in reader changes what it reads as usage, so that

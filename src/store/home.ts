@@ -32,6 +32,8 @@ export const PROJECT_STATE_FILES = {
   syncStateHead: 'sync-state.head.json',
   sessionState: 'session-state.json',
   attributionState: 'attribution-state.json',
+  /** Figures derived from the data (token usage, costs, the fate of AI lines): losing them costs only time (src/cost/). */
+  cache: 'cache',
 } as const;
 
 /** Files that hold secrets or remote bindings: never readable by other users (spec §2.1, §2.2). */
