@@ -15,6 +15,7 @@ import { addTokens, usageFromTraces, zeroTotals } from '../transcript/usage.js';
 import type { PricedRequest, PriceTable, UnpricedReason } from './prices.js';
 import type { ConversationTraces } from './trace-summary.js';
 import { PricedCache } from './priced-cache.js';
+import { readInWorkers, WORKERS_FROM } from './usage-workers.js';
 import { compact, UsageCache, type CompactRequest, type SnapshotUsage } from './usage-cache.js';
 
 export interface ModelUsage {
@@ -118,15 +119,29 @@ export async function conversationCosts(query: CostQuery): Promise<Map<string, C
       return !cached;
     });
     if (toRead.length > 0) query.onRead?.(toRead.length);
-    // A few at a time: reading is mostly parsing, and a few keep the disk busy meanwhile.
-    let next = 0;
-    const worker = async () => {
-      while (next < toRead.length) {
-        const [id, sha, agent] = toRead[next++]!;
-        usages.set(id, await cache.usageOf(sha, agent));
-      }
-    };
     try {
+      if (toRead.length >= WORKERS_FROM) {
+        // Many first reads: parsed on every core (usage-workers.ts).
+        const read = await readInWorkers(
+          query.projectDir,
+          query.context,
+          toRead.map(([, sha, agent]) => ({ sha, agent })),
+        );
+        toRead.forEach(([id], index) => {
+          const entry = read[index];
+          if (entry) cache.put(entry);
+          if (entry !== undefined) usages.set(id, entry ?? undefined);
+        });
+      }
+      // A few at a time in this thread: reading is mostly parsing, and a few keep the disk busy meanwhile.
+      const left = toRead.filter(([id]) => !usages.has(id));
+      let next = 0;
+      const worker = async () => {
+        while (next < left.length) {
+          const [id, sha, agent] = left[next++]!;
+          usages.set(id, await cache.usageOf(sha, agent));
+        }
+      };
       await Promise.all([worker(), worker(), worker()]);
     } finally {
       cache.save();

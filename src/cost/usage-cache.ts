@@ -81,19 +81,15 @@ export class UsageCache {
     await this.load();
     const known = this.cached(sha, agent);
     if (known) return known;
-    const source = await snapshotSource(blobCachePath(join(this.projectDir, 'conversations'), sha));
-    if (!source) return undefined;
-    const format = agent === null ? await recognizeFormat(source, this.context) : await transcriptFormat(agent, this.context);
-    const report: UsageReport = format
-      ? await readUsage(source, format)
-      : {
-          usage: 'unknown',
-          reason: agent === null ? 'No agent recognises this transcript.' : `No reader for agent "${agent}" is enabled.`,
-        };
-    const entry = compact(sha, agent, report);
-    this.entries!.set(key(sha, agent), entry);
-    this.fresh.push(entry);
+    const entry = await readSnapshotUsage(this.projectDir, this.context, sha, agent);
+    if (entry) this.put(entry);
     return entry;
+  }
+
+  /** Keeps a snapshot's usage read elsewhere (usage-workers.ts), for `save`. */
+  put(entry: SnapshotUsage): void {
+    this.entries?.set(key(entry.sha, entry.agent), entry);
+    this.fresh.push(entry);
   }
 
   /** Keeps what was read since the last save; a failure to write costs only a later read. */
@@ -106,6 +102,22 @@ export class UsageCache {
       // A read-only home still answers; the cache is only for speed.
     }
   }
+}
+
+/** A snapshot's usage read from its bytes now, as `agent`'s transcript (recognised when null); undefined when the bytes are not here. */
+export async function readSnapshotUsage(
+  projectDir: string,
+  context: FormatContext,
+  sha: string,
+  agent: string | null,
+): Promise<SnapshotUsage | undefined> {
+  const source = await snapshotSource(blobCachePath(join(projectDir, 'conversations'), sha));
+  if (!source) return undefined;
+  const format = agent === null ? await recognizeFormat(source, context) : await transcriptFormat(agent, context);
+  const report: UsageReport = format
+    ? await readUsage(source, format)
+    : { usage: 'unknown', reason: agent === null ? 'No agent recognises this transcript.' : `No reader for agent "${agent}" is enabled.` };
+  return compact(sha, agent, report);
 }
 
 /** Most snapshots are small: read whole in one go (a few system calls), a large one streamed. */

@@ -148,4 +148,47 @@ test('a snapshot is read once: its usage comes from the cache afterwards, even i
   assert.equal(second.get('claude-code-session'), first.get('claude-code-session'));
 });
 
+test('many first reads go to worker threads and give what one thread gives; a snapshot whose bytes are gone is missing, not zero', async () => {
+  const projectDir = projectWithSnapshots();
+  const home = join(tempDir('tracer-cost-home-'), 'home');
+  const prices = await loadPriceTable(home);
+  const context = { home, cwd: projectDir, env: {} };
+  // 45 conversations: each fixture 15 times, each copy's bytes made its own by a line no reader counts.
+  const index = JSON.parse(readFileSync(join(projectDir, 'conversations', '_index.json'), 'utf8')) as Record<string, string>;
+  const conversations = new Map<string, ConversationTraces>();
+  for (const [agent, file] of Object.entries(FILES))
+    for (let copy = 0; copy < 15; copy += 1) {
+      const bytes = Buffer.concat([readFileSync(join(AGENTS, file)), Buffer.from(`{"copy": ${copy}}\n`)]);
+      const sha = createHash('sha256').update(bytes).digest('hex');
+      mkdirSync(join(projectDir, 'conversations', sha.slice(0, 2)), { recursive: true });
+      writeFileSync(join(projectDir, 'conversations', sha.slice(0, 2), sha), bytes);
+      index[`${agent}-${copy}`] = sha;
+      conversations.set(`${agent}-${copy}`, traces(agent));
+    }
+  index['gone'] = 'f'.repeat(64);
+  conversations.set('gone', traces('claude-code'));
+  writeFileSync(join(projectDir, 'conversations', '_index.json'), JSON.stringify(index));
+  let read = 0;
+  const costs = await conversationCosts({ projectDir, context, prices, conversations, onRead: (count) => (read = count) });
+  assert.is(read, 46, 'above WORKERS_FROM: read by the workers');
+  const single = await conversationCosts({
+    projectDir,
+    context,
+    prices,
+    conversations: new Map([...Object.keys(FILES)].map((agent) => [`${agent}-session`, traces(agent)])),
+  });
+  for (const agent of Object.keys(FILES))
+    for (let copy = 0; copy < 15; copy += 1) {
+      const many = costs.get(`${agent}-${copy}`)!;
+      const one = single.get(`${agent}-session`)!;
+      assert.equal(
+        [many.usage, many.requests, many.tokens, many.usd],
+        [one.usage, one.requests, one.tokens, one.usd],
+        `${agent} copy ${copy}`,
+      );
+    }
+  assert.is(costs.get('gone')!.usage, 'missing');
+  assert.is(costs.get('gone')!.usd, null);
+});
+
 test.run();

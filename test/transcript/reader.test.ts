@@ -144,6 +144,29 @@ test('turns: where each starts is found by a scan that parses only what may open
   assert.ok(second.items[0]!.kind === 'message' && second.items[0]!.role === 'person' && second.items[0]!.step === 0);
 });
 
+test("Claude Code's tool results are not parsed to look for a prompt, unless a text block rides with them; the turns are the same either way", async () => {
+  const format = await formatOf('claude-code');
+  const line = (content: unknown) =>
+    JSON.stringify({ type: 'user', timestamp: '2025-01-01T00:00:00Z', message: { role: 'user', content } });
+  const result = line([{ type: 'tool_result', tool_use_id: 't1', content: 'done' }]);
+  const prompt = line('fix the bug');
+  const quoted = line('why does "type":"tool_result" appear in my log?');
+  const mixed = line([
+    { type: 'tool_result', tool_use_id: 't2', content: 'done' },
+    { type: 'text', text: 'and now the tests' },
+  ]);
+  assert.is(format.mayStartTurn!(result), false, 'a tool result alone');
+  for (const text of [prompt, quoted, mixed]) assert.is(format.mayStartTurn!(text), true, text);
+  // Whether the scan skips parsing or not, the turns are the prompts.
+  const transcript = [prompt, result, quoted, result, mixed].join('\n');
+  const starts = await turnStarts(bufferSource(transcript), format);
+  // The start of the transcript, then the records (0-based) of the three prompts.
+  assert.equal(
+    starts.map((start) => start.record),
+    [0, 0, 2, 4],
+  );
+});
+
 test('a window by turn (as tracer mcp asks): bounded in items, going on by its cursor, the scan made once per snapshot key', async () => {
   const bytes = fixture('claude-code', 'usage.jsonl');
   const format = await formatOf('claude-code');

@@ -113,10 +113,26 @@ function usage(record: unknown): UsageDraft[] {
   ];
 }
 
+/**
+ * Whether a raw line may hold a prompt: a user line, unless it holds a tool
+ * result and no text or image block (the tool results, most of a transcript's
+ * bytes, then need no parsing). The patterns match only JSON's own quotes: in
+ * a string's text a quote is escaped, so `"type":"tool_result"` there reads
+ * `\"type\":\"tool_result\"` and matches nothing.
+ */
+function mayStartTurn(text: string): boolean {
+  if (!USER_LINE.test(text)) return false;
+  return !TOOL_RESULT_BLOCK.test(text) || PROMPT_BLOCK.test(text);
+}
+
+const USER_LINE = /"type":\s*"user"/;
+const TOOL_RESULT_BLOCK = /"type":\s*"tool_result"/;
+const PROMPT_BLOCK = /"type":\s*"(?:text|image)"/;
+
 export const claudeCodeTranscript: TranscriptFormat = {
   agent: 'claude-code',
   items,
-  mayStartTurn: (text) => /"type":\s*"user"/.test(text),
+  mayStartTurn,
   usage: { mayHold: (text) => /"type":\s*"assistant"/.test(text), read: usage },
   recognizes: (record) =>
     isObject(record) &&
