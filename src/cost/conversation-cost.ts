@@ -42,7 +42,7 @@ export interface ConversationCost {
   turns: number;
   requests: number;
   tokens: UsageTokens;
-  /** Dollars of the priced requests; null when the usage is not known. */
+  /** Dollars of the priced requests; null when the usage is not known or no request could be priced. */
   usd: number | null;
   /** Every request priced. */
   cost_known: boolean;
@@ -147,6 +147,8 @@ export async function conversationCosts(query: CostQuery): Promise<Map<string, C
       cache.save();
     }
   }
+  // The table itself is loaded only when something is priced now.
+  if (costs.size < query.conversations.size) await query.prices.prepare();
   for (const [id, traces] of query.conversations) {
     if (costs.has(id)) continue;
     let read: { usage: SnapshotUsage; source: 'transcript' | 'hook_payloads' } | undefined;
@@ -251,7 +253,8 @@ function priceConversation(
     turns,
     requests: usage.requests.length,
     tokens,
-    usd,
+    // Nothing priced is an unknown cost, never $0 (an empty transcript is $0: nothing was asked).
+    usd: unpriced > 0 && unpriced === usage.requests.length ? null : usd,
     cost_known: unpriced === 0,
     models: [...models.values()].sort((a, b) => b.usd - a.usd || (a.model < b.model ? -1 : 1)),
     refused: usage.refused,

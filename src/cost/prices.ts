@@ -52,6 +52,11 @@ export interface PriceTable {
   version: string;
   /** Changes whenever a cost could change: the table's version and the overrides' bytes. */
   fingerprint: string;
+  /**
+   * Loads the table itself (an 800 KB module): call it before `cost`. A run
+   * whose figures all come from the cache (cache/cost.jsonl) never loads it.
+   */
+  prepare(): Promise<void>;
   /** The request's cost; one that names no time is priced at `fallbackTs` (the conversation's last trace), else now. */
   cost(request: PricedRequest, fallbackTs?: string): RequestCost;
 }
@@ -89,17 +94,18 @@ export function priceTableVersion(): string {
 /** The price table with this home's overrides (`<home>/prices.json`); throws `prices_invalid` for a malformed one. */
 export async function loadPriceTable(home: string): Promise<PriceTable> {
   const overrides = readPriceOverrides(join(home, 'prices.json'));
-  library ??= import(PRICE_PACKAGE) as Promise<GenaiPrices>;
-  return priceTable(await library, priceTableVersion(), overrides);
+  return priceTable(priceTableVersion(), overrides);
 }
 
-export function priceTable(genai: GenaiPrices, tableVersion: string, overrides: PriceOverrides | undefined): PriceTable {
+export function priceTable(tableVersion: string, overrides: PriceOverrides | undefined): PriceTable {
   const version = overrides ? `${tableVersion}, prices.json ${overrides.sha256.slice(0, 12)}` : tableVersion;
   const models = new Map<string, ModelPricing | undefined>();
+  let genai: GenaiPrices | undefined;
 
   const pricingOf = (name: string): ModelPricing | undefined => {
     const key = name.trim().toLowerCase();
     if (models.has(key)) return models.get(key);
+    if (!genai) throw new Error('the price table was asked for a price before prepare()');
     const found = lookUp(genai, key, overrideFor(overrides, key));
     models.set(key, found);
     return found;
@@ -108,6 +114,10 @@ export function priceTable(genai: GenaiPrices, tableVersion: string, overrides: 
   return {
     version,
     fingerprint: version,
+    async prepare() {
+      library ??= import(PRICE_PACKAGE) as Promise<GenaiPrices>;
+      genai ??= await library;
+    },
     cost(request, fallbackTs) {
       if (request.model === undefined || request.model.trim() === '') return { unknown: 'model_missing' };
       const pricing = pricingOf(request.model);
@@ -118,13 +128,13 @@ export function priceTable(genai: GenaiPrices, tableVersion: string, overrides: 
       if (totalInput >= pricing.tierStart || pricing.byTimeOfDay) {
         // A session's totals may hold requests on both sides of a tier or an hour: which is not written down.
         if (request.scope === 'session') return { unknown: 'session_totals' };
-        return { usd: wholePrice(genai, pricing, tokens, new Date(ms)) };
+        return { usd: wholePrice(genai!, pricing, tokens, new Date(ms)) };
       }
       const day = Math.floor(ms / DAY_MS);
       let units = pricing.units.get(day);
       if (!units) {
         // Priced at the day's noon: an entry's prices change on a date, never within the day.
-        units = unitPrices(genai, pricing, new Date(day * DAY_MS + DAY_MS / 2));
+        units = unitPrices(genai!, pricing, new Date(day * DAY_MS + DAY_MS / 2));
         pricing.units.set(day, units);
       }
       const oneHour = Math.min(tokens.cacheWrite1h ?? 0, tokens.cacheWrite);

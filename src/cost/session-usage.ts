@@ -42,6 +42,7 @@ export async function sessionUsage(query: {
     );
     if (report) read = { usage: compact('', traces.agent, report), source: 'hook_payloads' };
   }
+  await prices.prepare();
   return turnsOf(read, prices, traces);
 }
 

@@ -11,6 +11,7 @@ test.after(cleanup);
 let table: PriceTable;
 test.before(async () => {
   table = await loadPriceTable(join(tempDir('tracer-prices-home-'), 'home'));
+  await table.prepare();
 });
 
 const tokens = (input: number, output: number, cacheWrite = 0, cacheRead = 0, cacheWrite1h = 0) => ({

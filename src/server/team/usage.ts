@@ -100,6 +100,7 @@ async function deriveOne(
     const reported = await reportedUsage(storage, projectId, conversation.conversation_id, agent);
     if (reported) [usage, from] = [reported, 'hook_payloads'];
   }
+  await prices.prepare();
   const rows = priceRows(projectId, conversation.conversation_id, usage, prices);
   await storage.execute('DELETE FROM view_usage WHERE project_id = ? AND conversation_id = ?', [projectId, conversation.conversation_id]);
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
