@@ -56,14 +56,15 @@ export async function costWorkload(options: { size: CostDatasetSize; runs: numbe
     for (let again = 0; again < 3; again += 1) {
       const order = again % 2 === 0 ? ([cost, plain] as const) : ([plain, cost] as const);
       for (const which of order) {
-        const result = expectOk(
-          await measure(which, { memory: which === cost }),
-          which === cost ? 'tracer stats --cost (warm)' : 'tracer stats',
-        );
+        const result = expectOk(await measure(which, { memory: true }), which === cost ? 'tracer stats --cost (warm)' : 'tracer stats');
         if (which === cost) {
           samples.warm.push(result.wallMs);
           if (result.maxRssKb) samples.warmRss.push(result.maxRssKb);
-        } else samples.plain.push(result.wallMs);
+          if (result.cpuMs !== undefined) samples.warmCpu.push(result.cpuMs);
+        } else {
+          samples.plain.push(result.wallMs);
+          if (result.cpuMs !== undefined) samples.plainCpu.push(result.cpuMs);
+        }
       }
     }
   }

@@ -51,27 +51,17 @@ export async function rangeCost(query: RangeCostQuery): Promise<CostSection> {
   const wanted = new Map<string, ConversationTraces | undefined>();
   for (const conversation of behind.values()) wanted.set(conversation.id, traces.get(conversation.id));
   for (const id of unlandedIds) wanted.set(id, traces.get(id));
-  const costs = await conversationCosts({
-    projectDir,
-    context: query.context,
-    prices: query.prices,
-    conversations: wanted,
-    ...(query.onRead ? { onRead: query.onRead } : {}),
-  });
-  const stamp = ledgersStamp(projectDir);
-  const commits = range.tallies.map((tally) => tally.commit);
-  const tip = await tipOf(range, git);
-  const fates = await cachedDerived(projectDir, ['fates', commits, tip?.commit ?? null, stamp], async () => {
-    // The commits after the range (to the tip) are read from the ledgers only here, when the walk is not cached.
-    const ledgers = await LedgerLines.read(projectDir);
-    const inRange = new Map(range.tallies.map((tally) => [tally.commit, tally.ledger]));
-    const ledgerOf = (commit: string) => inRange.get(commit) ?? ledgers.ledgersOf([commit]).get(commit);
-    const found = tip ? await lineFates({ git, revisions: tip.revisions, scope: new Set(commits), ledgerOf }) : new Map();
-    // Kept per conversation URL: what the figures below need, small enough to cache.
-    const byUrl: Record<string, LineFate> = {};
-    for (const byConversation of found.values()) for (const [url, { fate }] of byConversation) addFate((byUrl[url] ??= zeroFate()), fate);
-    return byUrl;
-  });
+  // Reading transcripts is the workers' job and following lines is git's: both go on at once.
+  const [costs, { tip, fates }] = await Promise.all([
+    conversationCosts({
+      projectDir,
+      context: query.context,
+      prices: query.prices,
+      conversations: wanted,
+      ...(query.onRead ? { onRead: query.onRead } : {}),
+    }),
+    followLines(projectDir, range, git),
+  ]);
   const conversations: ConversationOutcome[] = [];
   for (const conversation of behind.values()) {
     const cost = costs.get(conversation.id)!;
@@ -98,6 +88,28 @@ export async function rangeCost(query: RangeCostQuery): Promise<CostSection> {
     unlanded: { ...costGroup('unlanded', unlanded), list: unlanded },
     by_conversation: conversations,
   };
+}
+
+/** Every landed AI line of the range followed to the tip (or the range's end), summed per conversation URL; cached. */
+async function followLines(
+  projectDir: string,
+  range: RangeTallies,
+  git: GitOptions,
+): Promise<{ tip: Awaited<ReturnType<typeof tipOf>>; fates: Record<string, LineFate> }> {
+  const commits = range.tallies.map((tally) => tally.commit);
+  const tip = await tipOf(range, git);
+  const fates = await cachedDerived(projectDir, ['fates', commits, tip?.commit ?? null, ledgersStamp(projectDir)], async () => {
+    // The commits after the range (to the tip) are read from the ledgers only here, when the walk is not cached.
+    const ledgers = await LedgerLines.read(projectDir);
+    const inRange = new Map(range.tallies.map((tally) => [tally.commit, tally.ledger]));
+    const ledgerOf = (commit: string) => inRange.get(commit) ?? ledgers.ledgersOf([commit]).get(commit);
+    const found = tip ? await lineFates({ git, revisions: tip.revisions, scope: new Set(commits), ledgerOf }) : new Map();
+    // Kept per conversation URL: what the figures below need, small enough to cache.
+    const byUrl: Record<string, LineFate> = {};
+    for (const byConversation of found.values()) for (const [url, { fate }] of byConversation) addFate((byUrl[url] ??= zeroFate()), fate);
+    return byUrl;
+  });
+  return { tip, fates };
 }
 
 /** The conversations whose AI lines the range's ledgers hold, with those lines per author and per model. */

@@ -10,6 +10,8 @@ import type { SnapshotUsage } from './usage-cache.js';
 
 /** Fewer snapshots than this are read in the caller's thread: starting workers would cost more. */
 export const WORKERS_FROM = 32;
+/** Snapshots per message to a worker. */
+const BATCH = 8;
 
 export interface UsageTask {
   sha: string;
@@ -30,13 +32,18 @@ export async function readInWorkers(
   let next = 0;
   const serve = (worker: Worker) =>
     new Promise<void>((resolve) => {
+      // A few snapshots per message: a message each would cost more than a small transcript's reading.
       const send = () => {
         if (next >= tasks.length) return resolve();
-        const index = next++;
-        worker.postMessage({ index, sha: tasks[index]!.sha, agent: tasks[index]!.agent });
+        const batch = [];
+        for (; batch.length < BATCH && next < tasks.length; next += 1) batch.push({ index: next, ...tasks[next]! });
+        worker.postMessage(batch);
       };
-      worker.on('message', (answer: { index: number; entry?: SnapshotUsage; failed?: string }) => {
-        if (answer.failed === undefined) results[answer.index] = answer.entry ?? null;
+      // Each answer as one string: cloning a string costs far less than cloning hundreds of small arrays.
+      worker.on('message', (answers: Array<{ index: number; json?: string | null; failed?: string }>) => {
+        for (const answer of answers)
+          if (answer.failed === undefined)
+            results[answer.index] = typeof answer.json === 'string' ? (JSON.parse(answer.json) as SnapshotUsage) : null;
         send();
       });
       // Whatever it was working on is left undefined: the caller reads it.
