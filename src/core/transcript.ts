@@ -175,6 +175,8 @@ export interface TranscriptSource {
   size: number;
   /** The bytes from `start` to the end; the reader stops iterating (which must release the stream) as soon as it has enough. */
   open(start: number): Promise<AsyncIterable<Buffer>>;
+  /** All of them, when they are in memory already: a scan then reads them without a promise per record. */
+  bytes?: Buffer;
 }
 
 /**

@@ -22,6 +22,7 @@ export function bufferSource(bytes: Buffer | string): TranscriptSource {
   const buffer = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
   return {
     size: buffer.length,
+    bytes: buffer,
     open: async (start) =>
       (async function* () {
         for (let at = start; at < buffer.length; at += CHUNK_BYTES) yield buffer.subarray(at, Math.min(at + CHUNK_BYTES, buffer.length));

@@ -14,7 +14,7 @@ import type {
   UsageTokens,
 } from '../core/transcript.js';
 import { modelOf, START } from './read.js';
-import { readRawRecords } from './records.js';
+import { bufferLineRecords, readRawRecords, type RawRecord } from './records.js';
 
 /** No one request reads or writes more tokens of one kind: the largest context windows hold a few million. */
 export const REQUEST_TOKENS_MAX = 20_000_000;
@@ -38,24 +38,20 @@ export async function readUsage(source: TranscriptSource, format: TranscriptForm
   const byKey = new Map<string, Pending>();
   let turn = 0;
   let skipped = 0;
-  for await (const record of readRawRecords(
-    source,
-    { offset: START.offset, record: START.record },
-    { documentMember: format.documentMember },
-  )) {
+  const take = (record: RawRecord): void => {
     if (record.text === undefined) {
       skipped += 1;
-      continue;
+      return;
     }
     const opens = !format.mayStartTurn || format.mayStartTurn(record.text);
     const holds = !reader.mayHold || reader.mayHold(record.text);
-    if (!opens && !holds) continue;
+    if (!opens && !holds) return;
     let value: unknown;
     try {
       value = JSON.parse(record.text) as unknown;
     } catch {
       skipped += 1;
-      continue;
+      return;
     }
     try {
       if (
@@ -63,7 +59,7 @@ export async function readUsage(source: TranscriptSource, format: TranscriptForm
         format.items(value, state).some((draft) => draft.kind === 'message' && draft.role === 'person' && draft.text.trim() !== '')
       )
         turn += 1;
-      if (!holds) continue;
+      if (!holds) return;
       for (const draft of reader.read(value, state)) {
         const known = draft.key === undefined ? undefined : byKey.get(draft.key);
         if (known) {
@@ -83,7 +79,13 @@ export async function readUsage(source: TranscriptSource, format: TranscriptForm
     } catch {
       skipped += 1;
     }
-  }
+  };
+  const from = { offset: START.offset, record: START.record };
+  const options = { documentMember: format.documentMember };
+  // Bytes already in memory (most snapshots) are read without a promise per record.
+  const inMemory = source.bytes && bufferLineRecords(source.bytes, from, options);
+  if (inMemory) for (const record of inMemory) take(record);
+  else for await (const record of readRawRecords(source, from, options)) take(record);
   return settle(pending, skipped);
 }
 

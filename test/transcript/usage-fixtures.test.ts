@@ -1,10 +1,12 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { UsageRecord, UsageReport } from '../../src/core/transcript.js';
-import { fileSource } from '../../src/transcript/source.js';
+import { bufferSource, fileSource } from '../../src/transcript/source.js';
 import { readUsage, sumTokens } from '../../src/transcript/usage.js';
+import { cleanup, tempDir } from '../helpers/cli.js';
 import { formatOf } from '../helpers/transcripts.js';
 
 // Issue 33, item 1: usage per request, read by each agent's own reader from
@@ -171,4 +173,30 @@ test('a Claude Code transcript whose usage was stripped (the older fixture): eve
   assert.ok(report.refused.every((refusal) => refusal.code === 'usage_malformed'));
 });
 
+test('bytes in memory are read without a promise per record, and give exactly what the streamed file gives', async () => {
+  const files = [
+    ['claude-code', 'usage.jsonl'],
+    ['claude-code', 'usage-thinking.jsonl'],
+    ['codex', 'rollout-usage.jsonl'],
+    ['gemini', 'session-usage.jsonl'],
+    ['copilot', 'events-usage.jsonl'],
+    ['cline', 'ui_messages.json'],
+  ] as const;
+  for (const [agent, file] of files) {
+    const format = await formatOf(agent);
+    const path = join(AGENTS, agent, file);
+    const streamed = await readUsage((await fileSource(path))!, format);
+    const inMemory = await readUsage(bufferSource(readFileSync(path)), format);
+    assert.equal(inMemory, streamed, `${agent} ${file}`);
+  }
+  // A torn last line and a blank one, in memory as in a file.
+  const claude = readFileSync(join(AGENTS, 'claude-code', 'usage.jsonl'), 'utf8');
+  const torn = `${claude}\n\n{"type":"assistant","message":{"id":"x","usage":{"input_tok`;
+  const format = await formatOf('claude-code');
+  const path = join(tempDir('usage-torn-'), 'torn.jsonl');
+  writeFileSync(path, torn);
+  assert.equal(await readUsage(bufferSource(torn), format), await readUsage((await fileSource(path))!, format));
+});
+
+test.after(cleanup);
 test.run();

@@ -19,8 +19,12 @@ import { streamSource } from '../../transcript/source.js';
 import { readUsage, usageFromTraces } from '../../transcript/usage.js';
 import type { TraceStorage } from '../storage/types.js';
 
-/** Conversations read per query; a run goes on until none is left. */
-const BATCH = 20;
+/** Stale conversations asked for per query; a run goes on until none is left. */
+const STALE_PAGE = 1000;
+/** Conversations written per batch of statements. */
+const BATCH = 50;
+/** Transcripts read at once. */
+const READ_AT_ONCE = 4;
 /** Rows per INSERT: well under SQLite's parameter limit with 15 columns. */
 const ROWS_PER_INSERT = 200;
 
@@ -34,22 +38,40 @@ export async function usagePending(storage: TraceStorage, projectId: number, pri
   return row?.n ?? 0;
 }
 
+interface Stale {
+  conversation_id: string;
+  sha: string;
+  size: number;
+  agent: string | null;
+}
+
+interface Read {
+  usage: SnapshotUsage;
+  from: 'transcript' | 'hook_payloads';
+}
+
+/** Conversations whose usage is to be read: all of them, a page at a time, or one. */
+function staleConversations(storage: TraceStorage, projectId: number, prices: PriceTable, only?: string): Promise<Stale[]> {
+  return storage.query<Stale>(
+    `SELECT t.conversation_id, t.sha, t.size, s.agent ${STALE.replace(
+      'WHERE',
+      'LEFT JOIN view_sessions s ON s.project_id = t.project_id AND s.conversation_id = t.conversation_id WHERE',
+    )} ${only === undefined ? 'ORDER BY t.conversation_id LIMIT ?' : 'AND t.conversation_id = ?'}`,
+    [projectId, prices.fingerprint, only ?? STALE_PAGE],
+  );
+}
+
 /** Reads every stale conversation's usage (until `stopped` says so); returns how many were read. */
 export async function deriveUsage(storage: TraceStorage, projectId: number, prices: PriceTable, stopped = () => false): Promise<number> {
   let done = 0;
+  await prices.prepare();
   while (!stopped()) {
-    const stale = await storage.query<{ conversation_id: string; sha: string; size: number; agent: string | null }>(
-      `SELECT t.conversation_id, t.sha, t.size, s.agent ${STALE.replace(
-        'WHERE',
-        'LEFT JOIN view_sessions s ON s.project_id = t.project_id AND s.conversation_id = t.conversation_id WHERE',
-      )} ORDER BY t.conversation_id LIMIT ?`,
-      [projectId, prices.fingerprint, BATCH],
-    );
+    const stale = await staleConversations(storage, projectId, prices);
     if (stale.length === 0) return done;
-    for (const conversation of stale) {
-      if (stopped()) break;
-      await deriveOne(storage, projectId, prices, conversation);
-      done += 1;
+    for (let at = 0; at < stale.length && !stopped(); at += BATCH) {
+      const batch = stale.slice(at, at + BATCH);
+      await writeUsages(storage, projectId, prices, batch, await readBatch(storage, projectId, batch));
+      done += batch.length;
     }
   }
   return done;
@@ -62,25 +84,29 @@ export async function deriveConversation(
   prices: PriceTable,
   conversationId: string,
 ): Promise<void> {
-  const [stale] = await storage.query<{ conversation_id: string; sha: string; size: number; agent: string | null }>(
-    `SELECT t.conversation_id, t.sha, t.size, s.agent ${STALE.replace(
-      'WHERE',
-      'LEFT JOIN view_sessions s ON s.project_id = t.project_id AND s.conversation_id = t.conversation_id WHERE',
-    )} AND t.conversation_id = ?`,
-    [projectId, prices.fingerprint, conversationId],
-  );
-  if (stale) await deriveOne(storage, projectId, prices, stale);
+  const stale = await staleConversations(storage, projectId, prices, conversationId);
+  if (stale.length === 0) return;
+  await prices.prepare();
+  await writeUsages(storage, projectId, prices, stale, await readBatch(storage, projectId, stale));
 }
 
-async function deriveOne(
-  storage: TraceStorage,
-  projectId: number,
-  prices: PriceTable,
-  conversation: { conversation_id: string; sha: string; size: number; agent: string | null },
-): Promise<void> {
+/** A batch's transcripts, a few read at once (their blobs come from the database or the disk). */
+async function readBatch(storage: TraceStorage, projectId: number, batch: readonly Stale[]): Promise<Read[]> {
+  const read: Read[] = new Array(batch.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < batch.length) {
+      const index = next++;
+      read[index] = await readConversation(storage, projectId, batch[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_AT_ONCE, batch.length) }, worker));
+  return read;
+}
+
+async function readConversation(storage: TraceStorage, projectId: number, conversation: Stale): Promise<Read> {
   const agent = conversation.agent !== null && AGENT_ID.test(conversation.agent) ? conversation.agent : null;
   let usage: SnapshotUsage;
-  let from: 'transcript' | 'hook_payloads' = 'transcript';
   const source = streamSource(conversation.size, async (start) => (await storage.readBlob(projectId, conversation.sha, start))?.stream);
   const format = agent === null ? await recognizeFormat(source).catch(() => undefined) : await transcriptFormat(agent);
   if (!format) {
@@ -98,11 +124,24 @@ async function deriveOne(
   }
   if (usage.usage === 'unknown') {
     const reported = await reportedUsage(storage, projectId, conversation.conversation_id, agent);
-    if (reported) [usage, from] = [reported, 'hook_payloads'];
+    if (reported) return { usage: reported, from: 'hook_payloads' };
   }
-  await prices.prepare();
-  const rows = priceRows(projectId, conversation.conversation_id, usage, prices);
-  await storage.execute('DELETE FROM view_usage WHERE project_id = ? AND conversation_id = ?', [projectId, conversation.conversation_id]);
+  return { usage, from: 'transcript' };
+}
+
+/** A batch's rows replace what the view held for those conversations; their state is written last, so a run killed midway reads them again. */
+async function writeUsages(
+  storage: TraceStorage,
+  projectId: number,
+  prices: PriceTable,
+  batch: readonly Stale[],
+  read: readonly Read[],
+): Promise<void> {
+  const rows = batch.flatMap((conversation, index) => priceRows(projectId, conversation.conversation_id, read[index]!.usage, prices));
+  await storage.execute(`DELETE FROM view_usage WHERE project_id = ? AND conversation_id IN (${batch.map(() => '?').join(', ')})`, [
+    projectId,
+    ...batch.map((conversation) => conversation.conversation_id),
+  ]);
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
     const chunk = rows.slice(start, start + ROWS_PER_INSERT);
     await storage.execute(
@@ -111,21 +150,24 @@ async function deriveOne(
       chunk.flat(),
     );
   }
-  // Last: a run killed before this line reads the conversation again next time.
   await storage.execute(
-    `INSERT INTO view_usage_state (project_id, conversation_id, sha, prices, usage, source, reason, refused) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO view_usage_state (project_id, conversation_id, sha, prices, usage, source, reason, refused)
+     VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
      ON CONFLICT (project_id, conversation_id) DO UPDATE SET sha = excluded.sha, prices = excluded.prices, usage = excluded.usage,
      source = excluded.source, reason = excluded.reason, refused = excluded.refused`,
-    [
-      projectId,
-      conversation.conversation_id,
-      conversation.sha,
-      prices.fingerprint,
-      usage.usage,
-      from,
-      usage.reason ?? null,
-      JSON.stringify(usage.refused),
-    ],
+    batch.flatMap((conversation, index) => {
+      const { usage, from } = read[index]!;
+      return [
+        projectId,
+        conversation.conversation_id,
+        conversation.sha,
+        prices.fingerprint,
+        usage.usage,
+        from,
+        usage.reason ?? null,
+        JSON.stringify(usage.refused),
+      ];
+    }),
   );
 }
 
