@@ -6,7 +6,7 @@ import { ExitCode, TracerError } from '../core/errors.js';
 import { GitCommandError } from '../capture/ledger/git-exec.js';
 import { cachedCommitDiffs } from './commit-diff-cache.js';
 import { addCounts, tallyCommit, zeroCounts, type CommitLines, type LineCounts } from './commit-lines.js';
-import { commitId, defaultBranch, shortRef, type GitOptions } from './git-read.js';
+import { commitId, defaultBranchTip, shortRef, type GitOptions } from './git-read.js';
 import { readLedgers } from './ledger-view.js';
 
 export const BREAKDOWNS = ['agent', 'model', 'author', 'file'] as const;
@@ -133,13 +133,10 @@ async function defaultRange(git: GitOptions): Promise<{ label: string; revisions
       exitCode: ExitCode.usage,
     });
   }
-  const base = await defaultBranch(git);
-  if (base !== undefined) {
-    const baseId = await commitId(base, git);
-    if (baseId !== undefined && baseId !== head) {
-      const label = `${shortRef(base)}..HEAD`;
-      return { label, revisions: [`${base}..HEAD`] };
-    }
+  const base = await defaultBranchTip(git);
+  if (base !== undefined && base.commit !== head) {
+    const label = `${shortRef(base.ref)}..HEAD`;
+    return { label, revisions: [`${base.ref}..HEAD`] };
   }
   return { label: 'HEAD', revisions: ['HEAD'] };
 }

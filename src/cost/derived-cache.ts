@@ -20,17 +20,30 @@ interface CacheFile {
   entries: Array<{ key: string; value: unknown }>;
 }
 
+/** A file of its own and how many entries it keeps, for values too large to share outcomes.json. */
+export interface CacheShelf {
+  file: string;
+  kept: number;
+}
+
+const OUTCOMES: CacheShelf = { file: DERIVED_CACHE_FILE, kept: KEPT };
+
 /** The cached value under a key made of `parts`, else `compute()`'s, kept for next time. */
-export async function cachedDerived<T>(projectDir: string, parts: readonly unknown[], compute: () => Promise<T>): Promise<T> {
+export async function cachedDerived<T>(
+  projectDir: string,
+  parts: readonly unknown[],
+  compute: () => Promise<T>,
+  shelf: CacheShelf = OUTCOMES,
+): Promise<T> {
   const key = sha256Hex(JSON.stringify([VERSION, ...parts]));
-  const path = join(projectDir, DERIVED_CACHE_FILE);
+  const path = join(projectDir, shelf.file);
   const file = read(path);
   const found = file.entries.find((entry) => entry.key === key);
   if (found) return found.value as T;
   const value = await compute();
   // Read again: another run may have added its own entry meanwhile.
   const latest = read(path);
-  const entries = [{ key, value }, ...latest.entries.filter((entry) => entry.key !== key)].slice(0, KEPT);
+  const entries = [{ key, value }, ...latest.entries.filter((entry) => entry.key !== key)].slice(0, shelf.kept);
   try {
     await ensureDir(join(projectDir, PROJECT_STATE_FILES.cache));
     await writeFileAtomic(path, JSON.stringify({ v: VERSION, entries } satisfies CacheFile));
@@ -42,8 +55,13 @@ export async function cachedDerived<T>(projectDir: string, parts: readonly unkno
 
 /** What identifies ledgers.jsonl as it is now (it only grows, so size and mtime change with every append). */
 export function ledgersStamp(projectDir: string): string {
+  return fileStamp(join(projectDir, 'ledgers.jsonl'));
+}
+
+/** A file's size and modification time: changed by every write. */
+export function fileStamp(path: string): string {
   try {
-    const { size, mtimeMs } = statSync(join(projectDir, 'ledgers.jsonl'));
+    const { size, mtimeMs } = statSync(path);
     return `${size}:${mtimeMs}`;
   } catch {
     return 'none';

@@ -7,10 +7,11 @@
 // the tip of the default branch or the range's end (line-fates.ts: rework is
 // what a person or another agent deleted; the rest is still there), and the
 // conversations of the range's time span that reached no commit at all.
+import { join } from 'node:path';
 import { agentOfUrl, type ConversationView } from '../attribution/ledger-view.js';
 import { LedgerLines } from '../attribution/ledger-lines.js';
 import { addFate, lineFates, reworkOf, zeroFate, type LineFate } from '../attribution/line-fates.js';
-import { commitId, defaultBranch, shortRef, type GitOptions } from '../attribution/git-read.js';
+import { commitId, defaultBranchTip, shortRef, type GitOptions } from '../attribution/git-read.js';
 import type { RangeTallies } from '../attribution/stats.js';
 import { conversationUrl } from '../capture/hook/summary.js';
 import { runGit } from '../capture/ledger/git-exec.js';
@@ -19,7 +20,8 @@ import { parseConversationUrl } from '../viewer/local/ledger-read.js';
 import type { FormatContext } from '../transcript/agents.js';
 import { addTokens, zeroTotals } from '../transcript/usage.js';
 import { conversationCosts, type ConversationCost } from './conversation-cost.js';
-import { cachedDerived, ledgersStamp } from './derived-cache.js';
+import { cachedDerived, fileStamp, ledgersStamp, type CacheShelf } from './derived-cache.js';
+import { PROJECT_STATE_FILES } from '../store/home.js';
 import type { PriceTable } from './prices.js';
 import { costGroup, type ConversationOutcome, type CostGroup, type CostSection } from './cost-section.js';
 import { traceSummary, type ConversationTraces } from './trace-summary.js';
@@ -43,7 +45,27 @@ interface Behind {
   byModel: Map<string, number>;
 }
 
+/** The last figures, kept whole: a second run over the same commits and files reads them back. */
+const SECTIONS: CacheShelf = { file: join(PROJECT_STATE_FILES.cache, 'range-cost.json'), kept: 2 };
+
 export async function rangeCost(query: RangeCostQuery): Promise<CostSection> {
+  const { projectDir, range } = query;
+  const tip = await tipOf(range, query.git);
+  // Everything the figures come from: the commits and the tip (git), the project's files (each stamp changes with
+  // every write), the price table and the breakdown. Snapshots need no stamp: their names are their bytes.
+  const inputs = [
+    'range-cost',
+    range.tallies.map((tally) => tally.commit),
+    tip ? [tip.commit, tip.name] : null,
+    ledgersStamp(projectDir),
+    ...['traces.jsonl', 'conversations.jsonl', join('conversations', '_index.json')].map((file) => fileStamp(join(projectDir, file))),
+    query.prices.fingerprint,
+    query.by,
+  ];
+  return cachedDerived(projectDir, inputs, () => computeRangeCost(query, tip), SECTIONS);
+}
+
+async function computeRangeCost(query: RangeCostQuery, tip: Tip | undefined): Promise<CostSection> {
   const { projectDir, git, range } = query;
   const behind = conversationsBehind(range);
   const traces = await traceSummary(projectDir);
@@ -52,7 +74,7 @@ export async function rangeCost(query: RangeCostQuery): Promise<CostSection> {
   for (const conversation of behind.values()) wanted.set(conversation.id, traces.get(conversation.id));
   for (const id of unlandedIds) wanted.set(id, traces.get(id));
   // Reading transcripts is the workers' job and following lines is git's: both go on at once.
-  const [costs, { tip, fates }] = await Promise.all([
+  const [costs, fates] = await Promise.all([
     conversationCosts({
       projectDir,
       context: query.context,
@@ -60,7 +82,7 @@ export async function rangeCost(query: RangeCostQuery): Promise<CostSection> {
       conversations: wanted,
       ...(query.onRead ? { onRead: query.onRead } : {}),
     }),
-    followLines(projectDir, range, git),
+    followLines(projectDir, range, git, tip),
   ]);
   const conversations: ConversationOutcome[] = [];
   for (const conversation of behind.values()) {
@@ -95,10 +117,10 @@ async function followLines(
   projectDir: string,
   range: RangeTallies,
   git: GitOptions,
-): Promise<{ tip: Awaited<ReturnType<typeof tipOf>>; fates: Record<string, LineFate> }> {
+  tip: Tip | undefined,
+): Promise<Record<string, LineFate>> {
   const commits = range.tallies.map((tally) => tally.commit);
-  const tip = await tipOf(range, git);
-  const fates = await cachedDerived(projectDir, ['fates', commits, tip?.commit ?? null, ledgersStamp(projectDir)], async () => {
+  return cachedDerived(projectDir, ['fates', commits, tip?.commit ?? null, ledgersStamp(projectDir)], async () => {
     // The commits after the range (to the tip) are read from the ledgers only here, when the walk is not cached.
     const ledgers = await LedgerLines.read(projectDir);
     const inRange = new Map(range.tallies.map((tally) => [tally.commit, tally.ledger]));
@@ -109,7 +131,6 @@ async function followLines(
     for (const byConversation of found.values()) for (const [url, { fate }] of byConversation) addFate((byUrl[url] ??= zeroFate()), fate);
     return byUrl;
   });
-  return { tip, fates };
 }
 
 /** The conversations whose AI lines the range's ledgers hold, with those lines per author and per model. */
@@ -240,13 +261,21 @@ function scaled(conversation: ConversationOutcome, share: number, lines: number)
  * that tip's first-parent history from where the range starts: the range's
  * commits, then what came after them.
  */
-async function tipOf(range: RangeTallies, git: GitOptions): Promise<{ name: string; commit: string; revisions: string[] } | undefined> {
+interface Tip {
+  name: string;
+  commit: string;
+  /** The walk's revisions for `git log --first-parent`. */
+  revisions: string[];
+}
+
+async function tipOf(range: RangeTallies, git: GitOptions): Promise<Tip | undefined> {
   if (range.tallies.length === 0) return undefined;
   const last = range.revisions.at(-1) ?? 'HEAD';
   const end = await commitId(last.includes('..') ? last.slice(last.lastIndexOf('..') + 2) || 'HEAD' : last, git);
   if (end === undefined) return undefined;
-  const branch = await defaultBranch(git);
-  const tip = branch === undefined ? undefined : await commitId(branch, git);
+  const found = await defaultBranchTip(git);
+  const branch = found?.ref;
+  const tip = found?.commit;
   if (tip === undefined || branch === undefined || !(await isAncestor(end, tip, git)))
     return { name: end.slice(0, 12), commit: end, revisions: range.revisions };
   const inRange = new Set(range.tallies.map((tally) => tally.commit));
