@@ -38,6 +38,16 @@ const chosenBackends = values.backends ? new Set(values.backends.split(',').map(
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const syncSize = quick ? { traces: 10_000, ledgers: 200, commitLinks: 200 } : { traces: 100_000, ledgers: 2_000, commitLinks: 2_000 };
+/** The team view's data set (workloads 10 and 18). */
+const teamSize = quick
+  ? { traces: 20_000, sessions: 500, transcriptBytes: 2 ** 20 }
+  : { traces: 200_000, sessions: 5_000, transcriptBytes: 8 * 2 ** 20 };
+/** The service backends to run on: every reachable one, or those --backends names. */
+async function serviceBackends(): Promise<Array<'sqlite' | 'postgres'>> {
+  const reachable: Array<'sqlite' | 'postgres'> = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+  if (reachable.length === 1) log('  PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): SQLite only');
+  return reachable.filter((backend) => !chosenBackends || chosenBackends.has(backend));
+}
 const info = runInfo(quick ? 'quick' : 'full');
 log(`tracer bench (${info.mode}), ${info.cores} cores, load ${info.loadBefore.join(' ')}`);
 const results: Result[] = [];
@@ -88,13 +98,7 @@ try {
   }
   if (wanted('10')) {
     log('workload 10: the team view of tracer serve');
-    const reachable: Array<'sqlite' | 'postgres'> = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
-    if (reachable.length === 1) log('  PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): SQLite only');
-    const backends = reachable.filter((backend) => !chosenBackends || chosenBackends.has(backend));
-    const size = quick
-      ? { traces: 20_000, sessions: 500, transcriptBytes: 2 ** 20 }
-      : { traces: 200_000, sessions: 5_000, transcriptBytes: 8 * 2 ** 20 };
-    results.push(...(await teamViewWorkload({ size, runs: runs(3, 5), backends }, log)));
+    results.push(...(await teamViewWorkload({ size: teamSize, runs: runs(3, 5), backends: await serviceBackends() }, log)));
   }
   if (wanted('11')) {
     log('workload 11: reconcile and the post-merge hook');
@@ -113,13 +117,7 @@ try {
   }
   if (wanted('18')) {
     log("workload 18: the team view's cost section");
-    const reachable: Array<'sqlite' | 'postgres'> = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
-    if (reachable.length === 1) log('  PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): SQLite only');
-    const backends = reachable.filter((backend) => !chosenBackends || chosenBackends.has(backend));
-    const size = quick
-      ? { traces: 20_000, sessions: 500, transcriptBytes: 2 ** 20 }
-      : { traces: 200_000, sessions: 5_000, transcriptBytes: 8 * 2 ** 20 };
-    results.push(...(await teamCostWorkload({ size, runs: runs(3, 5), backends }, log)));
+    results.push(...(await teamCostWorkload({ size: teamSize, runs: runs(3, 5), backends: await serviceBackends() }, log)));
   }
 } finally {
   await stopAllServices();

@@ -15,6 +15,7 @@ import { clientHome, DATA_DIR, ORG, runFolder, seedProject, startBenchService } 
 import { expectOk, median, round } from '../measure.js';
 import type { Result } from '../report.js';
 import { claudeTranscript } from './cost-dataset.js';
+import { signIn } from './team-view.js';
 import { writeViewerDataset, type ViewerDatasetSize } from './viewer-dataset.js';
 
 export async function teamCostWorkload(
@@ -107,18 +108,6 @@ function withTranscripts(dir: string): { requests: number } {
   writeFileSync(join(dir, 'conversations', '_index.json'), JSON.stringify(index));
   writeFileSync(join(dir, 'conversations.jsonl'), `${rows.join('\n')}\n`);
   return { requests };
-}
-
-async function signIn(base: string, token: string): Promise<string> {
-  const response = await fetch(`${base}/sign-in`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token }).toString(),
-    redirect: 'manual',
-  });
-  const cookie = response.headers.get('set-cookie')?.split(';')[0];
-  if (response.status !== 303 || !cookie) throw new Error(`sign-in answered ${response.status}`);
-  return cookie;
 }
 
 /** The cost route, asked every 250 ms until every pushed transcript is read. */
