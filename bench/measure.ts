@@ -8,7 +8,7 @@ export interface Measured {
   wallMs: number;
   /** Peak resident set size in KiB, when GNU time is available. */
   maxRssKb?: number;
-  /** User plus system CPU time in ms, from GNU time with it (less moved by other work on the machine than wall time). */
+  /** User and system CPU time of the process and its children, in ms, when GNU time is available: less moved by the machine's load than wall time. */
   cpuMs?: number;
   code: number;
   stdout: string;
@@ -47,9 +47,15 @@ export async function measure(spec: RunSpec, options: { memory?: boolean } = {})
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
   const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
   const system = /System time \(seconds\): ([\d.]+)/.exec(stderr);
-  const cpuMs = user && system ? (Number(user[1]) + Number(system[1])) * 1000 : undefined;
   const cut = stderr.lastIndexOf('\tCommand being timed:');
-  return { wallMs, code, stdout, stderr: cut >= 0 ? stderr.slice(0, cut) : stderr, maxRssKb: rss ? Number(rss[1]) : undefined, cpuMs };
+  return {
+    wallMs,
+    code,
+    stdout,
+    stderr: cut >= 0 ? stderr.slice(0, cut) : stderr,
+    maxRssKb: rss ? Number(rss[1]) : undefined,
+    cpuMs: user && system ? (Number(user[1]) + Number(system[1])) * 1000 : undefined,
+  };
 }
 
 /** Fails loudly: a benchmark whose command failed measures nothing. */

@@ -7,6 +7,7 @@ import { BENCH_DIR, clearRuns, stopAllServices } from './environment.js';
 import { markdownTable, runInfo, saveResults, type Result } from './report.js';
 import { blameWorkload } from './workloads/blame.js';
 import { forgetWorkload, retentionWorkload } from './workloads/forget.js';
+import { costWorkload } from './workloads/cost.js';
 import { conversationWorkload } from './workloads/conversations.js';
 import { hookWorkload } from './workloads/hook.js';
 import { largeFileWorkload } from './workloads/large.js';
@@ -15,7 +16,9 @@ import { reconcileWorkload } from './workloads/reconcile.js';
 import { redactionWorkload } from './workloads/redaction.js';
 import { startupWorkload } from './workloads/startup.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
+import { teamCostWorkload } from './workloads/team-cost.js';
 import { teamViewWorkload } from './workloads/team-view.js';
+import { transcriptWorkload } from './workloads/transcripts.js';
 import { viewerWorkload } from './workloads/viewer.js';
 import { postgresAvailable } from '../test/helpers/service.js';
 
@@ -33,11 +36,21 @@ const runs = (quickRuns: number, fullRuns: number) => (values.runs ? Number(valu
 const quick = values.quick!;
 const only = values.only ? new Set(values.only.split(',').map((part) => part.trim())) : undefined;
 const wanted = (n: string) => !only || only.has(n);
-/** `--backends sqlite,postgres`: the service backends workload 10 runs on (default every reachable one). */
+/** `--backends sqlite,postgres`: the service backends workloads 10 and 18 run on (default every reachable one). */
 const chosenBackends = values.backends ? new Set(values.backends.split(',').map((part) => part.trim())) : undefined;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const syncSize = quick ? { traces: 10_000, ledgers: 200, commitLinks: 200 } : { traces: 100_000, ledgers: 2_000, commitLinks: 2_000 };
+/** The team view's data set (workloads 10 and 18). */
+const teamSize = quick
+  ? { traces: 20_000, sessions: 500, transcriptBytes: 2 ** 20 }
+  : { traces: 200_000, sessions: 5_000, transcriptBytes: 8 * 2 ** 20 };
+/** The service backends to run on: every reachable one, or those --backends names. */
+async function serviceBackends(): Promise<Array<'sqlite' | 'postgres'>> {
+  const reachable: Array<'sqlite' | 'postgres'> = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+  if (reachable.length === 1) log('  PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): SQLite only');
+  return reachable.filter((backend) => !chosenBackends || chosenBackends.has(backend));
+}
 const info = runInfo(quick ? 'quick' : 'full');
 log(`tracer bench (${info.mode}), ${info.cores} cores, load ${info.loadBefore.join(' ')}`);
 const results: Result[] = [];
@@ -88,13 +101,7 @@ try {
   }
   if (wanted('10')) {
     log('workload 10: the team view of tracer serve');
-    const reachable: Array<'sqlite' | 'postgres'> = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
-    if (reachable.length === 1) log('  PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): SQLite only');
-    const backends = reachable.filter((backend) => !chosenBackends || chosenBackends.has(backend));
-    const size = quick
-      ? { traces: 20_000, sessions: 500, transcriptBytes: 2 ** 20 }
-      : { traces: 200_000, sessions: 5_000, transcriptBytes: 8 * 2 ** 20 };
-    results.push(...(await teamViewWorkload({ size, runs: runs(3, 5), backends }, log)));
+    results.push(...(await teamViewWorkload({ size: teamSize, runs: runs(3, 5), backends: await serviceBackends() }, log)));
   }
   if (wanted('11')) {
     log('workload 11: reconcile and the post-merge hook');
@@ -122,6 +129,21 @@ try {
       log('workload 19: retention on PostgreSQL with uploads meanwhile');
       results.push(...(await retentionWorkload({ conversations: quick ? 10_000 : 100_000 }, log)));
     } else log('workload 19: PostgreSQL is not reachable (TRACER_TEST_POSTGRES_URL): skipped');
+  }
+  if (wanted('17')) {
+    log('workload 17: tracer stats --cost');
+    const size = quick
+      ? { conversations: 1_000, transcriptBytes: 200 * 2 ** 20, files: 40 }
+      : { conversations: 10_000, transcriptBytes: 2 * 2 ** 30, files: 200 };
+    results.push(...(await costWorkload({ size, runs: runs(1, 3) }, log)));
+  }
+  if (wanted('18')) {
+    log("workload 18: the team view's cost section");
+    results.push(...(await teamCostWorkload({ size: teamSize, runs: runs(3, 5), backends: await serviceBackends() }, log)));
+  }
+  if (wanted('20')) {
+    log('workload 20: transcript reader');
+    results.push(...(await transcriptWorkload({ megabytes: quick ? 20 : 100, runs: runs(1, 3) }, log)));
   }
 } finally {
   await stopAllServices();

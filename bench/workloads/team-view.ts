@@ -118,7 +118,8 @@ async function pushWithoutView(backend: 'sqlite' | 'postgres', folder: string, d
   }
 }
 
-async function signIn(base: string, token: string): Promise<string> {
+/** Signs in to the team view with a token; the session cookie, for API requests. */
+export async function signIn(base: string, token: string): Promise<string> {
   const response = await fetch(`${base}/sign-in`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },

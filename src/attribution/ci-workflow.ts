@@ -3,8 +3,9 @@
 // - on a push to the default branch (a merge), the merged branch's ledgers are
 //   pulled from the tracer service, the pushed commits reconciled
 //   (src/attribution/reconcile/), and the new ledgers pushed, with the git notes;
-// - on a pull or merge request, `tracer stats <base>..<head> --markdown` is
-//   written to the job summary and posted as a comment.
+// - on a pull or merge request, `tracer stats <base>..<head> --markdown --cost`
+//   (AI share, tokens, cost, landed lines and rework) is written to the job
+//   summary and posted as a comment.
 // The token comes from a secret, read through `--token-env`, never stored.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,7 +51,7 @@ export const STATS_SCRIPT = `set -eu
 tracer init --agents none --no-git-hooks >/dev/null
 tracer remote add tracer "$TRACER_URL" --token-env TRACER_TOKEN --default >/dev/null
 tracer pull --quiet
-tracer stats "$TRACER_BASE..$TRACER_HEAD" --markdown > tracer-stats.md
+tracer stats "$TRACER_BASE..$TRACER_HEAD" --markdown --cost > tracer-stats.md
 `;
 
 export function githubWorkflow(options: CiOptions): string {

@@ -120,11 +120,8 @@ export async function readCommitDiffs(revisions: readonly string[], git: GitOpti
       'core.quotePath=false',
       'log',
       '-z',
-      '--numstat',
-      '--find-renames',
-      '--no-ext-diff',
-      '--no-textconv',
-      '--format=%x01%H %P%x02%aN%x02%s',
+      ...NUMSTAT_ARGS.diff,
+      NUMSTAT_ARGS.format,
       ...(limit === undefined ? [] : [`--max-count=${limit}`]),
       '--end-of-options',
       ...revisions,
@@ -134,6 +131,12 @@ export async function readCommitDiffs(revisions: readonly string[], git: GitOpti
   );
   return parseLog(out);
 }
+
+/** How a commit's lines are counted, and the header parseLog reads (commit-diff-cache.ts counts the same way). */
+export const NUMSTAT_ARGS = {
+  diff: ['--numstat', '--find-renames', '--no-ext-diff', '--no-textconv'],
+  format: '--format=%x01%H %P%x02%aN%x02%s',
+} as const;
 
 export function parseLog(out: string): CommitDiff[] {
   const commits: CommitDiff[] = [];

@@ -2,6 +2,7 @@
 // The bar is 20 cells: agent (█), both (▓), person (░), unknown (·).
 import type { LineCounts } from './commit-lines.js';
 import type { ShowReport } from './show.js';
+import { count, money } from '../cost/money.js';
 import type { Breakdown, StatsReport } from './stats.js';
 
 const BAR_CELLS = 20;
@@ -72,6 +73,20 @@ export function formatShow(report: ShowReport): string {
       `${who}: ${conversation.lines} line${conversation.lines === 1 ? '' : 's'}${conversation.url === null ? '' : `  ${conversation.url}`}`,
     );
     if (conversation.summary !== null) out.push(`    ${conversation.summary.split('\n')[0]}`);
+    if (conversation.usage) out.push(`    ${usagePhrase(conversation.usage)}`);
+  }
+  if (report.cost && report.conversations.some((conversation) => conversation.usage)) {
+    const cost =
+      report.cost.cost_usd === null
+        ? 'cost unknown'
+        : `${money(report.cost.cost_usd)}${report.cost.cost_known ? '' : ' + cost unknown for part'}`;
+    out.push(`Cost of the conversations: ${cost} (prices: ${report.cost.prices})`);
+  }
+  if (report.fate) {
+    const { alive, deleted, to } = report.fate;
+    out.push(
+      `Since: ${alive} of its AI lines still at ${to}; deleted by a person ${deleted.person}, by another agent ${deleted.other_agent}, by the same conversation ${deleted.same_conversation}, by someone unknown ${deleted.unknown}`,
+    );
   }
   if (report.recovered !== null) {
     // Said apart from the counts: these lines were matched by their text, not followed through the branch's diffs.
@@ -148,4 +163,13 @@ function markdownTable(headers: readonly string[], rows: ReadonlyArray<ReadonlyA
   const escape = (value: string | number) => String(value).replaceAll('|', '\\|');
   const align = headers.map((_, column) => (column === 0 ? '---' : '---:'));
   return [`| ${headers.join(' | ')} |`, `|${align.join('|')}|`, ...rows.map((row) => `| ${row.map(escape).join(' | ')} |`)].join('\n');
+}
+
+/** A conversation's tokens and cost in one line, or why they are unknown. */
+function usagePhrase(usage: NonNullable<ShowReport['conversations'][number]['usage']>): string {
+  if (usage.usage === 'missing') return 'tokens unknown: its transcript is not here';
+  if (usage.usage === 'unknown') return `tokens unknown: ${usage.reason ?? 'its agent writes no token counts'}`;
+  const { tokens } = usage;
+  const cost = usage.cost_usd === null ? 'cost unknown' : `${money(usage.cost_usd)}${usage.cost_known ? '' : ' + cost unknown for part'}`;
+  return `${usage.requests} requests: ${count(tokens.input)} input, ${count(tokens.output)} output, ${count(tokens.cache_write)} cache write, ${count(tokens.cache_read)} cache read tokens; ${cost}`;
 }

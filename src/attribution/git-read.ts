@@ -79,14 +79,33 @@ function realOrSame(path: string): string {
  * master (local, then origin's). Undefined when there is none.
  */
 export async function defaultBranch(git: GitOptions): Promise<string | undefined> {
+  return (await defaultBranchTip(git))?.ref;
+}
+
+const CANDIDATES = ['refs/heads/main', 'refs/heads/master', 'refs/remotes/origin/main', 'refs/remotes/origin/master'];
+
+/** The default branch (as defaultBranch finds it) and the commit at its tip, from one `git for-each-ref`. */
+export async function defaultBranchTip(git: GitOptions): Promise<{ ref: string; commit: string } | undefined> {
+  let out: string;
   try {
-    const head = (await runGit(['symbolic-ref', '--quiet', 'refs/remotes/origin/HEAD'], git)).trim();
-    if (head !== '') return head;
+    out = await runGit(['for-each-ref', '--format=%(refname)%00%(symref)%00%(objectname)', 'refs/remotes/origin/HEAD', ...CANDIDATES], git);
   } catch (error) {
-    if (!(error instanceof GitCommandError)) throw error;
+    if (error instanceof GitCommandError) return undefined;
+    throw error;
   }
-  for (const candidate of ['refs/heads/main', 'refs/heads/master', 'refs/remotes/origin/main', 'refs/remotes/origin/master']) {
-    if ((await commitId(candidate, git)) !== undefined) return candidate;
+  const refs = new Map<string, { symref: string; commit: string }>();
+  for (const line of out.split('\n')) {
+    const [name, symref = '', commit = ''] = line.split('\u0000');
+    if (name) refs.set(name, { symref, commit });
+  }
+  const head = refs.get('refs/remotes/origin/HEAD');
+  if (head?.symref) {
+    const target = refs.get(head.symref)?.commit ?? (await commitId(head.symref, git));
+    if (target !== undefined) return { ref: head.symref, commit: target };
+  }
+  for (const candidate of CANDIDATES) {
+    const found = refs.get(candidate);
+    if (found?.commit) return { ref: candidate, commit: found.commit };
   }
   return undefined;
 }

@@ -135,9 +135,12 @@ export const HUMAN: ConversationView = Object.freeze({ type: 'human', model_id: 
 /** `claude-code://session/…` → `claude-code`. */
 export function agentOfUrl(url: string | null): string | null {
   if (url === null) return null;
-  const match = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
-  return match ? match[1]!.toLowerCase() : null;
+  const colon = url.indexOf('://');
+  const scheme = colon === -1 ? '' : url.slice(0, colon);
+  return SCHEME.test(scheme) ? scheme.toLowerCase() : null;
 }
+
+const SCHEME = /^[a-z][a-z0-9+.-]*$/i;
 
 /**
  * Every ledger of the wanted commits (all commits when `wanted` is undefined),
@@ -149,9 +152,17 @@ export async function readLedgers(
   projectDir: string,
   wanted?: ReadonlySet<string>,
   onCorrupt?: (line: number) => void,
+  /** Sees every line's raw text, wanted or not (the cost figures collect the conversation URLs of all ledgers). */
+  onLine?: (text: string) => void,
 ): Promise<Map<string, LedgerView>> {
   const found = new Map<string, LedgerView>();
-  const mayMatch = wanted === undefined ? undefined : (line: string) => namesWanted(line, wanted);
+  const mayMatch =
+    wanted === undefined
+      ? onLine && ((line: string) => (onLine(line), true))
+      : (line: string) => {
+          onLine?.(line);
+          return namesWanted(line, wanted);
+        };
   const options = { mayMatch, onCorrupt: onCorrupt && ((corrupt: { line: number }) => onCorrupt(corrupt.line)) };
   for await (const entry of readRecordsFrom<unknown>(join(projectDir, LEDGERS_FILE), { offset: 0, line: 0 }, options)) {
     if (!entry.ok) continue;

@@ -3,7 +3,10 @@
 // session's latest summary) and the commit link tracer recorded for it.
 import { join } from 'node:path';
 import { readRecords } from '../store/jsonl.js';
-import { readCommitDiffs, tallyCommit, type LineCounts } from './commit-lines.js';
+import { readCommitDiffs, tallyCommit, type CommitLines, type LineCounts } from './commit-lines.js';
+import type { CommitCost, ConversationUsageJson } from '../cost/commit-cost.js';
+import type { PriceTable } from '../cost/prices.js';
+import type { FormatContext } from '../transcript/agents.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { commitId, unknownRevision, type GitOptions } from './git-read.js';
 import { lineContributor, readLedgers, type LedgerView } from './ledger-view.js';
@@ -15,7 +18,19 @@ export interface ShowReport {
   ledger_sha: string | null;
   lines: LineCounts;
   files: Array<{ path: string; lines: LineCounts }>;
-  conversations: Array<{ agent: string | null; model_id: string | null; url: string | null; summary: string | null; lines: number }>;
+  conversations: Array<{
+    agent: string | null;
+    model_id: string | null;
+    url: string | null;
+    summary: string | null;
+    lines: number;
+    /** The whole conversation's tokens and cost (null when tracer show was asked without them). */
+    usage: ConversationUsageJson | null;
+  }>;
+  /** The conversations' tokens and cost, each counted once, with the price table's version; null when not asked for. */
+  cost: Omit<CommitCost, 'by_url' | 'fate'> | null;
+  /** The commit's AI lines followed to the tip of the default branch (or HEAD): still there, or deleted, by whom. */
+  fate: CommitCost['fate'];
   /**
    * The agent lines reconcile re-attached by content hash (the branch's commits
    * were gone), as `tracer blame` marks them `recovered`: how many, and their
@@ -29,7 +44,15 @@ export interface ShowReport {
 export const SUMMARIES_FILE = 'session-summaries.jsonl';
 export const COMMIT_LINKS_FILE = 'commit-links.jsonl';
 
-export async function showCommit(query: { projectDir: string; git: GitOptions; rev: string }): Promise<ShowReport> {
+export interface ShowQuery {
+  projectDir: string;
+  git: GitOptions;
+  rev: string;
+  /** Reads the conversations' usage and prices it. */
+  cost?: { context: FormatContext; prices: PriceTable };
+}
+
+export async function showCommit(query: ShowQuery): Promise<ShowReport> {
   const commit = await commitId(query.rev, query.git);
   if (commit === undefined && query.rev === 'HEAD') {
     throw new TracerError('no_history', 'This repository has no commit yet; commit something first, then show it.', {
@@ -52,7 +75,10 @@ export async function showCommit(query: { projectDir: string; git: GitOptions; r
   }
   const tally = tallyCommit(diff!, ledgers.get(commit));
   const urls = new Set(tally.conversations.map(({ conversation }) => conversation.url).filter((url): url is string => url !== null));
-  const summaries = await latestSummaries(query.projectDir, urls);
+  const [summaries, cost] = await Promise.all([
+    latestSummaries(query.projectDir, urls),
+    query.cost ? commitCostOf(query, tally) : Promise.resolve(undefined),
+  ]);
   return {
     commit,
     subject: diff!.subject,
@@ -67,11 +93,19 @@ export async function showCommit(query: { projectDir: string; git: GitOptions; r
         url: conversation.url,
         summary: conversation.url === null ? null : (summaries.get(conversation.url) ?? null),
         lines,
+        usage: (conversation.url === null ? undefined : cost?.by_url[conversation.url]) ?? null,
       }))
       .sort((a, b) => b.lines - a.lines),
+    cost: cost ? { prices: cost.prices, tokens: cost.tokens, cost_usd: cost.cost_usd, cost_known: cost.cost_known } : null,
+    fate: cost?.fate ?? null,
     recovered: recoveredLines(tally.ledger),
     link,
   };
+}
+
+async function commitCostOf(query: ShowQuery, tally: CommitLines): Promise<CommitCost> {
+  const { commitCost } = await import('../cost/commit-cost.js');
+  return commitCost({ projectDir: query.projectDir, git: query.git, context: query.cost!.context, prices: query.cost!.prices, tally });
 }
 
 /** The recovered ranges of a ledger, and how many of their lines it gives an agent (counted as `lines` counts them: every line an agent's range covers). */

@@ -24,6 +24,8 @@ export interface TraceRecord {
   files?: TracedFile[];
   /** The user's prompt text is never stored; only its length, for context. */
   prompt_chars?: number;
+  /** Token counts the agent's payload reported for its turn (Cursor's stop and afterAgentResponse). */
+  usage?: { input: number; output: number; cache_write?: number; cache_read?: number };
 }
 
 export interface TracedFile {

@@ -28,7 +28,7 @@ export class ResetCommand extends TracerCommand {
     details: `
       Removes \`sync-state.json\` (with its cache \`sync-state.head.json\`), \`session-state.json\`, \`attribution-state.json\` and \`project-config.json\` of the current project, so the next push re-scans everything (the service ignores rows it already holds) and every setting is back to its default. \`remotes.json\` and stored tokens are kept.
 
-      Trace data is removed only with \`--data\`, and only after a confirmation: \`--yes\`, or answering y at the prompt when run in a terminal. \`--data\` removes the local files of every enabled artifact family. Each removed path is printed; \`--dry-run\` prints what would be removed and changes nothing.
+      Trace data is removed only with \`--data\`, and only after a confirmation: \`--yes\`, or answering y at the prompt when run in a terminal. \`--data\` removes the local files of every enabled artifact family, and \`cache/\` (token usage and costs derived from them). Each removed path is printed; \`--dry-run\` prints what would be removed and changes nothing.
     `,
     examples: [
       ['Reset cursors and settings', '$0 reset'],
@@ -51,6 +51,8 @@ export class ResetCommand extends TracerCommand {
       for (const family of (await this.kernel({ builtinsIfBroken: true })).families) candidates.push(...family.storage);
       // Which stored record a pushed copy stands for (a redacted one): it goes with the records, never before them.
       candidates.push(SENT_AS_FILE);
+      // What was derived from that data goes with it.
+      candidates.push(PROJECT_STATE_FILES.cache);
     }
     const present = await existing(candidates.map((name) => join(project.dir, name)));
 

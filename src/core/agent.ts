@@ -8,6 +8,8 @@
 // the one adapter module it needs, so an adapter module must stay light (it
 // imports `tracer/plugin/agent`, never `tracer/plugin`).
 
+import type { TranscriptFormat } from './transcript.js';
+
 export type Payload = Record<string, unknown>;
 
 /** Lowercase letters, digits and dashes: `tracer init --agents <id>`, `tracer hook <id> <event>`, the traces' `agent`. */
@@ -30,11 +32,27 @@ export interface HookEvent {
   promptChars?: number;
   /** Set on stop and session-end events: the transcript is snapshotted then. */
   transcriptPath?: string;
+  /**
+   * The transcript path names the agent's database, not a file of the
+   * conversation: the adapter's reader (`transcript().snapshot`) makes the
+   * bytes that are snapshotted (goose, Kiro CLI's SQLite store).
+   */
+  transcriptExport?: true;
   endsTurn: boolean;
   /** The agent's own closing message, when its payload carries one (Codex, Claude Code, Cursor's afterAgentResponse). */
   reportedSummary?: string;
+  /** Token counts the agent reports in the payload for the turn (Cursor's stop and afterAgentResponse): kept on the trace row. */
+  usage?: ReportedTokens;
   /** Set when the call carries nothing to record (a Codex shell command that is not a patch, a read): no row is written. */
   nothingToRecord?: true;
+}
+
+/** Token counts a payload reports, each a whole number from 0 (reportedTokens in tracer/plugin/agent checks them). */
+export interface ReportedTokens {
+  input: number;
+  output: number;
+  cacheWrite?: number;
+  cacheRead?: number;
 }
 
 export interface FileWrite {
@@ -77,6 +95,13 @@ export interface AgentAdapter {
    * snapshots it again.
    */
   closingMessage?(transcriptPath: string, reported: string | undefined): Promise<ClosingMessage | undefined>;
+  /**
+   * How tracer reads this agent's transcripts (the viewers, search, usage and
+   * cost): a function that imports the reader module on first call, so that the
+   * hook, which loads this adapter on every tool use, never loads it. None:
+   * the agent's transcripts are not read.
+   */
+  transcript?(): Promise<TranscriptFormat>;
 }
 
 export interface ClosingMessage {

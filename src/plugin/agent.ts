@@ -15,7 +15,21 @@ export type {
   OwnedFile,
   SettingsInstall,
 } from '../core/agent.js';
-export type { FileWrite, HookEvent, Payload, WrittenFragment } from '../capture/hook/hook-event.js';
+export type { FileWrite, HookEvent, Payload, ReportedTokens, WrittenFragment } from '../capture/hook/hook-event.js';
+// An adapter's `transcript()` resolves to a TranscriptFormat; its helpers are in the heavier 'tracer/plugin/transcript'.
+export type {
+  DiffLine,
+  ItemDraft,
+  ReadState,
+  TranscriptFormat,
+  TranscriptItem,
+  TranscriptRole,
+  UsageDraft,
+  UsageReader,
+  UsageRecord,
+  UsageReport,
+  UsageTokens,
+} from '../core/transcript.js';
 export {
   AGENT_ID,
   configDir,
@@ -31,6 +45,7 @@ export {
   optionalString,
   PayloadError,
   promptLength,
+  reportedTokens,
   requiredString,
   toolWrite,
 } from '../capture/hook/hook-event.js';

@@ -90,8 +90,8 @@ function mayBringDetectors(entry: PluginEntry): boolean {
 }
 
 /** Opened when the copy starts reading: a missing transcript fails that read, it does not crash the hook. */
-async function* unredacted(path: string): AsyncGenerator<Buffer> {
-  yield* createReadStream(path) as AsyncIterable<Buffer>;
+async function* unredacted(path: string, _conversationId: string, exported?: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  yield* exported ?? (createReadStream(path) as AsyncIterable<Buffer>);
 }
 
 /** What capture applies: to a snapshot's bytes on their way into the cache, and to a summary's text. */

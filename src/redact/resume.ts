@@ -29,7 +29,7 @@ export interface ResumeState {
 }
 
 export interface ResumableSnapshot {
-  bytes(transcriptPath: string, conversationId: string): AsyncIterable<Buffer>;
+  bytes(transcriptPath: string, conversationId: string, exported?: AsyncIterable<Buffer>): AsyncIterable<Buffer>;
   stored(conversationId: string, sha256: string): Promise<void>;
 }
 
@@ -42,7 +42,13 @@ export function resumableSnapshot(
 ): ResumableSnapshot {
   const progress = new Map<string, { hash: Hash; source: number; redacted: number }>();
   return {
-    async *bytes(transcriptPath, conversationId) {
+    async *bytes(transcriptPath, conversationId, exported) {
+      if (exported) {
+        // Written out of the agent's database afresh each time: nothing to resume from, all of it is redacted.
+        progress.delete(conversationId);
+        for await (const { output } of redactedSegments(exported, redactor)) yield* output;
+        return;
+      }
       const resume = await resumePoint(projectDir, conversationId, signature, transcriptPath, blobPath);
       const done = resume ?? { hash: createHash('sha256'), source: 0, redacted: 0 };
       progress.set(conversationId, done);

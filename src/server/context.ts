@@ -7,6 +7,8 @@ import type { ProjectRef, TokenRecord, TraceStorage } from './storage/types.js';
 import type { ViewRefresher } from './team/refresher.js';
 import type { SecretGate } from '../redact/gate.js';
 import type { RetentionPolicy } from './privacy/retention.js';
+import type { UsageRefresher } from './team/usage.js';
+import type { PriceTable } from '../cost/prices.js';
 
 /** What every route module receives. */
 export interface ServiceContext {
@@ -22,6 +24,10 @@ export interface ServiceContext {
   gate?: SecretGate;
   /** `--retain`: family name → maximum age in ms, for every project (a project's own policy overrides it per family). */
   retention: RetentionPolicy;
+  /** Reads the pushed transcripts' token usage into the team view's tables, in the background. */
+  usage: UsageRefresher;
+  /** The price table the team view's costs are computed with (team/usage.ts). */
+  prices: () => Promise<PriceTable>;
 }
 
 declare module 'fastify' {

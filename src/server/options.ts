@@ -30,6 +30,8 @@ export interface ServeOptions {
   /** When retention first runs after start, then how often. */
   retentionDelayMs: number;
   retentionIntervalMs: number;
+  /** The home whose prices.json overrides the price table for the team view's costs (docs/attribution.md). */
+  pricesHome: string;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -153,6 +155,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, h
       ENV.retentionIntervalMs,
       { min: 1000 },
     ),
+    pricesHome: home,
   };
 }
 

@@ -9,6 +9,7 @@ import { ViewRefresher } from './team/refresher.js';
 import type { SecretGate } from '../redact/gate.js';
 import { formatAge, parseRetainFlag, RetentionSchedule } from './privacy/retention.js';
 import { signingKey } from './privacy/tombstones.js';
+import { servicePrices, UsageRefresher } from './team/usage.js';
 
 export interface RunningService {
   /** `http://<host>:<port>` where it listens (the real port when 0 was asked). */
@@ -56,8 +57,14 @@ export async function startService(
     await storage.close();
     throw error;
   });
-  // The refresher logs through the app's logger, made just below (it logs only once requests run).
-  const view = new ViewRefresher(storage, () => app.log);
+  // The refreshers log through the app's logger, made just below (they log only once requests run).
+  const prices = servicePrices(options.pricesHome);
+  const usage = new UsageRefresher(storage, prices, () => app.log);
+  const view = new ViewRefresher(
+    storage,
+    () => app.log,
+    (projectId) => usage.schedule(projectId),
+  );
   const context: ServiceContext = {
     storage,
     families,
@@ -66,6 +73,8 @@ export async function startService(
     view,
     gate,
     retention,
+    usage,
+    prices,
   };
   const schedule = new RetentionSchedule({
     storage,
@@ -120,6 +129,7 @@ export async function startService(
       await app.close();
       await schedule.stop();
       await view.stop();
+      await usage.stop();
       await storage.close();
     })());
   return { url, port, storage, app, startupLine, close: () => stop(false), destroy: () => stop(true) };

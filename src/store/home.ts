@@ -14,6 +14,8 @@ export function homePaths(home: string) {
     config: join(home, 'config.json'),
     registry: join(home, 'projects.json'),
     plugins: join(home, 'plugins.json'),
+    /** An organization's own token prices (negotiated rates), over the price table's (docs/attribution.md). */
+    prices: join(home, 'prices.json'),
     projects: join(home, 'projects'),
   };
 }
@@ -30,6 +32,8 @@ export const PROJECT_STATE_FILES = {
   syncStateHead: 'sync-state.head.json',
   sessionState: 'session-state.json',
   attributionState: 'attribution-state.json',
+  /** Figures derived from the data (token usage, costs, the fate of AI lines): losing them costs only time (src/cost/). */
+  cache: 'cache',
 } as const;
 
 /** Files that hold secrets or remote bindings: never readable by other users (spec §2.1, §2.2). */

@@ -123,6 +123,12 @@ export function registerApi(app: FastifyInstance, mount: ViewerMount): void {
     if (!source.share) return reply.code(404).send({ code: 'not_found', message: 'This viewer has no share breakdown.' });
     return source.share(id(request));
   });
+  app.get(`${base}/cost`, async (request, reply) => {
+    const source = mount.source(request);
+    if (!source.cost)
+      return reply.code(404).send({ code: 'not_found', message: 'This viewer has no cost breakdown; tracer stats --cost has it.' });
+    return source.cost(id(request));
+  });
   app.get(`${base}/progress`, async (request, reply) => {
     const source = mount.source(request);
     if (!source.progress) return reply.code(404).send({ code: 'not_found', message: 'This viewer is never behind its data.' });
@@ -136,6 +142,9 @@ export function registerApi(app: FastifyInstance, mount: ViewerMount): void {
   );
   app.get<{ Params: { session: string } }>(`${base}/sessions/:session`, (request) =>
     mount.source(request).session(id(request), request.params.session),
+  );
+  app.get<{ Params: { session: string } }>(`${base}/sessions/:session/usage`, (request) =>
+    mount.source(request).usage(id(request), request.params.session),
   );
   app.get<{ Params: { session: string }; Querystring: { cursor?: string; limit?: string } }>(
     `${base}/sessions/:session/transcript`,
@@ -190,6 +199,8 @@ const NOT_FOUND_CODES = new Set([
   'repository_missing',
 ]);
 const BAD_REQUEST_CODES = new Set(['unknown_revision', 'binary_file', 'bad_cursor']);
+/** A malformed prices.json on the machine that answers: its owner must fix it (docs/attribution.md). */
+const CONFLICT_CODES = new Set(['prices_invalid']);
 
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (isTracerError(error)) {
@@ -199,9 +210,11 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
         ? 403
         : BAD_REQUEST_CODES.has(error.code)
           ? 400
-          : error.code === 'blame_unavailable'
-            ? 501
-            : 500;
+          : CONFLICT_CODES.has(error.code)
+            ? 409
+            : error.code === 'blame_unavailable'
+              ? 501
+              : 500;
     return reply.code(status).send({ code: error.code, message: error.message });
   }
   const status = (error as { statusCode?: number }).statusCode;

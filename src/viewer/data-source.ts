@@ -17,8 +17,12 @@ export interface ViewerDataSource {
   transcript(projectId: string, conversationId: string, cursor: string | undefined, limit: number): Promise<TranscriptPage>;
   commit(projectId: string, sha: string): Promise<CommitDetail>;
   blame(projectId: string, path: string, rev: string | undefined): Promise<BlameResult>;
+  /** One session's tokens and cost, turn by turn. */
+  usage(projectId: string, conversationId: string): Promise<SessionUsage>;
   /** Attributed lines over time, by agent, model and person (the team view; absent locally). */
   share?(projectId: string): Promise<ShareBreakdown>;
+  /** Tokens and cost over time, by agent, model and person, with landed against written lines (the team view; absent locally). */
+  cost?(projectId: string): Promise<CostBreakdown>;
   /** How far the pages' figures are behind what was pushed (the team view; absent locally, where they never are). */
   progress?(projectId: string): Promise<CatchUpProgress>;
 }
@@ -43,6 +47,81 @@ export interface ShareBreakdown {
   by_model: ShareRow[];
   /** By person: the ledger's author, else the name of the token that pushed it. */
   by_person: ShareRow[];
+}
+
+/** Token counts by kind, as every figure of tracer names them. */
+export interface TokenCounts {
+  /** Uncached input. */
+  input: number;
+  /** Output, reasoning included. */
+  output: number;
+  cache_write: number;
+  cache_read: number;
+  /** Of output. */
+  reasoning: number;
+  /** Of cache_write: the writes kept an hour. */
+  cache_write_1h: number;
+}
+
+export interface TurnUsage {
+  /** 0: before the person's first prompt. */
+  turn: number;
+  /** The time of its first request, when the agent wrote it. */
+  ts: string | null;
+  requests: number;
+  models: string[];
+  tokens: TokenCounts;
+  /** Dollars of its priced requests; null when none could be priced. */
+  cost_usd: number | null;
+  cost_known: boolean;
+}
+
+/** A session's tokens and cost (docs/attribution.md says how each is read and priced). */
+export interface SessionUsage {
+  /** `unknown`: the agent writes no token counts; `missing`: no transcript of it is here. */
+  usage: 'known' | 'unknown' | 'missing';
+  reason: string | null;
+  source: 'transcript' | 'hook_payloads' | null;
+  /** The price table every dollar figure comes from. */
+  prices: string;
+  turns: TurnUsage[];
+  requests: number;
+  tokens: TokenCounts;
+  cost_usd: number | null;
+  cost_known: boolean;
+  /** Usage the transcript holds that was refused, by code: never counted. */
+  refused: Record<string, number>;
+  /** Lines the session's edits wrote (its traces). */
+  written: number | null;
+}
+
+/** Tokens, cost and lines of one group (a day, an agent, a model, a person). */
+export interface CostRow {
+  key: string;
+  conversations: number;
+  requests: number;
+  tokens: TokenCounts;
+  /** Dollars of the priced requests; null when none was priced. */
+  cost_usd: number | null;
+  /** Requests counted whose cost is unknown (a model the table does not know, ...). */
+  unpriced_requests: number;
+  /** Lines the agents' edits wrote. */
+  written: number;
+  /** AI lines that landed in commits. */
+  landed: number;
+}
+
+export interface CostBreakdown {
+  /** The price table (or tables) the figures were computed with. */
+  prices: string[];
+  /** Transcripts pushed but not read yet: their tokens come in once they are. */
+  pending: number;
+  totals: CostRow;
+  /** By day (YYYY-MM-DD, the request's), oldest first. */
+  by_day: CostRow[];
+  by_agent: CostRow[];
+  by_model: CostRow[];
+  by_person: CostRow[];
 }
 
 export interface ProjectSummary {

@@ -164,7 +164,33 @@ test('show: one commit, its lines by type, files, conversations and the commit i
   assert.is(report.ledger_sha, ledgerOf(h, h.amended).sha);
   assert.equal(report.lines, { ai: 3, human: 1, mixed: 0, unknown: 0 });
   assert.equal(report.files, [{ path: 'src/hello.ts', lines: { ai: 3, human: 1, mixed: 0, unknown: 0 } }]);
-  assert.equal(report.conversations, [{ agent: 'codex', model_id: CODEX_MODEL_ID, url: CODEX.conversation_url, summary: null, lines: 3 }]);
+  const [conversation] = report.conversations;
+  assert.equal(
+    { ...conversation, usage: undefined },
+    {
+      agent: 'codex',
+      model_id: CODEX_MODEL_ID,
+      url: CODEX.conversation_url,
+      summary: null,
+      lines: 3,
+      usage: undefined,
+    },
+  );
+  // This history's traces were written without the agent's transcript: its tokens are missing, never 0.
+  assert.is(conversation.usage.usage, 'missing');
+  assert.is(conversation.usage.cost_usd, null);
+  assert.equal(report.cost.cost_usd, null);
+  assert.match(report.cost.prices, /^genai-prices \d+\.\d+\.\d+$/);
+  assert.equal(report.fate, {
+    added: 3,
+    alive: 3,
+    deleted: { person: 0, other_agent: 0, same_conversation: 0, unknown: 0 },
+    rework: 0,
+    to: 'main',
+  });
+  const plain = JSON.parse((await tracer(h, ['show', '--json', '--no-cost'])).stdout);
+  assert.is(plain.conversations[0].usage, null, '--no-cost reads no transcript');
+  assert.is(plain.cost, null);
   assert.equal(report.link, { session_ids: [CODEX_SESSION], rewritten_from: h.codexBeforeAmend });
 
   const text = await tracer(h, ['show', h.claude]);
@@ -276,7 +302,7 @@ test('a repository with no commit yet: no_history from all three', async () => {
   }
 });
 
-test('nothing is written: not the project folder, not the repository', async () => {
+test('nothing is written but the caches (cache/): not the project folder, not the repository', async () => {
   const h = await history();
   const before = snapshot([h.dir, join(h.repo, '.git')]);
   for (const args of [
@@ -336,6 +362,8 @@ function snapshot(roots: string[]): Record<string, string> {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       const stat = statSync(path);
+      // Figures derived from the data, kept only for speed (src/cost/): the data itself is what must not change.
+      if (stat.isDirectory() && name === 'cache' && dir.includes(`${join('home', 'projects')}`)) continue;
       if (stat.isDirectory()) walk(path);
       else out[path] = `${stat.size}:${stat.mtimeMs}`;
     }

@@ -21,6 +21,7 @@ test('defaults: 127.0.0.1:8787, SQLite under $TRACER_HOME/server, 10 MiB blobs, 
     retain: undefined,
     retentionDelayMs: 5_000,
     retentionIntervalMs: 3_600_000,
+    pricesHome: '/home/u/.tracer',
   });
 });
 
@@ -64,6 +65,7 @@ test('every flag also comes from the environment, BLOB_MAX_BYTES under the specâ
     retain: 'conversations=90d',
     retentionDelayMs: 0,
     retentionIntervalMs: 60_000,
+    pricesHome: '/h',
   });
 });
 

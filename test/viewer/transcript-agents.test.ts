@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TranscriptEntry } from '../../src/viewer/data-source.js';
-import { normalizeLine } from '../../src/viewer/local/transcript-normalize.js';
+import { fileEntries } from '../helpers/transcripts.js';
 
 // The session page's reading of the JSONL transcripts of Gemini CLI, Copilot CLI,
 // Factory Droid, Qwen Code and Windsurf (test/fixtures/agents/<agent>, provenance in
@@ -12,11 +11,9 @@ import { normalizeLine } from '../../src/viewer/local/transcript-normalize.js';
 // between them, the model where the agent writes it.
 const AGENTS_DIR = fileURLToPath(new URL('../fixtures/agents/', import.meta.url));
 
-function entriesOf(agent: string, file = 'transcript.jsonl'): TranscriptEntry[] {
-  return readFileSync(join(AGENTS_DIR, agent, file), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .flatMap((line, index) => normalizeLine(JSON.parse(line), index + 1));
+/** The fixture read through the agent's own format, as the session page reads it. */
+function entriesOf(agent: string, file = 'transcript.jsonl'): Promise<TranscriptEntry[]> {
+  return fileEntries(agent, join(AGENTS_DIR, agent, file));
 }
 
 function shape(entries: TranscriptEntry[]): string[] {
@@ -28,8 +25,8 @@ function shape(entries: TranscriptEntry[]): string[] {
 const TURN = ['user: make greet use an f-string', "assistant: I'll update greet.py."];
 const CLOSING = 'assistant: greet() now returns an f-string.';
 
-test('Gemini CLI chat (a captured session): turns, the replace calls with their diff, the model of each Gemini message', () => {
-  const entries = entriesOf('gemini');
+test('Gemini CLI chat (a captured session): turns, the replace calls with their diff, the model of each Gemini message', async () => {
+  const entries = await entriesOf('gemini');
   assert.equal(shape(entries), [
     'user: add another hello bob console log to @index.ts',
     "assistant: I will add console.log('hello bob') to the index.ts file.",
@@ -50,8 +47,8 @@ test('Gemini CLI chat (a captured session): turns, the replace calls with their 
   assert.ok(replace.kind === 'tool_call' && replace.diff?.some((line) => line.op === '+' && line.text === "console.log('hello bob');"));
 });
 
-test('Copilot CLI events.jsonl (a captured session): the model change, turns, the create request (arguments a JSON string) and its result', () => {
-  const entries = entriesOf('copilot', 'events.jsonl');
+test('Copilot CLI events.jsonl (a captured session): the model change, turns, the create request (arguments a JSON string) and its result', async () => {
+  const entries = await entriesOf('copilot', 'events.jsonl');
   assert.equal(shape(entries), [
     'meta',
     'meta',
@@ -69,8 +66,8 @@ test('Copilot CLI events.jsonl (a captured session): the model change, turns, th
   assert.is(result.text, 'Created file /home/user/project/hello.py');
 });
 
-test("Factory Droid transcript (a captured session): Claude's content blocks inside {type: message}, the ApplyPatch diff", () => {
-  const entries = entriesOf('droid');
+test("Factory Droid transcript (a captured session): Claude's content blocks inside {type: message}, the ApplyPatch diff", async () => {
+  const entries = await entriesOf('droid');
   const calls = entries.filter((entry) => entry.kind === 'tool_call').map((entry) => (entry.kind === 'tool_call' ? entry.name : ''));
   assert.equal(calls, ['Read', 'TodoWrite', 'ApplyPatch', 'Read', 'TodoWrite']);
   assert.is(entries.filter((entry) => entry.kind === 'tool_result').length, 5);
@@ -81,8 +78,8 @@ test("Factory Droid transcript (a captured session): Claude's content blocks ins
   assert.ok(patch?.kind === 'tool_call' && patch.diff?.some((line) => line.op === '+' && line.text === '// DROID3'));
 });
 
-test('Windsurf Cascade transcript (a captured session): user inputs, planner responses, tool steps with their output, a failed step', () => {
-  const entries = entriesOf('windsurf');
+test('Windsurf Cascade transcript (a captured session): user inputs, planner responses, tool steps with their output, a failed step', async () => {
+  const entries = await entriesOf('windsurf');
   const steps = entries.map((entry) =>
     entry.kind === 'message' ? entry.role : entry.kind === 'tool_call' ? `call ${entry.name}` : entry.kind,
   );
@@ -114,8 +111,8 @@ test('Windsurf Cascade transcript (a captured session): user inputs, planner res
   assert.ok(command.kind === 'tool_call' && JSON.parse(command.input).command === 'clear');
 });
 
-test('Qwen Code chat: parts with text and function calls, the model of the line', () => {
-  const entries = entriesOf('qwen');
+test('Qwen Code chat: parts with text and function calls, the model of the line', async () => {
+  const entries = await entriesOf('qwen');
   assert.equal(shape(entries), [...TURN, 'call edit', CLOSING]);
   const reply = entries[1]!;
   assert.ok(reply.kind === 'message' && reply.model === 'qwen3-coder-plus');

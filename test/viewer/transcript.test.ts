@@ -1,25 +1,23 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TranscriptStore } from '../../src/viewer/local/transcripts.js';
-import { normalizeLine } from '../../src/viewer/local/transcript-normalize.js';
 import type { TranscriptEntry } from '../../src/viewer/data-source.js';
 import { fixturePath } from '../capture/hook-fixtures.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
+import { fileEntries, recordEntries } from '../helpers/transcripts.js';
 
 test.after(cleanup);
 
-function entriesOf(agent: string): TranscriptEntry[] {
-  return readFileSync(fixturePath(agent, 'transcript.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .flatMap((line, index) => normalizeLine(JSON.parse(line), index + 1));
+/** The agent's transcript fixture, read through its own format as the session page reads it. */
+function entriesOf(agent: string): Promise<TranscriptEntry[]> {
+  return fileEntries(agent, fixturePath(agent, 'transcript.jsonl'));
 }
 
-test('Claude Code: messages, a Write as an all-added diff, its result matched by the tool_use id', () => {
-  const entries = entriesOf('claude-code');
+test('Claude Code: messages, a Write as an all-added diff, its result matched by the tool_use id', async () => {
+  const entries = await entriesOf('claude-code');
   assert.equal(entries[0], { kind: 'meta', line: 1, text: 'Summary: Greeting helper' });
   assert.is(entries[1]!.kind === 'message' && entries[1]!.role, 'user');
   const call = entries.find((entry) => entry.kind === 'tool_call');
@@ -34,22 +32,25 @@ test('Claude Code: messages, a Write as an all-added diff, its result matched by
   assert.ok(result && result.kind === 'tool_result' && result.id === call.id);
 });
 
-test('Codex: session meta, user and assistant messages; event_msg duplicates are not shown twice', () => {
-  const entries = entriesOf('codex');
+test('Codex: session meta, user and assistant messages; event_msg duplicates are not shown twice', async () => {
+  const entries = await entriesOf('codex');
   assert.equal(
     entries.map((entry) => entry.kind + (entry.kind === 'message' ? `:${entry.role}` : '')),
     ['meta', 'message:user', 'message:assistant'],
   );
-  const patch = normalizeLine(
-    {
-      type: 'response_item',
-      payload: {
-        type: 'custom_tool_call',
-        name: 'apply_patch',
-        call_id: 'c1',
-        input: '*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** End Patch\n',
+  const patch = await recordEntries(
+    'codex',
+    [
+      {
+        type: 'response_item',
+        payload: {
+          type: 'custom_tool_call',
+          name: 'apply_patch',
+          call_id: 'c1',
+          input: '*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** End Patch\n',
+        },
       },
-    },
+    ],
     9,
   );
   assert.equal(patch[0]!.kind === 'tool_call' && patch[0]!.diff, [
@@ -58,24 +59,23 @@ test('Codex: session meta, user and assistant messages; event_msg duplicates are
     { op: '-', text: 'old' },
     { op: '+', text: 'new' },
   ]);
-  const duplicate = normalizeLine({ type: 'event_msg', payload: { type: 'agent_message', message: 'again' } }, 10);
+  const duplicate = await recordEntries('codex', [{ type: 'event_msg', payload: { type: 'agent_message', message: 'again' } }], 10);
   assert.equal(duplicate, []);
 });
 
-test('Cursor: role and text lines; an Edit shows the replaced lines between shared context', () => {
+test('Cursor: role and text lines; an Edit shows the replaced lines between shared context', async () => {
   assert.equal(
-    entriesOf('cursor').map((entry) => entry.kind === 'message' && entry.role),
+    (await entriesOf('cursor')).map((entry) => entry.kind === 'message' && entry.role),
     ['user', 'assistant'],
   );
-  const [edit] = normalizeLine(
+  const [edit] = await recordEntries('cursor', [
     {
       type: 'assistant',
       message: {
         content: [{ type: 'tool_use', id: 't', name: 'Edit', input: { file_path: 'a.ts', old_string: 'a\nb\nc', new_string: 'a\nB\nc' } }],
       },
     },
-    1,
-  );
+  ]);
   assert.equal(edit!.kind === 'tool_call' && edit!.diff, [
     { op: ' ', text: 'a' },
     { op: '-', text: 'b' },
@@ -84,9 +84,10 @@ test('Cursor: role and text lines; an Edit shows the replaced lines between shar
   ]);
 });
 
-test('shapes it does not know, and values that are not objects, give nothing rather than failing', () => {
-  for (const value of [null, 3, 'text', [], { type: 'file-history-snapshot' }, { type: 'assistant', message: 'no' }, { role: 'user' }])
-    assert.equal(normalizeLine(value, 1), []);
+test('shapes it does not know, and values that are not objects, give nothing rather than failing', async () => {
+  for (const agent of ['claude-code', 'codex', 'cursor'])
+    for (const value of [null, 3, 'text', [], { type: 'file-history-snapshot' }, { type: 'assistant', message: 'no' }, { role: 'user' }])
+      assert.equal(await recordEntries(agent, [value]), [], `${agent}: ${JSON.stringify(value)}`);
 });
 
 /** A project folder holding one snapshot, laid out as `tracer hook` leaves it. */

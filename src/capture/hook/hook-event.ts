@@ -4,10 +4,10 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { FileWrite, HookEvent, Payload, WrittenFragment } from '../../core/agent.js';
+import type { FileWrite, HookEvent, Payload, ReportedTokens, WrittenFragment } from '../../core/agent.js';
 
 export { AGENT_ID } from '../../core/agent.js';
-export type { FileWrite, HookEvent, Payload, WrittenFragment };
+export type { FileWrite, HookEvent, Payload, ReportedTokens, WrittenFragment };
 
 /** A payload that cannot be recorded; logged, never thrown at the agent. */
 export class PayloadError extends Error {
@@ -41,6 +41,34 @@ export function derivedSession(agent: string, cwd: string, at: number = Date.now
     .update(`${resolve(cwd)}\n${day}`)
     .digest('hex');
   return `${agent}-${hash.slice(0, 16)}`;
+}
+
+/** No single turn reads or writes more tokens of one kind than this: a count above it is no count. */
+const REPORTED_TOKENS_MAX = 1_000_000_000;
+
+/**
+ * The token counts a payload reports in `members` (input, output, and the cache
+ * writes and reads when it reports them); undefined when input or output is
+ * missing, or any count is not a whole number from 0 to a billion: no count is
+ * kept that would have to be refused later.
+ */
+export function reportedTokens(
+  payload: Payload,
+  members: { input: string; output: string; cacheWrite?: string; cacheRead?: string },
+): ReportedTokens | undefined {
+  const count = (member: string | undefined): number | undefined | null => {
+    if (member === undefined || payload[member] === undefined) return undefined;
+    const value = payload[member];
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= REPORTED_TOKENS_MAX ? value : null;
+  };
+  const [input, output, cacheWrite, cacheRead] = [members.input, members.output, members.cacheWrite, members.cacheRead].map(count);
+  if (input === undefined || output === undefined || [input, output, cacheWrite, cacheRead].includes(null)) return undefined;
+  return {
+    input: input!,
+    output: output!,
+    ...(typeof cacheWrite === 'number' ? { cacheWrite } : {}),
+    ...(typeof cacheRead === 'number' ? { cacheRead } : {}),
+  };
 }
 
 export function optionalString(value: unknown): string | undefined {

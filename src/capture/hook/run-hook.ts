@@ -140,11 +140,11 @@ async function record(
   const refresh = refreshMarker(destination, event);
   if (!event.endsTurn && existsSync(refresh)) {
     // The last snapshot missed the turn's final message; whatever event comes next takes it again.
-    await snapshot(destination, event, readMarker(refresh), ts, fail, redaction);
+    await snapshot(adapter, destination, event, readMarker(refresh), ts, fail, redaction);
     rmSync(refresh, { force: true });
   }
   if (!event.endsTurn && event.reportedSummary === undefined) return 'done';
-  if (event.endsTurn && event.transcriptPath) await snapshot(destination, event, event.transcriptPath, ts, fail, redaction);
+  if (event.endsTurn && event.transcriptPath) await snapshot(adapter, destination, event, event.transcriptPath, ts, fail, redaction);
   try {
     let text = event.reportedSummary;
     // An unreadable transcript was reported by the snapshot step; the payload's own message still counts.
@@ -199,6 +199,7 @@ function redactionFor(destination: Destination, env: NodeJS.ProcessEnv, fail: (f
 }
 
 async function snapshot(
+  adapter: AgentAdapter,
   destination: Destination,
   event: HookEvent,
   transcriptPath: string,
@@ -210,13 +211,28 @@ async function snapshot(
     const redacting = await redaction();
     if (!redacting) return;
     const { snapshotTranscript } = await import('./transcript.js');
-    await snapshotTranscript(destination.dir, event.conversationId, transcriptPath, ts, redacting.snapshot);
+    await snapshotTranscript(
+      destination.dir,
+      event.conversationId,
+      transcriptPath,
+      ts,
+      redacting.snapshot,
+      await exportedBytes(adapter, event, transcriptPath),
+    );
   } catch (error) {
     fail({
       code: 'transcript_unreadable',
       message: `The transcript ${transcriptPath} could not be snapshotted: ${messageOf(error)}.`,
     });
   }
+}
+
+/** A transcript kept in the agent's database: the bytes its reader writes out of it (loaded only then). */
+async function exportedBytes(adapter: AgentAdapter, event: HookEvent, transcriptPath: string): Promise<AsyncIterable<Buffer> | undefined> {
+  if (!event.transcriptExport) return undefined;
+  const format = await adapter.transcript?.();
+  if (!format?.snapshot) throw new Error(`the ${adapter.id} adapter names a database but its reader cannot write a transcript out of it`);
+  return format.snapshot(transcriptPath, event.conversationId);
 }
 
 /**

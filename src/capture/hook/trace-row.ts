@@ -19,6 +19,15 @@ export function traceRow(destination: Destination, event: HookEvent, ts: string,
   if (event.model !== undefined) row.model = event.model;
   if (files.length > 0) row.files = files;
   if (event.promptChars !== undefined) row.prompt_chars = event.promptChars;
+  if (event.usage !== undefined) {
+    const { input, output, cacheWrite, cacheRead } = event.usage;
+    row.usage = {
+      input,
+      output,
+      ...(cacheWrite !== undefined ? { cache_write: cacheWrite } : {}),
+      ...(cacheRead !== undefined ? { cache_read: cacheRead } : {}),
+    };
+  }
   return withContentId(row, 'id') as unknown as TraceRecord;
 }
 

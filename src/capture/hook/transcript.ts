@@ -25,10 +25,11 @@ export interface Snapshot {
  * `redaction` gives the bytes to cache, redacted, before they are hashed and
  * written, so the cache never holds what it takes out and the content id is the
  * redacted bytes'; `stored` learns that id; `mark` is what the row then says of
- * them (src/redact/mark.ts).
+ * them (src/redact/mark.ts). `exported`, when given, are the transcript (an
+ * agent's reader wrote them out of its database); else the file at `transcriptPath` is.
  */
 export interface SnapshotRedaction {
-  bytes(transcriptPath: string, conversationId: string): AsyncIterable<Buffer>;
+  bytes(transcriptPath: string, conversationId: string, exported?: AsyncIterable<Buffer>): AsyncIterable<Buffer>;
   stored?(conversationId: string, sha256: string): Promise<void>;
   mark: Record<string, unknown>;
 }
@@ -39,11 +40,12 @@ export async function snapshotTranscript(
   transcriptPath: string,
   now: string,
   redaction?: SnapshotRedaction,
+  exported?: AsyncIterable<Buffer>,
 ): Promise<Snapshot> {
   const store = conversationStore(projectDir);
-  const source = expandHome(transcriptPath);
   const cacheDir = join(projectDir, 'conversations');
-  const chunks = redaction ? redaction.bytes(source, conversationId) : chunksOf(source);
+  const source = expandHome(transcriptPath);
+  const chunks = redaction ? redaction.bytes(source, conversationId, exported) : (exported ?? chunksOf(source));
   const { sha256, size } = await cacheStream(cacheDir, chunks, (sha) => store.blobPath!(sha));
   await redaction?.stored?.(conversationId, sha256);
   if (await isKnownSnapshot(store, cacheDir, conversationId, sha256)) return { content_sha256: sha256, size, added: false };

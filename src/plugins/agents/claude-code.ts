@@ -147,6 +147,8 @@ export const claudeCode: AgentAdapter = {
     const final = last.isLatest && (reported === undefined || last.text?.trim() === reported.trim());
     return { text: last.text, final };
   },
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/claude-code.js').then((module) => module.claudeCodeTranscript),
 };
 
 export default agentPlugin(claudeCode);

@@ -14,6 +14,7 @@
 // (`tool_call: {id, name, input}`, before the tool ran), `prompt_submit`,
 // `agent_end` (`turn`), `agent_abort`; no `model`. Their file tools are `editor`
 // (`path`, `old_text`, `new_text`) and `apply_patch` (a patch in `input`).
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import {
   agentPlugin,
@@ -28,6 +29,7 @@ import {
   userHome,
   type AgentAdapter,
   type FileWrite,
+  type HookContext,
   type HookEvent,
   type OwnedFile,
   type Payload,
@@ -46,7 +48,7 @@ const SDK_EVENTS: Readonly<Record<string, string>> = {
   agent_abort: 'taskcancel',
 };
 
-export function normalizeCline(event: string, payload: Payload): HookEvent {
+export function normalizeCline(event: string, payload: Payload, context?: HookContext): HookEvent {
   const hookName = optionalString(payload.hookName) ?? event;
   const key = SDK_EVENTS[hookName] ?? eventKey(hookName);
   const roots = (Array.isArray(payload.workspaceRoots) ? payload.workspaceRoots : []).filter(
@@ -58,16 +60,19 @@ export function normalizeCline(event: string, payload: Payload): HookEvent {
   const model = isObject(payload.model) ? optionalString(payload.model.slug) : optionalString(payload.model);
   const turn = isObject(payload.turn) ? optionalString(payload.turn.outputText) : undefined;
   const isTool = key === 'posttooluse' || key === 'pretooluse';
+  const conversationId = requiredString(payload, 'taskId', 'cline');
+  const endsTurn = TURN_ENDS.has(key);
   return {
     agent: 'cline',
     event,
-    conversationId: requiredString(payload, 'taskId', 'cline'),
+    conversationId,
     model,
     tool: call.tool,
     cwd: rootHolding(roots, writes),
     writes,
     promptChars: key === 'userpromptsubmit' ? promptLength(prompt) : undefined,
-    endsTurn: TURN_ENDS.has(key),
+    transcriptPath: endsTurn && context ? taskMessages(conversationId, context.env) : undefined,
+    endsTurn,
     reportedSummary: key === 'taskcomplete' ? turn : undefined,
     // A pre-tool event comes before the file is written: the post-tool one records it.
     ...(isTool && writes.length === 0 ? { nothingToRecord: true as const } : {}),
@@ -120,6 +125,30 @@ export function replaceBlocks(diff: string): string[] {
   return blocks;
 }
 
+/** The folders of the editors whose extension storage may hold Cline's tasks (VS Code and its forks). */
+const EDITORS = 'Code|Code - Insiders|VSCodium|Cursor|Windsurf|Kiro'.split('|');
+
+/**
+ * The task's ui_messages.json: no payload names it. Cline's own data folder
+ * (its CLI, and the extension since it shares it: `CLINE_DIR`, else `~/.cline`)
+ * first, then each editor's extension storage.
+ */
+export function taskMessages(taskId: string, env: NodeJS.ProcessEnv): string | undefined {
+  // The id becomes a folder name: one that could leave the tasks folder names none.
+  if (!/^[\w.-]{1,200}$/.test(taskId) || taskId.startsWith('.')) return undefined;
+  const home = userHome(env);
+  const clineDir = env.CLINE_DIR?.trim() ? resolve(env.CLINE_DIR) : join(home, '.cline');
+  const storages = [join(clineDir, 'data')];
+  const configRoots = [
+    env.XDG_CONFIG_HOME?.trim() ? resolve(env.XDG_CONFIG_HOME) : join(home, '.config'),
+    join(home, 'Library', 'Application Support'),
+    ...(env.APPDATA?.trim() ? [resolve(env.APPDATA)] : []),
+  ];
+  for (const root of configRoots)
+    for (const editor of EDITORS) storages.push(join(root, editor, 'User', 'globalStorage', 'saoudrizwan.claude-dev'));
+  return storages.map((storage) => join(storage, 'tasks', taskId, 'ui_messages.json')).find((path) => existsSync(path));
+}
+
 function rootHolding(roots: readonly string[], writes: readonly FileWrite[]): string | undefined {
   const file = writes[0]?.filePath;
   if (file !== undefined && isAbsolute(file)) {
@@ -151,6 +180,8 @@ export const cline: AgentAdapter = {
   },
   installNote: 'Cline runs hook files only with hooks enabled in its settings (macOS and Linux).',
   normalize: normalizeCline,
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/cline.js').then((module) => module.clineTranscript),
 };
 
 export default agentPlugin(cline);

@@ -93,6 +93,8 @@ export const codex: AgentAdapter = {
   },
   rules: { dir: '.codex/rules', extension: '.md' },
   normalize: normalizeCodex,
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/codex.js').then((module) => module.codexTranscript),
 };
 
 export default agentPlugin(codex);

@@ -97,6 +97,8 @@ export const copilot: AgentAdapter = {
     });
     return { text, final: true };
   },
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/copilot.js').then((module) => module.copilotTranscript),
 };
 
 export default agentPlugin(copilot);

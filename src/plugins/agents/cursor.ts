@@ -21,6 +21,7 @@ import {
   lastTextInJsonl,
   optionalString,
   promptLength,
+  reportedTokens,
   requiredString,
   textBlocks,
   userHome,
@@ -33,6 +34,7 @@ import {
 const FILE_EVENTS = new Set(['afterfileedit', 'aftertabfileedit']);
 const TURN_ENDS = new Set(['stop', 'sessionend']);
 const PROMPT_EVENTS = new Set(['beforesubmitprompt', 'userpromptsubmit']);
+const USAGE_EVENTS = new Set(['stop', 'afteragentresponse']);
 /** Matches tracer's own cursor entry in a hooks.json, whatever path it was installed with. */
 const TRACER_CURSOR_ENTRY = /\bhook\s+cursor\s+afterFileEdit\b/;
 
@@ -57,6 +59,8 @@ export function normalizeCursor(event: string, payload: Payload): HookEvent {
     transcriptPath: endsTurn ? optionalString(payload.transcript_path) : undefined,
     endsTurn,
     reportedSummary: key === 'afteragentresponse' ? optionalString(payload.text) : undefined,
+    // Cursor 3 reports the generation's tokens on its stop and afterAgentResponse (the same counts on both), and no cache split.
+    usage: USAGE_EVENTS.has(key) ? reportedTokens(payload, { input: 'input_tokens', output: 'output_tokens' }) : undefined,
   };
 }
 
@@ -141,6 +145,8 @@ export const cursor: AgentAdapter = {
     if (reported !== undefined) return { text: reported, final: true };
     return { text: await lastCursorAssistantText(transcriptPath), final: true };
   },
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/cursor.js').then((module) => module.cursorTranscript),
 };
 
 export default agentPlugin(cursor);

@@ -126,6 +126,8 @@ export const droid: AgentAdapter = {
     });
     return { text, final: true };
   },
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/droid.js').then((module) => module.droidTranscript),
 };
 
 export default agentPlugin(droid);

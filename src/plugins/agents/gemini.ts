@@ -84,6 +84,8 @@ export const gemini: AgentAdapter = {
     });
     return { text, final: true };
   },
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/gemini.js').then((module) => module.geminiTranscript),
 };
 
 export default agentPlugin(gemini);

@@ -6,7 +6,8 @@
 // `developer__write`, `..._text_editor`): matched by suffix, with `path` and
 // `before`/`after` (edit), `content` (write) or `file_text`/`new_str`
 // (text_editor). Stop carries `last_assistant_message`.
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import {
   agentPlugin,
   eventKey,
@@ -18,6 +19,7 @@ import {
   userHome,
   type AgentAdapter,
   type FileWrite,
+  type HookContext,
   type HookEvent,
   type HookedEvent,
   type Payload,
@@ -32,15 +34,17 @@ const EVENTS: readonly HookedEvent[] = [
   { event: 'SessionEnd' },
 ];
 
-export function normalizeGoose(event: string, payload: Payload): HookEvent {
+export function normalizeGoose(event: string, payload: Payload, context?: HookContext): HookEvent {
   const key = eventKey(optionalString(payload.event) ?? event);
   const tool = optionalString(payload.tool_name);
   const writes = key === 'posttooluse' && tool !== undefined && EDIT_TOOL.test(tool) ? gooseWrites(tool, payload.tool_input) : [];
   const endsTurn = key === 'stop' || key === 'sessionend';
+  const conversationId = requiredString(payload, 'session_id', 'goose');
+  const transcript = endsTurn && context ? sessionStore(conversationId, context.env) : undefined;
   return {
     agent: 'goose',
     event,
-    conversationId: requiredString(payload, 'session_id', 'goose'),
+    conversationId,
     model: optionalString(payload.model),
     tool,
     cwd: optionalString(payload.working_dir) ?? optionalString(payload.cwd),
@@ -48,7 +52,28 @@ export function normalizeGoose(event: string, payload: Payload): HookEvent {
     promptChars: key === 'userpromptsubmit' ? promptLength(payload.message ?? payload.prompt) : undefined,
     endsTurn,
     reportedSummary: key === 'stop' ? optionalString(payload.last_assistant_message) : undefined,
+    ...transcript,
   };
+}
+
+/**
+ * Where goose keeps the session: its own `<id>.jsonl` in older releases (a
+ * file, snapshotted as it is), else the `sessions.db` all sessions share
+ * (whose rows the reader writes out for the snapshot). goose's data folder is
+ * XDG's on macOS and Linux, `AppData/Roaming/Block/goose/data` on Windows.
+ */
+function sessionStore(sessionId: string, env: NodeJS.ProcessEnv): Pick<HookEvent, 'transcriptPath' | 'transcriptExport'> | undefined {
+  const home = userHome(env);
+  const dirs = [
+    join(env.XDG_DATA_HOME?.trim() ? resolve(env.XDG_DATA_HOME) : join(home, '.local', 'share'), 'goose', 'sessions'),
+    join(home, 'AppData', 'Roaming', 'Block', 'goose', 'data', 'sessions'),
+  ];
+  if (/^[\w.-]{1,200}$/.test(sessionId) && !sessionId.startsWith('.')) {
+    const file = dirs.map((dir) => join(dir, `${sessionId}.jsonl`)).find((path) => existsSync(path));
+    if (file) return { transcriptPath: file };
+  }
+  const database = dirs.map((dir) => join(dir, 'sessions.db')).find((path) => existsSync(path));
+  return database ? { transcriptPath: database, transcriptExport: true } : undefined;
 }
 
 function gooseWrites(tool: string, input: unknown): FileWrite[] {
@@ -84,6 +109,8 @@ export const goose: AgentAdapter = {
   },
   installNote: 'goose loads a project plugin when it starts in this folder; restart running goose sessions.',
   normalize: normalizeGoose,
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/goose.js').then((module) => module.gooseTranscript),
 };
 
 export default agentPlugin(goose);

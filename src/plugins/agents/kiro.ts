@@ -11,7 +11,8 @@
 // from the folder and the day, stable across the events of one working session
 // (and the same for two sessions the same day in the same folder, which tracer
 // cannot tell apart).
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import {
   agentPlugin,
   derivedSession,
@@ -37,6 +38,8 @@ export function normalizeKiro(event: string, payload: Payload, context: HookCont
   const writes = key === 'posttooluse' ? calls.flatMap(kiroWrites) : [];
   const cwd = optionalString(payload.cwd) ?? optionalString(calls[0]?.cwd);
   const tool = optionalString(payload.tool_name) ?? optionalString(calls[0]?.tool_name);
+  const sessionId = optionalString(payload.session_id);
+  const transcript = key === 'stop' && sessionId !== undefined ? sessionStore(sessionId, context.env) : undefined;
   return {
     agent: 'kiro',
     event,
@@ -48,8 +51,27 @@ export function normalizeKiro(event: string, payload: Payload, context: HookCont
     promptChars: key === 'userpromptsubmit' ? promptLength(payload.prompt) : undefined,
     endsTurn: key === 'stop',
     reportedSummary: key === 'stop' ? optionalString(payload.assistant_response ?? payload.last_assistant_message) : undefined,
+    ...transcript,
     ...(key === 'posttooluse' && writes.length === 0 ? { nothingToRecord: true as const } : {}),
   };
+}
+
+/**
+ * Where Kiro CLI keeps the session its payload names: a JSONL file of its own
+ * (`~/.kiro/sessions/cli/<id>.jsonl`, snapshotted as it is), else the SQLite
+ * store of earlier releases (`data.sqlite3` in its data folder, whose row the
+ * reader writes out). A payload without a session id (Kiro CLI 2) names none.
+ */
+function sessionStore(sessionId: string, env: NodeJS.ProcessEnv): Pick<HookEvent, 'transcriptPath' | 'transcriptExport'> | undefined {
+  if (!/^[\w.-]{1,200}$/.test(sessionId) || sessionId.startsWith('.')) return undefined;
+  const home = userHome(env);
+  const file = join(home, '.kiro', 'sessions', 'cli', `${sessionId}.jsonl`);
+  if (existsSync(file)) return { transcriptPath: file };
+  const database = [
+    join(env.XDG_DATA_HOME?.trim() ? resolve(env.XDG_DATA_HOME) : join(home, '.local', 'share'), 'kiro-cli', 'data.sqlite3'),
+    join(home, 'Library', 'Application Support', 'kiro-cli', 'data.sqlite3'),
+  ].find((path) => existsSync(path));
+  return database ? { transcriptPath: database, transcriptExport: true } : undefined;
 }
 
 function kiroWrites(call: Payload): FileWrite[] {
@@ -82,6 +104,8 @@ export const kiro: AgentAdapter = {
   installNote:
     'Kiro CLI 3 runs this file; Kiro CLI 2 reads hooks only from its agent configurations (docs/plugins.md says what to add there).',
   normalize: normalizeKiro,
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/kiro.js').then((module) => module.kiroTranscript),
 };
 
 export default agentPlugin(kiro);

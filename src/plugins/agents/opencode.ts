@@ -4,7 +4,10 @@
 // `tool.execute.after` (`{sessionID, callID, tool, args, model, directory}`; the
 // args come from `tool.execute.before` where a release does not repeat them),
 // `file.edited` (`{file, directory}`) and `session.idle` (`{sessionID,
-// directory}`). Tools: `write` (`filePath`, `content`), `edit` (`filePath`,
+// directory, transcript_path}`). OpenCode keeps no file of the conversation (a
+// database, or a file per message and per part): on session.idle the plugin asks
+// OpenCode's client for the session's messages and writes them as JSON lines to
+// a file of its own, which the hook snapshots and the plugin then deletes. Tools: `write` (`filePath`, `content`), `edit` (`filePath`,
 // `oldString`, `newString`, `replaceAll`), `multiedit` (`edits[]`), `patch` (a
 // patch in Codex's format). file.edited names no session and no text: it
 // records nothing, the tool event already did.
@@ -42,6 +45,7 @@ export function normalizeOpencode(event: string, payload: Payload): HookEvent {
     tool,
     cwd: optionalString(payload.directory),
     writes,
+    transcriptPath: key === 'session.idle' ? optionalString(payload.transcript_path) : undefined,
     endsTurn: key === 'session.idle',
     ...(key === 'tool.execute.after' && writes.length === 0 ? { nothingToRecord: true as const } : {}),
   };
@@ -84,6 +88,9 @@ function pluginSource(command: (event: string) => string): string {
   return `// Installed by tracer init (tracer init --uninstall removes it): passes OpenCode's
 // tool.execute.after, file.edited and session.idle events to tracer hook opencode <event>.
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const COMMANDS = ${JSON.stringify(commands, null, 2)};
 
@@ -103,7 +110,24 @@ function record(event, payload) {
   });
 }
 
-export const TracerPlugin = async ({ directory }) => {
+// The session's messages as JSON lines ({info, parts} each), in a folder of this process's own, for the hook to snapshot.
+async function writeTranscript(client, sessionID) {
+  if (typeof sessionID !== 'string' || !/^[\\w.-]{1,200}$/.test(sessionID) || typeof client?.session?.messages !== 'function') return undefined;
+  try {
+    const answer = await client.session.messages({ path: { id: sessionID } });
+    const messages = Array.isArray(answer) ? answer : answer?.data;
+    if (!Array.isArray(messages)) return undefined;
+    const folder = await mkdtemp(join(tmpdir(), 'tracer-opencode-'));
+    const file = join(folder, sessionID + '.jsonl');
+    const lines = messages.map((message) => JSON.stringify({ info: message?.info, parts: message?.parts }));
+    await writeFile(file, lines.join('\\n') + '\\n', { mode: 0o600 });
+    return file;
+  } catch {
+    return undefined;
+  }
+}
+
+export const TracerPlugin = async ({ directory, client }) => {
   const argsByCall = new Map();
   const modelBySession = new Map();
   return {
@@ -127,7 +151,14 @@ export const TracerPlugin = async ({ directory }) => {
       });
     },
     event: async ({ event }) => {
-      if (event?.type === 'file.edited' || event?.type === 'session.idle') await record(event.type, { ...event.properties, directory });
+      if (event?.type === 'file.edited') await record(event.type, { ...event.properties, directory });
+      if (event?.type !== 'session.idle') return;
+      const transcript = await writeTranscript(client, event.properties?.sessionID);
+      try {
+        await record(event.type, { ...event.properties, directory, transcript_path: transcript });
+      } finally {
+        if (transcript) await rm(join(transcript, '..'), { recursive: true, force: true }).catch(() => {});
+      }
     },
   };
 };
@@ -144,6 +175,8 @@ export const opencode: AgentAdapter = {
     files: (command) => [{ path: 'tracer.js', text: pluginSource(command) }],
   },
   normalize: normalizeOpencode,
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/opencode.js').then((module) => module.opencodeTranscript),
 };
 
 export default agentPlugin(opencode);

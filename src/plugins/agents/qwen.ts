@@ -80,6 +80,8 @@ export const qwen: AgentAdapter = {
     });
     return { text, final: true };
   },
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/qwen.js').then((module) => module.qwenTranscript),
 };
 
 export default agentPlugin(qwen);

@@ -78,6 +78,8 @@ export const windsurf: AgentAdapter = {
     );
     return { text, final: true };
   },
+  // The reader is imported on first use: the hook, which loads this module on every tool use, never loads it.
+  transcript: () => import('./transcripts/windsurf.js').then((module) => module.windsurfTranscript),
 };
 
 export default agentPlugin(windsurf);

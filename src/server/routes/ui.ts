@@ -65,6 +65,7 @@ export function uiRoutes(context: ServiceContext) {
           token,
           context.view,
           (projectId, id) => `${UI_PREFIX}/p/${projectId}/sessions/${encodeURIComponent(id)}/forget`,
+          { prices: context.prices, usage: context.usage },
         ),
       };
       return undefined;

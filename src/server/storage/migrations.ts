@@ -110,5 +110,37 @@ export function migrations(d: Dialect): Array<{ version: number; statements: str
         'CREATE TABLE service_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL)',
       ],
     },
+    {
+      // What the agents cost and delivered (issue 33): tokens and cost per conversation,
+      // turn, model and day, read from the pushed transcripts (team/usage.ts); the state of
+      // that reading per conversation; the lines the agents' edits wrote. The view is folded again from the first row, so that the traces
+      // folded before this release count their written lines too.
+      version: 5,
+      statements: [
+        `CREATE TABLE view_usage (project_id ${d.int} NOT NULL, conversation_id TEXT NOT NULL, turn ${d.int} NOT NULL, model TEXT NOT NULL,
+          day TEXT NOT NULL, ts ${d.ts}, requests ${d.int} NOT NULL, input ${d.int} NOT NULL, output ${d.int} NOT NULL,
+          cache_write ${d.int} NOT NULL, cache_read ${d.int} NOT NULL, reasoning ${d.int} NOT NULL, cache_write_1h ${d.int} NOT NULL,
+          cost_nusd ${d.int} NOT NULL, unpriced ${d.int} NOT NULL, PRIMARY KEY (project_id, conversation_id, turn, model, day))`,
+        'CREATE INDEX view_usage_day ON view_usage (project_id, day)',
+        `CREATE TABLE view_usage_state (project_id ${d.int} NOT NULL, conversation_id TEXT NOT NULL, sha TEXT NOT NULL, prices TEXT NOT NULL,
+          usage TEXT NOT NULL, source TEXT, reason TEXT, refused TEXT NOT NULL, PRIMARY KEY (project_id, conversation_id))`,
+        `CREATE TABLE view_written (project_id ${d.int} NOT NULL, conversation_id TEXT NOT NULL, model TEXT NOT NULL, day TEXT NOT NULL,
+          lines ${d.int} NOT NULL, PRIMARY KEY (project_id, conversation_id, model, day))`,
+        ...[
+          'view_sessions',
+          'view_session_models',
+          'view_session_files',
+          'view_session_traces',
+          'view_facets',
+          'view_commits',
+          'view_commit_parts',
+          'view_commit_sessions',
+          'view_replaced',
+          'view_summaries',
+          'view_transcripts',
+          'view_progress',
+        ].map((table) => `DELETE FROM ${table}`),
+      ],
+    },
   ];
 }

@@ -14,6 +14,7 @@ import type {
   CatchUpProgress,
   CommitDetail,
   CommitRow,
+  CostBreakdown,
   Facets,
   ListQuery,
   Page,
@@ -21,6 +22,7 @@ import type {
   ProjectSummary,
   SessionDetail,
   SessionRow,
+  SessionUsage,
   ShareBreakdown,
   ShareRow,
   TranscriptPage,
@@ -31,6 +33,8 @@ import { agentTraceRecord } from '../../viewer/local/ledger-read.js';
 import { PAGE_DEFAULT, PAGE_MAX } from '../../viewer/local/list-filter.js';
 import { isObject } from '../../viewer/local/refreshing-file.js';
 import { timelineEvent } from '../../viewer/local/timeline.js';
+import type { PriceTable } from '../../cost/prices.js';
+import { tracerHome } from '../../store/home.js';
 import { tokenCovers } from '../auth.js';
 import type { ProjectRef, TokenRecord, TraceStorage } from '../storage/types.js';
 import { viewProgress } from './progress.js';
@@ -70,7 +74,40 @@ export class ServiceDataSource implements ViewerDataSource {
     private readonly view: { ready(projectId: number): Promise<void> },
     /** Where an admin confirms forgetting a conversation (routes/ui.ts knows the mount). */
     private readonly forgetPath?: (projectId: string, conversationId: string) => string,
+    /** The price table, and the background reading of the pushed transcripts' usage (team/usage.ts). */
+    private readonly costing?: { prices(): Promise<PriceTable>; usage: { schedule(projectId: number): void } },
   ) {}
+
+  async usage(projectId: string, conversationId: string): Promise<SessionUsage> {
+    const project = await this.project(projectId);
+    const prices = await this.prices();
+    const [known] = await this.storage.query<{ n: number }>(
+      `SELECT (SELECT COUNT(*) FROM view_sessions WHERE project_id = ? AND conversation_id = ?)
+        + (SELECT COUNT(*) FROM view_transcripts WHERE project_id = ? AND conversation_id = ?) AS n`,
+      [project.id, conversationId, project.id, conversationId],
+    );
+    if (!known?.n)
+      throw new TracerError('unknown_session', `No session ${conversationId} in project ${projectId}.`, { exitCode: ExitCode.usage });
+    const { deriveConversation } = await import('./usage.js');
+    await deriveConversation(this.storage, project.id, prices, conversationId);
+    const { teamSessionUsage } = await import('./cost.js');
+    return teamSessionUsage(this.storage, project.id, conversationId, prices);
+  }
+
+  async cost(projectId: string): Promise<CostBreakdown> {
+    const project = await this.project(projectId);
+    const { teamCost } = await import('./cost.js');
+    const breakdown = await teamCost(this.storage, project.id, await this.prices());
+    // Transcripts not read yet are read in the background; the page says how many are left.
+    if (breakdown.pending > 0) this.costing?.usage.schedule(project.id);
+    return breakdown;
+  }
+
+  private async prices(): Promise<PriceTable> {
+    if (this.costing) return this.costing.prices();
+    const { loadPriceTable } = await import('../../cost/prices.js');
+    return loadPriceTable(tracerHome());
+  }
 
   async projects(): Promise<ProjectSummary[]> {
     const params: unknown[] = [this.token.org_slug];
@@ -298,7 +335,12 @@ export class ServiceDataSource implements ViewerDataSource {
         project_slug: project.project_slug,
         target: { via: 'team view', conversations: [conversationId], blob_sha256: found.sha },
       });
-    return transcriptPage((start) => this.storage.readBlob(project.id, found.sha, start), cursor, limit);
+    const [session] = await this.storage.query<{ agent: string }>(
+      'SELECT agent FROM view_sessions WHERE project_id = ? AND conversation_id = ?',
+      [project.id, conversationId],
+    );
+    const agent = session && AGENT_ID.test(session.agent) ? session.agent : undefined;
+    return transcriptPage((start) => this.storage.readBlob(project.id, found.sha, start), agent, cursor, limit);
   }
 
   async commit(projectId: string, requested: string): Promise<CommitDetail> {

@@ -66,6 +66,7 @@ export function foldPlan(projectId: number, rows: readonly ItemRow[]): FoldPlan 
   const replaced = new UniqueRows();
   const summaries = new Map<string, unknown[]>();
   const transcripts = new Map<string, unknown[]>();
+  const written = new Map<string, unknown[]>();
   let traces = 0;
   let lastTs: string | null = null;
   let seq = 0;
@@ -93,6 +94,13 @@ export function foldPlan(projectId: number, rows: readonly ItemRow[]): FoldPlan 
       }
       for (const path of fields.paths) files.push([projectId, fields.conversationId, path, row.seq]);
       traceRefs.push([projectId, fields.conversationId, row.seq]);
+      const lines = writtenLines(row.body);
+      if (lines > 0) {
+        const key = [projectId, fields.conversationId, fields.model ?? '', fields.ts.slice(0, 10)];
+        const known = written.get(JSON.stringify(key));
+        if (known) (known[4] as number) += lines;
+        else written.set(JSON.stringify(key), [...key, lines]);
+      }
       continue;
     }
     const value = parse(row.body);
@@ -222,6 +230,12 @@ export function foldPlan(projectId: number, rows: readonly ItemRow[]): FoldPlan 
         'ON CONFLICT (project_id, conversation_id) DO UPDATE SET ts = excluded.ts, summary = excluded.summary WHERE excluded.ts >= view_summaries.ts',
     },
     {
+      table: 'view_written',
+      columns: { project_id: 'int', conversation_id: 'text', model: 'text', day: 'text', lines: 'int' },
+      rows: [...written.values()],
+      conflict: 'ON CONFLICT (project_id, conversation_id, model, day) DO UPDATE SET lines = view_written.lines + excluded.lines',
+    },
+    {
       table: 'view_transcripts',
       columns: { project_id: 'int', conversation_id: 'text', ts: 'text', sha: 'text', size: 'int' },
       rows: [...transcripts.values()],
@@ -231,6 +245,24 @@ export function foldPlan(projectId: number, rows: readonly ItemRow[]): FoldPlan 
   ];
 
   return { projectId, replacedParts: [...parts.keys()], inserts: bulk, progress: { seq, rows: rows.length, traces, lastTs } };
+}
+
+/**
+ * The lines a trace's edits wrote: the entries of its `files[].line_hashes`
+ * (16 hex digits each, in quotes), counted in the row's text without parsing it.
+ */
+export function writtenLines(body: string): number {
+  let lines = 0;
+  for (let at = body.indexOf('"line_hashes"'); at !== -1; at = body.indexOf('"line_hashes"', at + 1)) {
+    const open = body.indexOf('[', at);
+    const close = open === -1 ? -1 : body.indexOf(']', open);
+    if (close === -1) break;
+    let quotes = 0;
+    for (let index = open; index < close; index += 1) if (body.charCodeAt(index) === 0x22) quotes += 1;
+    lines += quotes >> 1;
+    at = close;
+  }
+  return lines;
 }
 
 /** Rows kept once per key (the first `keyColumns` values): a batch names the same file or model many times. */

@@ -29,6 +29,8 @@ export class ViewRefresher {
   constructor(
     private readonly storage: TraceStorage,
     private readonly log: () => FastifyBaseLogger,
+    /** Told after each run that folded rows in: the usage of new transcripts is read then (team/usage.ts). */
+    private readonly afterFold: (projectId: number) => void = () => {},
   ) {}
 
   /** Resolves once every row stored before this call is in the view tables. */
@@ -99,9 +101,12 @@ export class ViewRefresher {
   }
 
   #start(projectId: number): Promise<void> {
-    const run = this.storage.refreshView(projectId).finally(() => {
-      if (this.#running.get(projectId) === run) this.#running.delete(projectId);
-    });
+    const run = this.storage
+      .refreshView(projectId)
+      .then(() => this.afterFold(projectId))
+      .finally(() => {
+        if (this.#running.get(projectId) === run) this.#running.delete(projectId);
+      });
     this.#running.set(projectId, run);
     return run;
   }

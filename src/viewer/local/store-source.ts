@@ -17,9 +17,11 @@ import type {
   ProjectSummary,
   SessionDetail,
   SessionRow,
+  SessionUsage,
   TranscriptPage,
   ViewerDataSource,
 } from '../data-source.js';
+import type { UsageCache } from '../../cost/usage-cache.js';
 import { commitDetail } from './commit-detail.js';
 import { commitHeaders, type CommitHeader } from './git-read.js';
 import { LedgerIndex } from './ledger-index.js';
@@ -37,6 +39,8 @@ interface ProjectState {
   ledgers: LedgerIndex;
   transcripts: TranscriptStore;
   headers: Map<string, CommitHeader>;
+  /** Usage read from this project's transcripts, kept while the project is (src/cost/usage-cache.ts). */
+  usage?: UsageCache;
 }
 
 const TIMELINE_MAX = 1_000;
@@ -155,7 +159,44 @@ export class LocalDataSource implements ViewerDataSource {
 
   async transcript(projectId: string, conversationId: string, cursor: string | undefined, limit: number): Promise<TranscriptPage> {
     const state = await this.state(projectId);
-    return state.transcripts.page(conversationId, cursor, limit);
+    // The session's agent names the reader; the index is brought up to date only when it does not know the session yet.
+    if (!state.traces.sessions.has(conversationId)) await state.traces.refresh();
+    const agent = state.traces.sessions.get(conversationId)?.agent;
+    return state.transcripts.page(conversationId, cursor, limit, agent === 'unknown' ? undefined : agent);
+  }
+
+  async usage(projectId: string, conversationId: string): Promise<SessionUsage> {
+    const state = await this.fresh(projectId);
+    const session = state.traces.sessions.get(conversationId);
+    // The session's own rows say its agent, the lines it wrote and the usage its payloads reported.
+    const spans: Array<[number, number]> = [];
+    for (let i = 0; session && i < session.spans.length; i += 2) spans.push([session.spans[i]!, session.spans[i + 1]!]);
+    const [{ sessionUsage }, { loadPriceTable }, { summarizeTraces }] = await Promise.all([
+      import('../../cost/session-usage.js'),
+      import('../../cost/prices.js'),
+      import('../../cost/trace-summary.js'),
+    ]);
+    const traces = summarizeTraces(await readSpans(state.traces.file.path, spans)).get(conversationId);
+    if (!session && !(await state.transcripts.hasSnapshot(conversationId)))
+      throw new TracerError('unknown_session', `No session ${conversationId} in project ${projectId}.`, { exitCode: ExitCode.usage });
+    return sessionUsage({
+      projectDir: state.project.dir,
+      context: this.context,
+      prices: await loadPriceTable(this.home),
+      conversationId,
+      traces,
+      cache: (state.usage ??= await this.usageCache(state.project.dir)),
+    });
+  }
+
+  private async usageCache(projectDir: string): Promise<UsageCache> {
+    const { UsageCache } = await import('../../cost/usage-cache.js');
+    // The viewer only reads the store: what it reads of transcripts stays in this process.
+    return new UsageCache(projectDir, this.context, { persist: false });
+  }
+
+  private get context() {
+    return { home: this.home, cwd: process.cwd(), env: process.env };
   }
 
   async commit(projectId: string, sha: string): Promise<CommitDetail> {
@@ -225,7 +266,7 @@ export class LocalDataSource implements ViewerDataSource {
         commitLinks: join(project.dir, 'commit-links.jsonl'),
         summaries: join(project.dir, 'session-summaries.jsonl'),
       }),
-      transcripts: new TranscriptStore(project.dir),
+      transcripts: new TranscriptStore(project.dir, { home: this.home, cwd: process.cwd(), env: process.env }),
       headers: new Map(),
     };
     this.states.set(projectId, state);

@@ -1,25 +1,29 @@
 // Transcript snapshots of a project (`conversations/_index.json` → newest sha
 // of each conversation → `conversations/<sha[:2]>/<sha>`), read a page at a
-// time from a byte offset: an 8 MB (or 800 MB) transcript is never read whole,
-// and the first page is on screen after reading a few hundred KB. Only a
-// 64-hex sha ever becomes a path, so nothing outside the cache can be named.
+// time from a cursor through the agent's transcript format: an 8 MB (or 800
+// MB) transcript is never read whole, and the first page is on screen after
+// reading a few hundred KB. Only a 64-hex sha ever becomes a path, so nothing
+// outside the cache can be named.
 import { lstat, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TracerError } from '../../core/errors.js';
-import { readRecords, readRecordsFrom } from '../../store/jsonl.js';
-import type { TranscriptEntry, TranscriptPage } from '../data-source.js';
+import { readRecords } from '../../store/jsonl.js';
+import { transcriptFormat, type FormatContext } from '../../transcript/agents.js';
+import { fileSource } from '../../transcript/source.js';
+import type { TranscriptPage } from '../data-source.js';
+import { transcriptPage } from '../transcript-page.js';
 import { isObject, str } from './refreshing-file.js';
-import { normalizeLine } from './transcript-normalize.js';
 
 const SHA256 = /^[0-9a-f]{64}$/;
-/** Bytes read per page at most, even when the lines hold few entries (huge tool outputs). */
-const PAGE_BYTES = 1 << 20;
-const CHUNK_BYTES = 256 * 1024;
 
 export class TranscriptStore {
   private index: { mtimeMs: number; map: Map<string, string> } | undefined;
 
-  constructor(private readonly projectDir: string) {}
+  /** `context` finds the agents' readers as `tracer hook` finds their adapters (TRACER_HOME's plugin list). */
+  constructor(
+    private readonly projectDir: string,
+    private readonly context?: FormatContext,
+  ) {}
 
   /** The newest snapshot of a conversation: the index, else the latest row of conversations.jsonl. */
   async locate(conversationId: string): Promise<{ path: string; size: number } | undefined> {
@@ -36,26 +40,13 @@ export class TranscriptStore {
     return (await this.fromIndex(conversationId)) !== undefined;
   }
 
-  async page(conversationId: string, cursor: string | undefined, limit: number): Promise<TranscriptPage> {
+  /** A page of the conversation's newest snapshot, read as `agent`'s transcript (an agent not recorded: recognised by its first records). */
+  async page(conversationId: string, cursor: string | undefined, limit: number, agent?: string): Promise<TranscriptPage> {
     const found = await this.locate(conversationId);
-    if (!found) throw new TracerError('transcript_missing', `No transcript snapshot of ${conversationId} is in this store.`);
-    const from = parseCursor(cursor, found.size);
-    const entries: TranscriptEntry[] = [];
-    let position = from.offset;
-    let line = from.line;
-    let skipped = 0;
-    let more = false;
-    for await (const entry of readRecordsFrom(found.path, from, { chunkSize: CHUNK_BYTES })) {
-      if (entries.length >= limit || position - from.offset >= PAGE_BYTES) {
-        more = true;
-        break;
-      }
-      if (entry.ok) entries.push(...normalizeLine(entry.value, entry.line));
-      else skipped += 1;
-      position = entry.end;
-      line = entry.line;
-    }
-    return { entries, next: more ? `${position}.${line}` : null, position, size: found.size, skipped };
+    const source = found && (await fileSource(found.path));
+    if (!source) throw new TracerError('transcript_missing', `No transcript snapshot of ${conversationId} is in this store.`);
+    const format = agent === undefined ? undefined : await transcriptFormat(agent, this.context);
+    return transcriptPage(source, format, cursor, limit, this.context);
   }
 
   private async fromIndex(conversationId: string): Promise<string | undefined> {
@@ -86,13 +77,4 @@ export class TranscriptStore {
     }
     return latest?.sha;
   }
-}
-
-function parseCursor(cursor: string | undefined, size: number): { offset: number; line: number } {
-  if (cursor === undefined || cursor === '') return { offset: 0, line: 0 };
-  const match = /^(\d{1,15})\.(\d{1,15})$/.exec(cursor);
-  const offset = match ? Number(match[1]) : NaN;
-  if (!match || offset > size)
-    throw new TracerError('bad_cursor', 'This page cursor does not belong to the transcript; reload the session page.');
-  return { offset, line: Number(match[2]) };
 }

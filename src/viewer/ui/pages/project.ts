@@ -2,6 +2,7 @@
 // model, dates, search) kept in the query string so a filtered view is a link
 // too. The sessions list is asked for first: it is what the page is for.
 import { catchingUpNotice } from './catching-up.js';
+import { costSection } from './cost.js';
 import { shareSection } from './share.js';
 import type { CommitRow, Facets, Page, ProjectStats, ProjectSummary, SessionRow } from '../../data-source.js';
 import {
@@ -39,6 +40,7 @@ export async function projectPage(root: HTMLElement, projectId: string): Promise
   const form = filterForm(params);
   // The team view's share is read once per page; once a catch-up is done it is read again, in a fresh section.
   let share = TEAM ? shareSection(base) : null;
+  let cost = TEAM ? costSection(base) : null;
   replace(
     root,
     h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: homePath() }, 'Projects'), ' / ', projectId),
@@ -46,6 +48,7 @@ export async function projectPage(root: HTMLElement, projectId: string): Promise
     statsLine,
     TEAM ? catchingUpNotice(base, () => caughtUp()) : null,
     share,
+    cost,
     form,
     h(
       'div',
@@ -128,6 +131,9 @@ export async function projectPage(root: HTMLElement, projectId: string): Promise
     const fresh = shareSection(base);
     share?.replaceWith(fresh);
     share = fresh;
+    const freshCost = costSection(base);
+    cost?.replaceWith(freshCost);
+    cost = freshCost;
   }
 
   await loadSessions(0);

@@ -5,6 +5,7 @@
 import type { SessionDetail } from '../../data-source.js';
 import { api, apiPath, badge, commitPath, enc, fileRef, h, homePath, projectLink, replace, shortSha, time } from '../dom.js';
 import { markdown } from '../markdown.js';
+import { sessionUsageSection } from './cost.js';
 import { transcriptView } from './transcript.js';
 
 export async function sessionPage(root: HTMLElement, projectId: string, conversationId: string): Promise<void> {
@@ -57,6 +58,7 @@ export async function sessionPage(root: HTMLElement, projectId: string, conversa
     aside,
     h('h2', null, 'Summary'),
     session.summary ? markdown(session.summary) : h('p', { class: 'muted' }, 'No summary recorded.'),
+    sessionUsageSection(base),
     h('h2', null, 'Commits'),
     session.commits.length === 0
       ? h('p', { class: 'muted' }, 'No commit holds lines from this session yet.')

@@ -1,0 +1,3 @@
+import { teamCostSuite } from './team-cost-suite.js';
+
+teamCostSuite('sqlite').run();
