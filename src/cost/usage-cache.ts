@@ -6,10 +6,9 @@
 // later run reads that line, never the transcript again. Losing the file only
 // costs the time to read the transcripts once more.
 import { join } from 'node:path';
-import { PROJECT_STATE_FILES } from '../store/home.js';
+import { blobCachePath, PROJECT_STATE_FILES } from '../store/home.js';
 import { lstat, readFile } from 'node:fs/promises';
 import type { TranscriptSource, UsageRecord, UsageReport } from '../core/transcript.js';
-import { blobCachePath } from '../engine/blob-file.js';
 import { appendRecords, readRecords } from '../store/jsonl.js';
 import { recognizeFormat, transcriptFormat, type FormatContext } from '../transcript/agents.js';
 import { bufferSource, fileSource } from '../transcript/source.js';

@@ -58,8 +58,3 @@ export async function hashFile(path: string): Promise<{ sha256: string; size: nu
   }
   return { sha256: hash.digest('hex'), size };
 }
-
-/** `<dir>/<sha[:2]>/<sha>`: the cache layout of spec §2.2. */
-export function blobCachePath(cacheDir: string, sha256: string): string {
-  return `${cacheDir}/${sha256.slice(0, 2)}/${sha256}`;
-}

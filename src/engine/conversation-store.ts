@@ -13,7 +13,7 @@ import { appendRecords, readRecords } from '../store/jsonl.js';
 import { rewriteJsonl } from '../store/jsonl-rewrite.js';
 import { errnoCode } from '../files/index.js';
 import { isPlainObject, readStateFile, writeStateFile } from '../store/state-file.js';
-import { blobCachePath } from './blob-file.js';
+import { blobCachePath } from '../store/home.js';
 import { unreadableLine } from './jsonl-family-store.js';
 
 export interface BlobFamilyLayout {

@@ -40,3 +40,8 @@ export const PROJECT_STATE_FILES = {
 export const PRIVATE_FILE_MODE = 0o600;
 export const PUBLIC_FILE_MODE = 0o644;
 export const PRIVATE_DIR_MODE = 0o700;
+
+/** `<dir>/<sha[:2]>/<sha>`: the cache layout of spec §2.2. */
+export function blobCachePath(cacheDir: string, sha256: string): string {
+  return `${cacheDir}/${sha256.slice(0, 2)}/${sha256}`;
+}

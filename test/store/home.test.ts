@@ -12,12 +12,14 @@ test('TRACER_HOME wins (made absolute); unset or blank falls back to ~/.tracer (
 });
 
 test('the global tree uses the spec file names', () => {
+  // prices.json is tracer's own addition (an organization's token prices, docs/attribution.md); the rest is spec §2.1.
   assert.equal(homePaths('/h'), {
     home: '/h',
     config: '/h/config.json',
     registry: '/h/projects.json',
     plugins: '/h/plugins.json',
     projects: '/h/projects',
+    prices: '/h/prices.json',
   });
 });
 
