@@ -146,7 +146,7 @@ const common = {
 
 // Built-ins a common run never calls load on first call (scripts/lazy-builtins.mjs): a no-op push hashes
 // nothing and starts no process; a request to an http:// remote needs neither https nor zlib.
-const lazy = () => lazyBuiltins(['node:crypto', 'node:child_process', 'node:https', 'node:zlib']);
+const lazy = () => lazyBuiltins(['node:crypto', 'node:child_process', 'node:https', 'node:zlib', 'node:os']);
 
 rmSync(dist, { recursive: true, force: true });
 
@@ -186,7 +186,7 @@ for (const layer of LAYERS) {
     stdin: { contents: lines.join('\n'), resolveDir: root, sourcefile: `${layer.name}.js`, loader: 'js' },
     outfile: join(root, layer.file),
     ...(layer.commonJs ? { banner: REQUIRE } : {}),
-    plugins: [throughLayers(layer), externalPackagesExcept(COMPILED_IN), lazy()],
+    plugins: [throughLayers(layer), externalPackagesExcept(COMPILED_IN), lazy(), clipanionWithoutTty()],
   });
   metafiles[layer.name] = built.metafile;
 }
@@ -203,7 +203,7 @@ const rest = await build({
   outdir: 'dist',
   chunkNames: 'chunks/[name]-[hash]',
   splitting: true,
-  plugins: [throughLayers(undefined), externalPackagesExcept(COMPILED_IN), lazy()],
+  plugins: [throughLayers(undefined), externalPackagesExcept(COMPILED_IN), lazy(), clipanionWithoutTty()],
 });
 metafiles.rest = rest.metafile;
 // A vendored package, one file of its own (its own dynamic imports compiled in): loaded by the first call that needs it.
@@ -213,7 +213,7 @@ for (const name of VENDOR) {
     stdin: { contents: `export { default } from '${name}';`, resolveDir: root, sourcefile: `${name}.js`, loader: 'js' },
     outfile: join(dist, 'vendor', `${name}.js`),
     banner: REQUIRE,
-    plugins: [externalPackagesExcept(COMPILED_IN), lazy()],
+    plugins: [externalPackagesExcept(COMPILED_IN), lazy(), clipanionWithoutTty()],
   });
   metafiles[`vendor:${name}`] = vendored.metafile;
 }
@@ -338,6 +338,26 @@ function sourceOf(spec, importer) {
  * A package that tracer's own code imports stays an import of node_modules, except the packages named,
  * which are compiled in with what they import in turn.
  */
+/**
+ * clipanion's platform module loads Node's tty when the parser loads, only to
+ * find a colour depth (about 2% of a short command's start). tracer finds its
+ * own (src/cli/registry.ts) and never lets clipanion capture output, the other
+ * thing the module does, so the build takes the module's browser variant,
+ * which needs no built-in.
+ */
+function clipanionWithoutTty() {
+  return {
+    name: 'clipanion-without-tty',
+    setup(builder) {
+      builder.onResolve({ filter: /^\.\.\/platform$/ }, (args) =>
+        args.importer.includes(`${sep}node_modules${sep}clipanion${sep}`)
+          ? { path: join(dirname(args.importer), '..', 'platform', 'browser.mjs') }
+          : undefined,
+      );
+    },
+  };
+}
+
 function externalPackagesExcept(compiled) {
   return {
     name: 'external-packages',

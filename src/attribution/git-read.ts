@@ -4,13 +4,18 @@ import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { GitCommandError, runGit, type GitOptions } from '../capture/ledger/git-exec.js';
-import { findGit } from '../store/git.js';
+import { findGit, readHeadCommit } from '../store/git.js';
 
 export type { GitOptions };
 
 /** The full id of a commit, or undefined when `rev` names none. */
 export async function commitId(rev: string, git: GitOptions): Promise<string | undefined> {
   if (rev.startsWith('-')) return undefined;
+  if (rev === 'HEAD') {
+    const location = findGit(git.cwd, git.env);
+    const head = location && readHeadCommit(location);
+    if (head !== undefined) return head;
+  }
   try {
     const out = (await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], git)).trim();
     return out === '' ? undefined : out;

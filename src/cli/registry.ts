@@ -28,7 +28,7 @@ export async function runCommandLine(argv: readonly string[], io: MainIo): Promi
   // Loaded past --version: the parser is most of what every other line loads.
   const { Builtins, Cli } = await import('clipanion');
   const colored = wantsColor(io.env, io.stdout);
-  const context = commandContext(io, colored ? Cli.defaultContext.colorDepth : 1);
+  const context = commandContext(io, colored ? colorDepth(io) : 1);
   const line = argv.length === 0 ? ['--help'] : [...argv];
   let cli: Cli<TracerContext>;
   let command: ReturnType<Cli<TracerContext>['process']>;
@@ -126,6 +126,16 @@ async function foldSpoolFirst(context: TracerContext): Promise<void> {
 }
 
 /** clipanion colours piped output by default; honour NO_COLOR and non-TTYs. */
+/**
+ * How many colours a coloured run may use: the terminal's answer, or 256 when
+ * FORCE_COLOR colours a pipe. (The build gives clipanion its Node-free platform
+ * module, whose default is 1, to spare loading tty: scripts/build.mjs.)
+ */
+function colorDepth(io: MainIo): number {
+  const stdout = io.stdout as { getColorDepth?: (env?: object) => number };
+  return typeof stdout.getColorDepth === 'function' ? stdout.getColorDepth(io.env) : 8;
+}
+
 function wantsColor(env: NodeJS.ProcessEnv, stdout: MainIo['stdout']): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;

@@ -57,6 +57,38 @@ function commonDirOf(gitDir: string): string {
   }
 }
 
+/**
+ * The commit HEAD names, read from the ref files as git reads them (a detached
+ * HEAD, or a branch's loose ref, or its line in packed-refs); undefined when
+ * only git can say: an unborn branch, a symbolic ref outside refs/heads, the
+ * reftable format, anything unexpected. `tracer blame` saves a git process.
+ */
+export function readHeadCommit(location: GitLocation): string | undefined {
+  const head = readText(join(location.gitDir, 'HEAD'))?.trim();
+  if (head === undefined) return undefined;
+  if (OBJECT_ID.test(head)) return head;
+  const ref = /^ref: (refs\/heads\/[^\s]+)$/.exec(head)?.[1];
+  if (ref === undefined || ref.split('/').includes('..')) return undefined;
+  const loose = readText(join(location.commonDir, ref));
+  if (loose !== undefined) return OBJECT_ID.test(loose.trim()) ? loose.trim() : undefined;
+  const packed = readText(join(location.commonDir, 'packed-refs'));
+  for (const line of packed?.split('\n') ?? []) {
+    const [id, name] = line.split(' ');
+    if (name === ref && id !== undefined && OBJECT_ID.test(id)) return id;
+  }
+  return undefined;
+}
+
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 function isGitDir(dir: string): boolean {
   return statKind(join(dir, 'HEAD')) === 'file';
 }
