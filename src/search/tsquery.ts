@@ -1,0 +1,55 @@
+// A parsed search query (query.ts) as PostgreSQL full-text search reads it:
+// a tsquery expression in SQL whose every term is a bound parameter, never a
+// piece of the user's text in the statement. The words are those FTS5's
+// unicode61 tokenizer sees (letters and digits; everything else separates), so
+// both backends of the service find the same documents: the text put into the
+// tsvector is split the same way (`searchWords`).
+import type { QueryNode } from './query.js';
+
+export interface SqlFragment {
+  /** SQL with `?` placeholders. */
+  sql: string;
+  params: string[];
+}
+
+/** The text-search configuration: no stemming and no stop words, as FTS5's unicode61. */
+export const TS_CONFIG = 'simple';
+
+/** Letters and digits, lowercased, diacritics removed; the rest is space (what FTS5's unicode61 with remove_diacritics keeps). */
+export function searchWords(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/**
+ * The tree as a tsquery: a term is phraseto_tsquery of its words (one word is
+ * a phrase of one), a prefix term ends in `:*`, and AND, OR, NOT are && || && !!.
+ * A term with no word left (punctuation alone) matches nothing.
+ */
+export function toTsquery(node: QueryNode): SqlFragment {
+  if (node.kind === 'term') {
+    const words = searchWords(node.text).split(' ').filter(Boolean);
+    if (words.length === 0) return { sql: `to_tsquery('${TS_CONFIG}', '')`, params: [] };
+    if (!node.prefix) return { sql: `phraseto_tsquery('${TS_CONFIG}', ?)`, params: [words.join(' ')] };
+    // Only letters and digits reach to_tsquery, each followed by :* or nothing: no tsquery syntax can come from the user.
+    const last = words.pop()!;
+    const head = words.length === 0 ? [] : [{ sql: `phraseto_tsquery('${TS_CONFIG}', ?)`, params: [words.join(' ')] }];
+    const parts = [...head, { sql: `to_tsquery('${TS_CONFIG}', ?)`, params: [`${last}:*`] }];
+    return parts.reduce((left, right) => ({ sql: `tsquery_phrase(${left.sql}, ${right.sql})`, params: [...left.params, ...right.params] }));
+  }
+  const left = toTsquery(node.left);
+  const right = toTsquery(node.right);
+  const operator = node.kind === 'or' ? '||' : node.kind === 'and' ? '&&' : '&& !!';
+  return { sql: `(${left.sql} ${operator} ${right.sql})`, params: [...left.params, ...right.params] };
+}
+
+/** The terms a match can show (those under a NOT's right side cannot be in a hit), for marking a snippet. */
+export function shownTerms(node: QueryNode): Array<Extract<QueryNode, { kind: 'term' }>> {
+  if (node.kind === 'term') return [node];
+  if (node.kind === 'not') return shownTerms(node.left);
+  return [...shownTerms(node.left), ...shownTerms(node.right)];
+}
