@@ -59,8 +59,8 @@ async function sqliteSearch(storage: TraceStorage, request: SearchRequest, limit
   // Ranked first, the snippets made for the few kept only (snippet() reads the document's text).
   const rows = await storage.query<Found & { score: number }>(
     `WITH top AS (
-       SELECT f.rowid AS id, f.rank AS score FROM search_fts f JOIN search_docs d ON d.id = f.rowid
-       WHERE f MATCH ? AND d.project_id = ? AND d.kind IN (${kinds}) ORDER BY f.rank LIMIT ?)
+       SELECT search_fts.rowid AS id, search_fts.rank AS score FROM search_fts JOIN search_docs d ON d.id = search_fts.rowid
+       WHERE search_fts MATCH ? AND d.project_id = ? AND d.kind IN (${kinds}) ORDER BY search_fts.rank LIMIT ?)
      SELECT d.id, d.kind, d.key, d.ts, top.score, snippet(search_fts, 0, char(2), char(3), '…', ${SNIPPET_TOKENS}) AS snippet
      FROM top JOIN search_fts ON search_fts.rowid = top.id JOIN search_docs d ON d.id = top.id
      WHERE search_fts MATCH ? ORDER BY top.score, d.id`,
