@@ -28,12 +28,19 @@ export function searchWords(text: string): string {
 /**
  * The tree as a tsquery: a term is phraseto_tsquery of its words (one word is
  * a phrase of one), a prefix term ends in `:*`, and AND, OR, NOT are && || && !!.
- * A term with no word left (punctuation alone) matches nothing.
+ * A term with no word left (punctuation alone) matches nothing, as in FTS5:
+ * PostgreSQL would drop it from an AND instead, so the tree is simplified
+ * first, and a query that can match nothing is NULL (no row is `@@ NULL`).
  */
 export function toTsquery(node: QueryNode): SqlFragment {
+  return written(node) ?? { sql: 'NULL::tsquery', params: [] };
+}
+
+/** The fragment, or undefined for a part that matches nothing. */
+function written(node: QueryNode): SqlFragment | undefined {
   if (node.kind === 'term') {
     const words = searchWords(node.text).split(' ').filter(Boolean);
-    if (words.length === 0) return { sql: `to_tsquery('${TS_CONFIG}', '')`, params: [] };
+    if (words.length === 0) return undefined;
     if (!node.prefix) return { sql: `phraseto_tsquery('${TS_CONFIG}', ?)`, params: [words.join(' ')] };
     // Only letters and digits reach to_tsquery, each followed by :* or nothing: no tsquery syntax can come from the user.
     const last = words.pop()!;
@@ -41,9 +48,15 @@ export function toTsquery(node: QueryNode): SqlFragment {
     const parts = [...head, { sql: `to_tsquery('${TS_CONFIG}', ?)`, params: [`${last}:*`] }];
     return parts.reduce((left, right) => ({ sql: `tsquery_phrase(${left.sql}, ${right.sql})`, params: [...left.params, ...right.params] }));
   }
-  const left = toTsquery(node.left);
-  const right = toTsquery(node.right);
-  const operator = node.kind === 'or' ? '||' : node.kind === 'and' ? '&&' : '&& !!';
+  const left = written(node.left);
+  const right = written(node.right);
+  if (node.kind === 'or') return left && right ? join(left, '||', right) : (left ?? right);
+  if (node.kind === 'and') return left && right ? join(left, '&&', right) : undefined;
+  // NOT: nothing minus anything is nothing; anything minus nothing is itself.
+  return left && right ? join(left, '&& !!', right) : left;
+}
+
+function join(left: SqlFragment, operator: string, right: SqlFragment): SqlFragment {
   return { sql: `(${left.sql} ${operator} ${right.sql})`, params: [...left.params, ...right.params] };
 }
 
