@@ -2,8 +2,8 @@
 // is workload 10's shape at 200,000 traces in 10,000 sessions (a ledger, commit
 // link and summary each), with a Claude Code transcript for every session
 // (about 24 KB of prompts, answers and edits; words drawn from a vocabulary
-// with a Zipf-like spread, so a common word is in nearly every conversation
-// and a rare one in a few). One machine pushes it all with `push --full`; once
+// with a Zipf-like spread, so a common word is in nearly every conversation;
+// a rare word is planted in one of every 50 transcripts, each name in ~22). One machine pushes it all with `push --full`; once
 // the view has folded the rows in and indexed every document (the search
 // route's `pending` is 0), each query is asked through the API as a signed-in
 // browser would, a few times: a common word, a rare word, a phrase, a prefix,
@@ -23,16 +23,17 @@ const WORDS = (
   'commit branch merge test build deploy config option value error message stream buffer parser schema migration table ' +
   'column row cursor batch upload download blob hash digest secret redact forget audit role project organization team ' +
   'person agent model prompt answer edit file path line range ledger trace summary transcript search snippet rank ' +
-  'jitter exponential linear circuit breaker queue worker thread process signal memory limit budget latency throughput ' +
-  'kangaroo platypus wombat echidna quokka numbat dingo bilby cassowary'
+  'jitter exponential linear circuit breaker queue worker thread process signal memory limit budget latency throughput'
 ).split(' ');
+/** Words planted in one transcript of every 50 (each name in about 1 in 450): what a rare word is. */
+const RARE = 'kangaroo platypus wombat echidna quokka numbat dingo bilby cassowary'.split(' ');
 
 export const SEARCH_QUERIES = [
   { name: 'common word', q: 'the' },
   { name: 'rare word', q: 'cassowary' },
   { name: 'phrase', q: '"exponential backoff"' },
   { name: 'prefix', q: 'migra*' },
-  { name: 'AND OR NOT', q: '(retry OR timeout) AND handler NOT wombat' },
+  { name: 'AND OR NOT', q: '(retry OR timeout) AND handl* NOT (cassowary OR wombat)' },
 ];
 
 export async function teamSearchWorkload(
@@ -40,7 +41,7 @@ export async function teamSearchWorkload(
   log: (line: string) => void,
 ): Promise<Result[]> {
   const datasetDir = join(DATA_DIR, `team-search-${options.size.traces}-${options.size.sessions}-${options.transcriptBytes}`);
-  const dataset = await cachedDataset(datasetDir, { ...options.size, each: options.transcriptBytes }, async (dir) => {
+  const dataset = await cachedDataset(datasetDir, { ...options.size, each: options.transcriptBytes, rare: RARE.length }, async (dir) => {
     const base = await writeViewerDataset(dir, options.size);
     return { ...base, ...withTranscripts(dir, options.transcriptBytes) };
   });
@@ -107,7 +108,8 @@ function withTranscripts(dir: string, each: number): { transcriptTotal: number }
   let n = 0;
   for (const id of ids) {
     if (index[id]) continue;
-    const bytes = transcript(id, each, Date.UTC(2025, 9, 1) + n * 3_600_000, random);
+    const rare = n % 50 === 0 ? RARE[(n / 50) % RARE.length] : undefined;
+    const bytes = transcript(id, each, Date.UTC(2025, 9, 1) + n * 3_600_000, random, rare);
     n += 1;
     total += bytes.length;
     const sha = createHash('sha256').update(bytes).digest('hex');
@@ -128,7 +130,7 @@ function sentence(random: () => number, words: number): string {
   return out.join(' ');
 }
 
-function transcript(sessionId: string, target: number, startMs: number, random: () => number): Buffer {
+function transcript(sessionId: string, target: number, startMs: number, random: () => number, rare?: string): Buffer {
   const parts: string[] = [];
   let total = 0;
   let clock = startMs;
@@ -144,7 +146,7 @@ function transcript(sessionId: string, target: number, startMs: number, random: 
       sessionId,
       uuid: `${sessionId}-u${turn}`,
       timestamp: new Date(clock).toISOString(),
-      message: { role: 'user', content: `${sentence(random, 30)}?` },
+      message: { role: 'user', content: `${sentence(random, 30)}${turn === 1 && rare ? ` and the ${rare}` : ''}?` },
     });
     clock += 4_000;
     const id = `msg_${sessionId}_${turn}`;
