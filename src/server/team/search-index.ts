@@ -27,6 +27,8 @@ export const DOC_TEXT_MAX = 1_000_000;
 /** Stale documents asked for per query, and made per transaction. */
 const PAGE = 200;
 const BATCH = 20;
+/** New documents after which PostgreSQL's statistics of the index are gathered again. */
+const ANALYZE_AFTER = 1000;
 /** Transcripts read at once. */
 const READ_AT_ONCE = 4;
 
@@ -48,28 +50,29 @@ interface Doc {
   body: string;
 }
 
-// Each source's rows and their documents; `d.version IS NULL` is a source without a document yet.
-const SOURCES: Record<DocKind, { select: string; from: string; version: string }> = {
+// Each source's rows, and the condition that its document is missing or older than it. An anti-join
+// on the documents' unique key: one index lookup per row, whatever the planner believes of the sizes
+// (with statistics not yet gathered, PostgreSQL once compared every row with every document).
+const SOURCES: Record<DocKind, { select: string; from: string }> = {
   transcript: {
-    select: "t.conversation_id AS key, t.sha AS version, t.ts AS ts, t.sha AS sha, t.size AS size, s.agent AS agent, '' AS text",
-    from: `view_transcripts t LEFT JOIN view_sessions s ON s.project_id = t.project_id AND s.conversation_id = t.conversation_id
-      LEFT JOIN search_docs d ON d.project_id = t.project_id AND d.kind = 'transcript' AND d.key = t.conversation_id
-      WHERE t.project_id = ?`,
-    version: 't.sha',
+    select: `t.conversation_id AS key, t.sha AS version, t.ts AS ts, t.sha AS sha, t.size AS size, '' AS text,
+      (SELECT s.agent FROM view_sessions s WHERE s.project_id = t.project_id AND s.conversation_id = t.conversation_id) AS agent`,
+    from: stale('view_transcripts', 'transcript', 't.conversation_id', 't.sha'),
   },
   summary: {
     select: "t.conversation_id AS key, t.ts || ':' || length(t.summary) AS version, t.ts AS ts, t.summary AS text",
-    from: `view_summaries t LEFT JOIN search_docs d ON d.project_id = t.project_id AND d.kind = 'summary' AND d.key = t.conversation_id
-      WHERE t.project_id = ?`,
-    version: "t.ts || ':' || length(t.summary)",
+    from: stale('view_summaries', 'summary', 't.conversation_id', "t.ts || ':' || length(t.summary)"),
   },
   commit: {
     select: 't.sha AS key, t.subject AS version, t.committed_at AS ts, t.subject AS text',
-    from: `view_commit_names t LEFT JOIN search_docs d ON d.project_id = t.project_id AND d.kind = 'commit' AND d.key = t.sha
-      WHERE t.project_id = ?`,
-    version: 't.subject',
+    from: stale('view_commit_names', 'commit', 't.sha', 't.subject'),
   },
 };
+
+function stale(table: string, kind: DocKind, key: string, version: string): string {
+  return `${table} t WHERE t.project_id = ? AND NOT EXISTS (SELECT 1 FROM search_docs d
+    WHERE d.project_id = t.project_id AND d.kind = '${kind}' AND d.key = ${key} AND d.version = ${version})`;
+}
 const ORPHANS: Record<DocKind, string> = {
   transcript: 'SELECT 1 FROM view_transcripts t WHERE t.project_id = d.project_id AND t.conversation_id = d.key',
   summary: 'SELECT 1 FROM view_summaries t WHERE t.project_id = d.project_id AND t.conversation_id = d.key',
@@ -82,10 +85,7 @@ export async function searchPending(storage: TraceStorage, projectId: number): P
   let pending = 0;
   for (const kind of KINDS) {
     const source = SOURCES[kind];
-    const [row] = await storage.query<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM ${source.from} AND (d.version IS NULL OR d.version <> ${source.version})`,
-      [projectId],
-    );
+    const [row] = await storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${source.from}`, [projectId]);
     pending += Number(row?.n ?? 0);
   }
   return pending;
@@ -107,10 +107,7 @@ export async function updateSearchIndex(storage: TraceStorage, projectId: number
           size?: number;
           agent?: string | null;
           text: string;
-        }>(`SELECT ${source.select} FROM ${source.from} AND (d.version IS NULL OR d.version <> ${source.version}) ORDER BY 1 LIMIT ?`, [
-          projectId,
-          PAGE,
-        ])
+        }>(`SELECT ${source.select} FROM ${source.from} ORDER BY 1 LIMIT ?`, [projectId, PAGE])
       ).map((row): Stale => ({
         kind,
         key: row.key,
@@ -128,6 +125,8 @@ export async function updateSearchIndex(storage: TraceStorage, projectId: number
       }
     }
   }
+  // The planner's figures for the GIN index and the anti-joins above come from statistics: after many new documents, gathered now.
+  if (storage.backend === 'postgres' && made >= ANALYZE_AFTER) await storage.execute('ANALYZE search_docs');
   return made;
 }
 
