@@ -321,6 +321,22 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
     assert.is(again.items.find((item) => item.sha === bare)?.subject, null);
   });
 
+  test('redaction holds: a commit subject that still holds a secret is refused like a summary, and never indexed', async ({
+    service,
+    cookies,
+    admin,
+  }) => {
+    const secret = `ghp_${'Q1w2E3r4T5'.repeat(3)}y6U7i8`;
+    const refused = await admin.push('commit-links', [commitLink({ commit: 'e'.repeat(40), subject: `Rotate ${secret}` })]);
+    assert.is(refused.status, 422, refused.text);
+    assert.is(refused.json.code, 'secret_detected');
+    assert.equal(
+      refused.json.errors.map((error: { field: string }) => error.field),
+      ['subject'],
+    );
+    assert.is(((await search(service, cookies.read, 'Rotate')).json as Results).hits.length, 0);
+  });
+
   test('forget and retention take the text out of the search index at once', async ({ service, cookies, admin }) => {
     assert.is(((await search(service, cookies.read, 'exponential')).json as Results).hits.length, 1);
     const forgot = await admin.post('/api/v1/forget', JSON.stringify({ conversation_ids: [SESSION] }), 'application/json');
