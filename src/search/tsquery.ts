@@ -33,23 +33,37 @@ export function searchWords(text: string): string {
  * first, and a query that can match nothing is NULL (no row is `@@ NULL`).
  */
 export function toTsquery(node: QueryNode): SqlFragment {
-  return written(node) ?? { sql: 'NULL::tsquery', params: [] };
+  return written(node, false) ?? { sql: 'NULL::tsquery', params: [] };
+}
+
+/**
+ * A looser tsquery every match of toTsquery's also matches, which a GIN index
+ * answers without reading any document: a phrase's words each present (in any
+ * order), and what a NOT takes away not taken away. The documents it finds are
+ * then checked with the exact query, a few at a time (team/search.ts).
+ */
+export function toLooseTsquery(node: QueryNode): SqlFragment {
+  return written(node, true) ?? { sql: 'NULL::tsquery', params: [] };
 }
 
 /** The fragment, or undefined for a part that matches nothing. */
-function written(node: QueryNode): SqlFragment | undefined {
+function written(node: QueryNode, loose: boolean): SqlFragment | undefined {
   if (node.kind === 'term') {
     const words = searchWords(node.text).split(' ').filter(Boolean);
     if (words.length === 0) return undefined;
-    if (!node.prefix) return { sql: `phraseto_tsquery('${TS_CONFIG}', ?)`, params: [words.join(' ')] };
+    const phrase = loose ? 'plainto_tsquery' : 'phraseto_tsquery';
+    if (!node.prefix) return { sql: `${phrase}('${TS_CONFIG}', ?)`, params: [words.join(' ')] };
     // Only letters and digits reach to_tsquery, each followed by :* or nothing: no tsquery syntax can come from the user.
     const last = words.pop()!;
-    const head = words.length === 0 ? [] : [{ sql: `phraseto_tsquery('${TS_CONFIG}', ?)`, params: [words.join(' ')] }];
+    const head = words.length === 0 ? [] : [{ sql: `${phrase}('${TS_CONFIG}', ?)`, params: [words.join(' ')] }];
     const parts = [...head, { sql: `to_tsquery('${TS_CONFIG}', ?)`, params: [`${last}:*`] }];
-    return parts.reduce((left, right) => ({ sql: `tsquery_phrase(${left.sql}, ${right.sql})`, params: [...left.params, ...right.params] }));
+    return parts.reduce((left, right) =>
+      loose ? join(left, '&&', right) : { sql: `tsquery_phrase(${left.sql}, ${right.sql})`, params: [...left.params, ...right.params] },
+    );
   }
-  const left = written(node.left);
-  const right = written(node.right);
+  const left = written(node.left, loose);
+  if (node.kind === 'not' && loose) return left;
+  const right = written(node.right, loose);
   if (node.kind === 'or') return left && right ? join(left, '||', right) : (left ?? right);
   if (node.kind === 'and') return left && right ? join(left, '&&', right) : undefined;
   // NOT: nothing minus anything is nothing; anything minus nothing is itself.

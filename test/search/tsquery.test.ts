@@ -3,7 +3,7 @@ import pg from 'pg';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseQuery, toFts5 } from '../../src/search/query.js';
-import { searchWords, shownTerms, toTsquery, TS_CONFIG } from '../../src/search/tsquery.js';
+import { searchWords, shownTerms, toLooseTsquery, toTsquery, TS_CONFIG } from '../../src/search/tsquery.js';
 import { markWindow, splitMarks } from '../../src/server/team/search.js';
 import { postgresAvailable, TEST_POSTGRES_URL } from '../helpers/service.js';
 
@@ -103,6 +103,16 @@ if (await postgresAvailable()) {
           sqliteMatch(query),
           query,
         );
+        // The loose query the GIN index answers alone finds at least every exact match.
+        const loose = toLooseTsquery(parseQuery(query));
+        let at = DOCS.length;
+        const looseFound = await client.query<{ n: number }>(
+          `SELECT n FROM (VALUES ${rows}) AS doc (n, tsv) WHERE tsv @@ ${loose.sql.replace(/\?/g, () => `$${++at}`)} ORDER BY n`,
+          [...DOCS.map(searchWords), ...loose.params],
+        );
+        const looser = new Set(looseFound.rows.map((row) => row.n));
+        for (const row of found.rows) assert.ok(looser.has(row.n), `${query}: the loose query misses document ${row.n}`);
+        assert.not.match(loose.sql, /phraseto|!!/, query);
       }
     } finally {
       await client.end();

@@ -6,7 +6,7 @@
 // token's role may read are searched: a `push` token finds commit subjects only.
 import type { SearchHit } from '../../viewer/data-source.js';
 import { queryTerms, toFts5, type QueryNode } from '../../search/query.js';
-import { searchWords, shownTerms, toTsquery } from '../../search/tsquery.js';
+import { searchWords, shownTerms, toLooseTsquery, toTsquery } from '../../search/tsquery.js';
 import type { TraceStorage } from '../storage/types.js';
 import type { DocKind } from './search-index.js';
 
@@ -16,8 +16,14 @@ export const SEARCH_LIMIT_MAX = 100;
 const SNIPPET_TOKENS = 24;
 const SNIPPET_BEFORE = 100;
 const SNIPPET_CHARS = 280;
-/** On PostgreSQL, how many of the newest matching documents are ranked (each costs reading its tsvector). */
-export const RANKED = 1000;
+/**
+ * On PostgreSQL: the newest documents the index finds for the loose query that are checked with the
+ * exact one, how many at a time, and how many of the newest exact matches are ranked (each check and
+ * each rank reads a document's whole tsvector).
+ */
+export const CANDIDATES = 5000;
+const CHUNK = 400;
+export const RANKED = 200;
 const OPEN = '\u0002';
 const CLOSE = '\u0003';
 
@@ -72,23 +78,41 @@ async function sqliteSearch(storage: TraceStorage, request: SearchRequest, limit
 }
 
 async function postgresSearch(storage: TraceStorage, request: SearchRequest, limit: number): Promise<Found[]> {
-  const tsquery = toTsquery(request.tree);
+  const loose = toLooseTsquery(request.tree);
+  const exact = toTsquery(request.tree);
   const kinds = request.kinds.map(() => '?').join(', ');
-  // PostgreSQL prices @@ as a cheap operator, so it would rather read every document of the project
-  // (decompressing each tsvector) than ask the GIN index. The index is made the one way in: no plain
-  // scan, and the project and kind written so that no btree serves them. The newest RANKED documents
-  // that match are then ranked (ts_rank reads each one's whole tsvector): best first among them.
   const ranked = await storage.transaction(async (tx) => {
+    // PostgreSQL prices @@ as a cheap operator, so it would rather read every document of the project
+    // (decompressing each tsvector) than ask the GIN index. The index is made the one way in: no plain
+    // scan, and the project and kind written so that no btree serves them.
     await tx.execute('SET LOCAL enable_seqscan = off');
     await tx.execute('SET LOCAL enable_indexscan = off');
-    return tx.query<{ id: number; kind: DocKind; key: string; ts: string | null }>(
-      `SELECT c.id, c.kind, c.key, c.ts FROM (
-         SELECT d.id, d.kind, d.key, d.ts, d.tsv FROM search_docs d
-         WHERE d.project_id + 0 = ? AND d.kind || '' IN (${kinds}) AND d.tsv @@ ${tsquery.sql}
-         ORDER BY d.ts DESC NULLS LAST, d.id DESC LIMIT ${RANKED}) c
-       ORDER BY ts_rank(c.tsv, ${tsquery.sql}) DESC, c.ts DESC NULLS LAST, c.id DESC LIMIT ?`,
-      [request.projectId, ...request.kinds, ...tsquery.params, ...tsquery.params, limit],
+    // The index alone answers the loose query (each word present, nothing taken away): no document is read.
+    const candidates = await tx.query<{ id: number }>(
+      `SELECT d.id FROM search_docs d WHERE d.project_id + 0 = ? AND d.kind || '' IN (${kinds}) AND d.tsv @@ ${loose.sql}
+       ORDER BY d.ts DESC NULLS LAST, d.id DESC LIMIT ${CANDIDATES}`,
+      [request.projectId, ...request.kinds, ...loose.params],
     );
+    // Then the exact query (phrases, NOT) on them, newest first, a chunk at a time, until RANKED match:
+    // each check reads the document's tsvector, so a common query reads a few hundred, not every one.
+    const matched: Array<{ id: number; kind: DocKind; key: string; ts: string | null; score: number }> = [];
+    for (let at = 0; at < candidates.length && matched.length < RANKED; at += CHUNK) {
+      const ids = candidates.slice(at, at + CHUNK).map((row) => Number(row.id));
+      matched.push(
+        ...(await tx.query<{ id: number; kind: DocKind; key: string; ts: string | null; score: number }>(
+          `SELECT d.id, d.kind, d.key, d.ts, ts_rank(d.tsv, ${exact.sql}) AS score FROM search_docs d
+           WHERE d.id = ANY(?::bigint[]) AND d.tsv @@ ${exact.sql}`,
+          [...exact.params, ids, ...exact.params],
+        )),
+      );
+    }
+    const newest = (a: { ts: string | null; id: number }, b: { ts: string | null; id: number }) =>
+      (a.ts ?? '') < (b.ts ?? '') ? 1 : (a.ts ?? '') > (b.ts ?? '') ? -1 : Number(b.id) - Number(a.id);
+    return matched
+      .sort(newest)
+      .slice(0, RANKED)
+      .sort((a, b) => Number(b.score) - Number(a.score) || newest(a, b))
+      .slice(0, limit);
   });
   if (ranked.length === 0) return [];
   // The window around the first place a shown term's first word is, marked here as FTS5 marks its snippets.
