@@ -277,7 +277,27 @@ async function writeDocs(storage: TraceStorage, projectId: number, docs: readonl
     });
     return;
   }
-  for (const doc of docs) await writePostgresDoc(storage, projectId, doc);
+  // One statement for the batch (a round trip, and the database's to_tsvector for all of them); when
+  // it fails (a tsvector over its limit), each document alone, so the others are written anyway.
+  try {
+    await storage.execute(
+      `INSERT INTO search_docs (project_id, kind, key, version, ts, body, tsv)
+       SELECT ?, kind, key, version, ts, body, to_tsvector('${TS_CONFIG}', words)
+       FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS doc (kind, key, version, ts, body, words)
+       ON CONFLICT (project_id, kind, key) DO UPDATE SET version = excluded.version, ts = excluded.ts, body = excluded.body, tsv = excluded.tsv`,
+      [
+        projectId,
+        docs.map((doc) => doc.kind),
+        docs.map((doc) => doc.key),
+        docs.map((doc) => doc.version),
+        docs.map((doc) => doc.ts),
+        docs.map((doc) => doc.body),
+        docs.map((doc) => searchWords(doc.body)),
+      ],
+    );
+  } catch {
+    for (const doc of docs) await writePostgresDoc(storage, projectId, doc);
+  }
 }
 
 /**
