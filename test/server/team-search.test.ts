@@ -265,6 +265,42 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
     );
   });
 
+  test("a transcript of a million distinct words (over PostgreSQL's tsvector limit) is indexed by its first part, and the rest goes on", async ({
+    service,
+    cookies,
+    admin,
+  }) => {
+    // Ten messages of 90,000 characters of distinct hex words: about 1.4 MB of lexemes, past the 1 MiB a tsvector holds.
+    let n = 0;
+    const word = () => (n++).toString(16).padStart(8, 'x');
+    const messages = Array.from({ length: 10 }, () => Array.from({ length: 10_000 }, word).join(' '));
+    const base = { isSidechain: false, userType: 'external', cwd: '/w', sessionId: 'c-huge', version: '2.0.14' };
+    const lines = messages.map((text, index) =>
+      JSON.stringify({
+        ...base,
+        type: 'user',
+        uuid: `u${index}`,
+        timestamp: '2024-05-01T12:00:00.000Z',
+        message: { role: 'user', content: `${index === 0 ? 'wallaby ' : ''}${text}` },
+      }),
+    );
+    const bytes = Buffer.from(`${lines.join('\n')}\n`);
+    assert.is((await admin.uploadBlob(bytes)).status, 201);
+    assert.is((await admin.push('traces', [trace({ conversation_id: 'c-huge', agent: 'claude-code' })])).status, 200);
+    const pushed = await admin.push('conversations', [conversation(bytes, false, { conversation_id: 'c-huge' })]);
+    assert.is(pushed.status, 200, pushed.text);
+    const found = await until(
+      async () => search(service, cookies.read, 'wallaby'),
+      (reply) => (reply.json as Results).pending === 0,
+    );
+    assert.equal(
+      (found.json as Results).hits.map((hit) => hit.conversation_id),
+      ['c-huge'],
+    );
+    // Other documents are still indexed and found.
+    assert.ok(((await search(service, cookies.read, 'quokka')).json as Results).hits.length > 0);
+  });
+
   test('a token never finds another project, of its org or another; a push token finds commit subjects only', async ({
     service,
     cookies,
