@@ -17,6 +17,7 @@ import { redactionWorkload } from './workloads/redaction.js';
 import { startupWorkload } from './workloads/startup.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
 import { teamCostWorkload } from './workloads/team-cost.js';
+import { teamSearchWorkload } from './workloads/team-search.js';
 import { teamViewWorkload } from './workloads/team-view.js';
 import { transcriptWorkload } from './workloads/transcripts.js';
 import { viewerWorkload } from './workloads/viewer.js';
@@ -102,6 +103,18 @@ try {
   if (wanted('10')) {
     log('workload 10: the team view of tracer serve');
     results.push(...(await teamViewWorkload({ size: teamSize, runs: runs(3, 5), backends: await serviceBackends() }, log)));
+  }
+  if (wanted('16')) {
+    log("workload 16: the team view's search");
+    const size = quick
+      ? { traces: 20_000, sessions: 1_000, transcriptBytes: 2 ** 20 }
+      : { traces: 200_000, sessions: 10_000, transcriptBytes: 8 * 2 ** 20 };
+    results.push(
+      ...(await teamSearchWorkload(
+        { size, transcriptBytes: quick ? 8_000 : 24_000, runs: runs(3, 5), backends: await serviceBackends() },
+        log,
+      )),
+    );
   }
   if (wanted('11')) {
     log('workload 11: reconcile and the post-merge hook');

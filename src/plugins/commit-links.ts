@@ -15,6 +15,8 @@ const commitLinksFamily: TracerPlugin = {
       file: 'commit-links.jsonl',
       storage: ['commit-links.jsonl'],
       manifestKey: 'commit_link_ids',
+      // The commit's subject (issue 32) is a person's text: scanned and redacted on the way out like a summary.
+      text: { members: ['subject'] },
       privacy: LINK_PRIVACY,
     });
   },

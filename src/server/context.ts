@@ -8,6 +8,7 @@ import type { ViewRefresher } from './team/refresher.js';
 import type { SecretGate } from '../redact/gate.js';
 import type { RetentionPolicy } from './privacy/retention.js';
 import type { UsageRefresher } from './team/usage.js';
+import type { SearchRefresher } from './team/search-index.js';
 import type { PriceTable } from '../cost/prices.js';
 
 /** What every route module receives. */
@@ -28,6 +29,8 @@ export interface ServiceContext {
   usage: UsageRefresher;
   /** The price table the team view's costs are computed with (team/usage.ts). */
   prices: () => Promise<PriceTable>;
+  /** Keeps the team view's search index current with what was folded in (team/search-index.ts). */
+  search: SearchRefresher;
 }
 
 declare module 'fastify' {

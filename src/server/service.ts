@@ -10,6 +10,7 @@ import type { SecretGate } from '../redact/gate.js';
 import { formatAge, parseRetainFlag, RetentionSchedule } from './privacy/retention.js';
 import { signingKey } from './privacy/tombstones.js';
 import { servicePrices, UsageRefresher } from './team/usage.js';
+import { SearchRefresher } from './team/search-index.js';
 
 export interface RunningService {
   /** `http://<host>:<port>` where it listens (the real port when 0 was asked). */
@@ -60,10 +61,14 @@ export async function startService(
   // The refreshers log through the app's logger, made just below (they log only once requests run).
   const prices = servicePrices(options.pricesHome);
   const usage = new UsageRefresher(storage, prices, () => app.log);
+  const search = new SearchRefresher(storage, () => app.log);
   const view = new ViewRefresher(
     storage,
     () => app.log,
-    (projectId) => usage.schedule(projectId),
+    (projectId) => {
+      usage.schedule(projectId);
+      search.schedule(projectId);
+    },
   );
   const context: ServiceContext = {
     storage,
@@ -75,6 +80,7 @@ export async function startService(
     retention,
     usage,
     prices,
+    search,
   };
   const schedule = new RetentionSchedule({
     storage,
@@ -130,6 +136,7 @@ export async function startService(
       await schedule.stop();
       await view.stop();
       await usage.stop();
+      await search.stop();
       await storage.close();
     })());
   return { url, port, storage, app, startupLine, close: () => stop(false), destroy: () => stop(true) };

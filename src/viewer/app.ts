@@ -134,6 +134,12 @@ export function registerApi(app: FastifyInstance, mount: ViewerMount): void {
     if (!source.progress) return reply.code(404).send({ code: 'not_found', message: 'This viewer is never behind its data.' });
     return source.progress(id(request));
   });
+  app.get<{ Querystring: Record<string, string> }>(`${base}/search`, async (request, reply) => {
+    const source = mount.source(request);
+    if (!source.search) return reply.code(404).send({ code: 'not_found', message: 'This viewer has no search; tracer search has it.' });
+    const limit = /^\d{1,3}$/.test(request.query.limit ?? '') ? Number(request.query.limit) : undefined;
+    return source.search(id(request), typeof request.query.q === 'string' ? request.query.q : '', limit ?? 20);
+  });
   app.get<{ Querystring: Record<string, string> }>(`${base}/sessions`, (request) =>
     mount.source(request).sessions(id(request), listQuery(request.query)),
   );
@@ -198,7 +204,7 @@ const NOT_FOUND_CODES = new Set([
   'no_history',
   'repository_missing',
 ]);
-const BAD_REQUEST_CODES = new Set(['unknown_revision', 'binary_file', 'bad_cursor']);
+const BAD_REQUEST_CODES = new Set(['unknown_revision', 'binary_file', 'bad_cursor', 'invalid_query']);
 /** A malformed prices.json on the machine that answers: its owner must fix it (docs/attribution.md). */
 const CONFLICT_CODES = new Set(['prices_invalid']);
 

@@ -25,6 +25,33 @@ export interface ViewerDataSource {
   cost?(projectId: string): Promise<CostBreakdown>;
   /** How far the pages' figures are behind what was pushed (the team view; absent locally, where they never are). */
   progress?(projectId: string): Promise<CatchUpProgress>;
+  /** Full-text search over what the project holds (the team view, issue 32); `invalid_query` when the query cannot be read. */
+  search?(projectId: string, query: string, limit: number): Promise<SearchResults>;
+}
+
+/** One document that matched: a conversation (its transcript or its summary) or a commit (its subject). */
+export interface SearchHit {
+  kind: 'transcript' | 'summary' | 'commit';
+  conversation_id: string | null;
+  commit: string | null;
+  agent: string | null;
+  model: string | null;
+  /** The conversation's newest time, or the commit's. */
+  ts: string | null;
+  /** Text around the match, on one line. */
+  snippet: string;
+  /** The matched words in `snippet`: [start, end) in UTF-16 code units. */
+  marks: Array<[number, number]>;
+  /** The page of the conversation or commit. */
+  url: string;
+}
+
+export interface SearchResults {
+  hits: SearchHit[];
+  /** Transcripts, summaries and commits pushed but not in the index yet: a search finds them once they are. */
+  pending: number;
+  /** The token's role reads no transcripts or summaries: only commit subjects were searched. */
+  content_hidden: boolean;
 }
 
 /** The team view's tables catching up with a push: `folded` of `total` rows taken in. */

@@ -9,8 +9,13 @@ import { cleanEnv } from '../helpers/cli.js';
 import { commitAll, gitIn, newRepo, writeFile } from './ledger-helpers.js';
 
 const logged = (repo: string, commit: string) => {
-  const [parents = '', seconds = '', author = ''] = gitIn(repo, ['log', '-1', '--format=%P|%ct|%an <%ae> %at', commit]).split('|');
-  return { parents: parents.split(' ').filter(Boolean), ts: new Date(Number(seconds) * 1000).toISOString(), author };
+  const [parents = '', seconds = '', author = '', authorName = '', subject = ''] = gitIn(repo, [
+    'log',
+    '-1',
+    '--format=%P%x00%ct%x00%an <%ae> %at%x00%an%x00%s',
+    commit,
+  ]).split('\0');
+  return { parents: parents.split(' ').filter(Boolean), ts: new Date(Number(seconds) * 1000).toISOString(), author, authorName, subject };
 };
 
 test('parents, committer time, author and message equal git log, around a missing name and a signed commit', async () => {
@@ -50,12 +55,25 @@ test('parents, committer time, author and message equal git log, around a missin
   for (const commit of [first, second]) {
     const object = read.get(commit)!;
     const expected = logged(repo, commit);
-    assert.equal(object.info, { commit, parents: expected.parents, ts: expected.ts });
+    // Subject and author name as git's %s and %an give them: the commit link carries them (issue 32).
+    assert.equal(object.info, {
+      commit,
+      parents: expected.parents,
+      ts: expected.ts,
+      subject: expected.subject,
+      authorName: expected.authorName,
+    });
     assert.is(object.author, expected.author);
     assert.is(object.message.trimEnd(), gitIn(repo, ['log', '-1', '--format=%B', commit]).trimEnd());
   }
   assert.equal(read.get(signed), {
-    info: { commit: signed, parents: [second, first], ts: new Date(1_700_000_100_000).toISOString() },
+    info: {
+      commit: signed,
+      parents: [second, first],
+      ts: new Date(1_700_000_100_000).toISOString(),
+      subject: 'Merge pull request #7 from x/y',
+      authorName: 'Signer',
+    },
     author: 'Signer <s@example.com> 1700000000',
     message: 'Merge pull request #7 from x/y\n',
   });

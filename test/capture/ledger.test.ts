@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -30,7 +31,7 @@ test('lines the agent wrote are ai, with the conversation url, model and trace; 
   const trace = traceRow({ conversation: 'sess-a', model: 'claude-sonnet-4-5', files: { 'src/add.js': AGENT_LINES } });
   seedTraces(m, [trace]);
   writeFile(m.repo, 'src/add.js', AGENT_LINES);
-  const commit = commitAll(m.repo, 'add');
+  const commit = commitAll(m.repo, 'Add the adder\n\nWith a body that stays out of the link.');
   const result = await commitLink(m);
   assert.is(result.code, 0);
   assert.is(result.stdout, '', 'a hook prints nothing');
@@ -74,6 +75,13 @@ test('lines the agent wrote are ai, with the conversation url, model and trace; 
       trace_ids: [trace.id],
       ledger_sha: ledger.sha,
     },
+  );
+  // The link names its commit (issue 32): the subject alone, the author's name, the committer time.
+  const author = execFileSync('git', ['log', '-1', '--format=%an', commit], { cwd: m.repo, encoding: 'utf8' }).trim();
+  assert.ok(author.length > 0);
+  assert.equal(
+    { subject: link.subject, author_name: link.author_name, committed_at: link.committed_at },
+    { subject: 'Add the adder', author_name: author, committed_at: ledger.ts },
   );
   const state = JSON.parse(readFileSync(join(m.dir, 'attribution-state.json'), 'utf8'));
   assert.is(state.last_commit, commit);

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/cli.js';
 import { stopAllServices } from '../helpers/service.js';
-import { clientFor, conversation } from '../server/http.js';
+import { clientFor, commitLink as linkRow, conversation, summary as summaryRow } from '../server/http.js';
 import { validItem } from './arbitraries.js';
 import { assertRefusal, backends, FAMILIES, rawRequest, tenants, type Tenants } from './hostile-support.js';
 
@@ -242,6 +242,67 @@ test('whoami describes the token on any target; tenant tokens are not admin secr
     const sneaky = await clientFor(t.service, t.tokens.acmeOrg, 'acme', 'sneaky').pull('traces');
     assert.is(sneaky.status, 404);
     assert.is(sneaky.json.code, 'project_not_found');
+  }
+});
+
+test("the team view's search finds a project's text for the tokens covering it, and nothing of another project or org", async () => {
+  const { signIn } = await import('../privacy/support.js');
+  const owners = { web: ['acme', 'web'], api: ['acme', 'api'], shop: ['globex', 'shop'] } as const;
+  const word = (name: string) => `tenantword${name}`;
+  for (const t of setups) {
+    // Each project's own word, in a summary and a commit subject (the texts a search reads besides transcripts).
+    for (const [name, client] of [
+      ['web', t.web],
+      ['api', t.api],
+      ['shop', t.shop],
+    ] as const) {
+      const summary = await client.push('summaries', [
+        summaryRow({ conversation_id: `search-${name}`, summary: `only ${word(name)} here`, ts: '2024-05-02T00:00:00.000Z' }),
+      ]);
+      assert.is(summary.status, 200, summary.text);
+      const link = await client.push('commit-links', [linkRow({ commit: 'f'.repeat(40), subject: `Fix ${word(name)}` })]);
+      assert.is(link.status, 200, link.text);
+    }
+    const cookies = {} as Record<TokenName, string>;
+    for (const token of Object.keys(SCOPES) as TokenName[]) cookies[token] = await signIn(t.service.url, t.tokens[token]);
+    const search = async (token: TokenName, org: string, project: string, q: string) => {
+      const response = await fetch(`${t.service.url}/ui/api/p/${org}/${project}/search?${new URLSearchParams({ q })}`, {
+        headers: { cookie: cookies[token] },
+      });
+      return {
+        status: response.status,
+        json: (await response.json()) as { code?: string; pending?: number; hits?: Array<{ snippet: string }> },
+      };
+    };
+    // Indexed in the background: asked through a token that covers each project until nothing is pending.
+    for (const [name, [org, project]] of Object.entries(owners)) {
+      const owner = name as TokenName;
+      for (let tries = 0; ; tries += 1) {
+        const reply = await search(owner, org, project, 'anything');
+        assert.is(reply.status, 200, JSON.stringify(reply.json));
+        if (reply.json.pending === 0) break;
+        if (tries > 300) throw new Error(`${t.backend} ${org}/${project}: the search index never caught up`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    for (const token of Object.keys(SCOPES) as TokenName[]) {
+      for (const [org, project] of TARGETS) {
+        for (const name of Object.keys(owners)) {
+          const reply = await search(token, org, project, word(name));
+          const where = `${t.backend}: ${token} searching ${org}/${project} for ${name}'s word`;
+          if (!covers(token, org, project) || !REGISTERED.has(`${org}/${project}`)) {
+            assert.is(reply.status, 404, where);
+            assert.is(reply.json.code, 'unknown_project', where);
+            continue;
+          }
+          assert.is(reply.status, 200, where);
+          const own = owners[name as keyof typeof owners];
+          const expected = own[0] === org && own[1] === project ? 2 : 0;
+          assert.is(reply.json.hits!.length, expected, where);
+          for (const hit of reply.json.hits!) assert.match(hit.snippet, word(name), where);
+        }
+      }
+    }
   }
 });
 

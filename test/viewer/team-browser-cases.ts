@@ -91,6 +91,60 @@ export function teamBrowserCases(test: Test<{ team: Team }>, backend: 'sqlite' |
     await context.close();
   });
 
+  test('browser: the search box finds prompts and commit subjects, marks the words, shows hostile text as text, tells a bad query', async ({
+    team,
+  }) => {
+    const { context, page } = await signedIn(team, team.tokens.org);
+    await page.goto(`${team.service.url}/ui/p/acme/app`);
+    // Commit links name their commits (issue 32): the list shows each subject.
+    await page.locator('#commits li.commit').nth(2).waitFor();
+    assert.equal(await page.locator('#commits .subject').allTextContents(), [
+      'bob: release again',
+      'changelog, version and retries',
+      'greet helper',
+    ]);
+    // The index is built in the background after the push: wait until nothing is pending, through the page's own session.
+    await page.waitForFunction(
+      async () => {
+        const response = await fetch('/ui/api/p/acme/app/search?q=greet');
+        return response.ok && ((await response.json()) as { pending: number }).pending === 0;
+      },
+      undefined,
+      { polling: 200, timeout: 30_000 },
+    );
+    await page.fill('#search-input', 'greet');
+    await page.press('#search-input', 'Enter');
+    await page.waitForURL(/search=greet/);
+    await page.locator('#search-results li.hit').first().waitFor();
+    const links = await page.locator('#search-results li.hit a.id').evaluateAll((anchors) => anchors.map((a) => a.getAttribute('href')));
+    assert.ok(links.includes(`/ui/p/acme/app/sessions/${CLAUDE}`), links.join());
+    assert.ok(links.includes(`/ui/p/acme/app/commits/${team.aliceCommits.greet}`), links.join());
+    const marked = await page.locator('#search-results mark').allTextContents();
+    assert.ok(marked.length > 0 && marked.every((text) => text.toLowerCase().startsWith('greet')), marked.join());
+
+    // Hostile transcript text is found and shown as text, never run.
+    await page.fill('#search-input', 'pwned');
+    await page.press('#search-input', 'Enter');
+    await page.locator('#search-results li.hit', { hasText: '__pwned' }).first().waitFor();
+    assert.match((await page.locator('#search-results').textContent()) ?? '', /<script>window\.__pwned/);
+    assert.is(await page.evaluate('window.__pwned'), undefined);
+    assert.is(await page.locator('#search-results script, #search-results img').count(), 0);
+
+    // A query the service cannot read is told in its words, under the box.
+    await page.fill('#search-input', '"unclosed');
+    await page.press('#search-input', 'Enter');
+    await page.locator('#search-status .error').waitFor();
+    assert.match((await page.locator('#search-status').textContent()) ?? '', /quoted phrase is not closed/);
+    assert.is(await page.locator('#search-results li').count(), 0);
+
+    // A search is a link: the same URL searches again.
+    const again = await context.newPage();
+    await again.goto(`${team.service.url}/ui/p/acme/app?search=${encodeURIComponent('"release again"')}`);
+    await again.locator('#search-results li.hit').first().waitFor();
+    assert.equal(await again.locator('#search-results li.hit a.id').allTextContents(), [team.bobCommit.slice(0, 10)]);
+    await context.close();
+  });
+
   test('browser: a session page shows the hostile transcript as text, its timeline and its commit', async ({ team }) => {
     const { context, page } = await signedIn(team, team.tokens.alice);
     await page.goto(`${team.service.url}/ui/p/acme/app/sessions/${CLAUDE}`);

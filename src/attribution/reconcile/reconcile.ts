@@ -18,12 +18,11 @@ import {
   type CommitInfo,
 } from '../../capture/ledger/commit-diff.js';
 import { GitCommandError, runGit, type GitOptions } from '../../capture/ledger/git-exec.js';
-import { buildRecordLedger, COMMIT_LINKS_FILE, LEDGERS_FILE, type Ledger } from '../../capture/ledger/ledger-record.js';
+import { buildRecordLedger, commitLinkRecord, COMMIT_LINKS_FILE, LEDGERS_FILE, type Ledger } from '../../capture/ledger/ledger-record.js';
 import { appendOnce } from '../../capture/ledger/link-commit.js';
 import { readCommitObjects, type CommitObject } from '../../capture/ledger/commit-objects.js';
 import { NOTES_FULL_REF, writeLedgerNote, writeLedgerNotes } from '../../capture/ledger/notes.js';
 import { isAttributableLine } from '../../capture/trace-record.js';
-import { withContentId } from '../../core/content-id.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { appendRecord } from '../../store/jsonl.js';
 import { LedgerLines } from '../ledger-lines.js';
@@ -245,7 +244,7 @@ async function reconcileLocked(
     const fresh = !index.has(commit);
     const written = request.dryRun
       ? false
-      : await record(projectDir, ledger, method === 'patch-id' ? from[0] : undefined, git, fresh, notes);
+      : await record(projectDir, info, ledger, method === 'patch-id' ? from[0] : undefined, git, fresh, notes);
     if (!request.dryRun) recorded.push({ info, ledger, files: mapped.files });
     // A commit reconciled here can be the source of a later one (a cherry-pick of a squash).
     views.set(commit, readLedgerLine(ledger));
@@ -487,6 +486,7 @@ async function sameCombinedChange(
  */
 async function record(
   projectDir: string,
+  info: CommitInfo,
   ledger: Ledger,
   rewrittenFrom: string | undefined,
   git: GitOptions,
@@ -507,18 +507,7 @@ async function record(
         sessions.add(decodeURIComponent(url.slice(url.lastIndexOf('/') + 1)));
     }
   }
-  const link = withContentId(
-    {
-      id: '',
-      ts: ledger.ts,
-      commit: ledger.commit,
-      session_ids: [...sessions].sort(),
-      trace_ids: ledger.trace_ids,
-      ledger_sha: ledger.sha,
-      ...(rewrittenFrom === undefined ? {} : { rewritten_from: rewrittenFrom }),
-    },
-    'id',
-  );
+  const link = commitLinkRecord(ledger, [...sessions].sort(), rewrittenFrom, info);
   await append(COMMIT_LINKS_FILE, link, 'id');
   // New notes are written together once every ledger is recorded (writeLedgerNotes).
   if (fresh) notes.push(ledger);

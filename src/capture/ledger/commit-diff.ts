@@ -8,12 +8,15 @@ export interface CommitInfo {
   parents: string[];
   /** Committer time, ISO-8601 UTC: the same on every clone, unlike the time tracer ran. */
   ts: string;
+  /** The message's subject (its first paragraph on one line) and the author's name, for the commit link: never in the ledger. */
+  subject?: string;
+  authorName?: string;
 }
 
 export async function readCommit(rev: string, git: GitOptions): Promise<CommitInfo> {
   let text: string;
   try {
-    text = await runGit(['show', '-s', '--no-show-signature', '--format=%H%n%P%n%ct', `${rev}^{commit}`, '--'], git);
+    text = await runGit(['show', '-s', '--no-show-signature', '--format=%H%n%P%n%ct%n%an%n%s', `${rev}^{commit}`, '--'], git);
   } catch (error) {
     if (error instanceof GitCommandError) {
       throw new TracerError(
@@ -27,7 +30,7 @@ export async function readCommit(rev: string, git: GitOptions): Promise<CommitIn
     }
     throw error;
   }
-  const [commit = '', parents = '', seconds = ''] = text.split('\n');
+  const [commit = '', parents = '', seconds = '', authorName = '', subject = ''] = text.split('\n');
   if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(commit) || !/^\d+$/.test(seconds)) {
     throw new TracerError(
       'git_failed',
@@ -35,7 +38,7 @@ export async function readCommit(rev: string, git: GitOptions): Promise<CommitIn
       { exitCode: ExitCode.localState },
     );
   }
-  return { commit, parents: parents.split(' ').filter(Boolean), ts: new Date(Number(seconds) * 1000).toISOString() };
+  return { commit, parents: parents.split(' ').filter(Boolean), ts: new Date(Number(seconds) * 1000).toISOString(), subject, authorName };
 }
 
 /**
@@ -121,12 +124,19 @@ export async function readCommitsBatch(
   const log =
     unknown.length === 0
       ? ''
-      : await runGit(['log', '--no-walk=unsorted', '--no-show-signature', '--format=%H%x09%P%x09%ct', ...unknown, '--'], git);
+      : await runGit(['log', '--no-walk=unsorted', '--no-show-signature', '--format=%H%x00%P%x00%ct%x00%an%x00%s', ...unknown, '--'], git);
   for (const line of log.split('\n')) {
-    const [commit = '', parents = '', seconds = ''] = line.split('\t');
+    // NUL between the fields: a subject or a name may hold a tab, never a NUL or a newline.
+    const [commit = '', parents = '', seconds = '', authorName = '', subject = ''] = line.split('\0');
     if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(commit) || !/^\d+$/.test(seconds)) continue;
     found.set(commit, {
-      info: { commit, parents: parents.split(' ').filter(Boolean), ts: new Date(Number(seconds) * 1000).toISOString() },
+      info: {
+        commit,
+        parents: parents.split(' ').filter(Boolean),
+        ts: new Date(Number(seconds) * 1000).toISOString(),
+        subject,
+        authorName,
+      },
     });
   }
   const plain = [...found.values()].filter(({ info }) => info.parents.length <= 1).map(({ info }) => info.commit);

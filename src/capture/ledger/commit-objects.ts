@@ -53,11 +53,28 @@ function parseCommit(commit: string, body: string): CommitObject {
     else if (key === 'author') author = withoutZone(value);
     else if (key === 'committer') committed = Number(/ (\d+) [+-]\d{4}$/.exec(value)?.[1] ?? 0);
   }
+  const message = split === -1 ? '' : body.slice(split + 2);
   return {
-    info: { commit, parents, ts: new Date(committed * 1000).toISOString() },
+    info: { commit, parents, ts: new Date(committed * 1000).toISOString(), subject: subjectOf(message), authorName: nameOf(author) },
     author,
-    message: split === -1 ? '' : body.slice(split + 2),
+    message,
   };
+}
+
+/** What git's %s prints: the message's first paragraph, its lines joined with spaces. */
+export function subjectOf(message: string): string {
+  const lines: string[] = [];
+  for (const line of message.replace(/^\n+/, '').split('\n')) {
+    if (line.trim() === '') break;
+    lines.push(line.trim());
+  }
+  return lines.join(' ');
+}
+
+/** "Name <email> 1700000000" → "Name". */
+function nameOf(ident: string): string {
+  const open = ident.lastIndexOf(' <');
+  return open === -1 ? '' : ident.slice(0, open);
 }
 
 /** "Name <email> 1700000000 +0200" → "Name <email> 1700000000". */

@@ -94,6 +94,11 @@ export interface CommitLink {
   ledger_sha: string;
   /** The commit this one replaced by an amend or a rebase. */
   rewritten_from?: string;
+  /** The commit named, for pages that list commits without a repository (issue 32); links written before have none. */
+  subject?: string;
+  author_name?: string;
+  /** Committer time, ISO-8601 UTC (the same as `ts`, under a name that says so). */
+  committed_at?: string;
   [member: string]: unknown;
 }
 
@@ -171,19 +176,32 @@ export function noteText(ledger: Ledger): string {
   return `${JSON.stringify(ledger.record)}\n`;
 }
 
-export function buildCommitLink(ledger: Ledger, attribution: Attribution, rewrittenFrom?: string): CommitLink {
+export function buildCommitLink(ledger: Ledger, attribution: Attribution, rewrittenFrom?: string, info?: CommitInfo): CommitLink {
   const sessions = new Set<string>();
   for (const lines of attribution.files.values())
     for (const line of lines) if (line.trace?.conversation_id !== undefined) sessions.add(line.trace.conversation_id);
+  return commitLinkRecord(ledger, [...sessions].sort(compare), rewrittenFrom, info);
+}
+
+/**
+ * The commit link of a ledger (the post-commit hook's, and reconcile's): its
+ * conversations, traces and ledger, and the commit's subject, author name and
+ * committed time as git gave them with the commit (no process of its own).
+ * Deterministic like the ledger: the same commit gives the same bytes anywhere.
+ */
+export function commitLinkRecord(ledger: Ledger, sessionIds: string[], rewrittenFrom?: string, info?: CommitInfo): CommitLink {
   return withContentId(
     {
       id: '',
       ts: ledger.ts,
       commit: ledger.commit,
-      session_ids: [...sessions].sort(compare),
+      session_ids: sessionIds,
       trace_ids: ledger.trace_ids,
       ledger_sha: ledger.sha,
       ...(rewrittenFrom === undefined ? {} : { rewritten_from: rewrittenFrom }),
+      ...(info?.subject === undefined ? {} : { subject: info.subject }),
+      ...(info?.authorName === undefined ? {} : { author_name: info.authorName }),
+      ...(info === undefined ? {} : { committed_at: info.ts }),
     },
     'id',
   );

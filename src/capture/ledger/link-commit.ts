@@ -46,7 +46,7 @@ export async function linkCommit(request: LinkRequest): Promise<LinkResult> {
   if (window.length > 0) subtractClaims(window, await rememberedAncestors(info.commit, state, ignore, git));
   const attribution = attribute(changes, window);
   const ledger = buildLedger(info, attribution);
-  const link = buildCommitLink(ledger, attribution, request.rewrittenFrom);
+  const link = buildCommitLink(ledger, attribution, request.rewrittenFrom, info);
 
   const ledgerAppended = await appendOnce(join(projectDir, LEDGERS_FILE), ledger, 'sha');
   const linkAppended = await appendOnce(join(projectDir, COMMIT_LINKS_FILE), link, 'id');

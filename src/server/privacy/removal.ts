@@ -200,7 +200,7 @@ async function removeBatch(
       const stones = rows.map((row) => tombstoneOf(key, row, families, reason, by, ts));
       report.tombstones += (await insertTombstones(tx, projectId, stones, families)).length;
       report.blobs += await releaseUnnamedBlobs(tx, projectId, rows);
-      await refoldAfterRemoval(tx, projectId, rows);
+      await refoldAfterRemoval(tx, projectId, rows, storage.backend);
       for (const row of rows) {
         report.rows[row.family] = (report.rows[row.family] ?? 0) + 1;
         if (row.conversation_id) report.conversations.add(row.conversation_id);

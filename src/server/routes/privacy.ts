@@ -134,7 +134,7 @@ async function applyTombstones(
         removed += rows.length;
         const named = [...rows, ...slice.map((stone) => ({ blob_sha: stone.blob_sha256 ?? null }))];
         await releaseUnnamedBlobs(tx, project.id, named);
-        await refoldAfterRemoval(tx, project.id, rows);
+        await refoldAfterRemoval(tx, project.id, rows, context.storage.backend);
       },
       { lockProject: project.id },
     );

@@ -66,6 +66,7 @@ export function uiRoutes(context: ServiceContext) {
           context.view,
           (projectId, id) => `${UI_PREFIX}/p/${projectId}/sessions/${encodeURIComponent(id)}/forget`,
           { prices: context.prices, usage: context.usage },
+          { base: UI_PREFIX, index: context.search },
         ),
       };
       return undefined;

@@ -13,6 +13,8 @@ export interface Dialect {
   serial: string;
   /** A top-level string member of a JSON text column, or NULL. */
   jsonText(column: string, member: string): string;
+  /** The search index's tables (issue 32): FTS5 on SQLite, a tsvector with a GIN index on PostgreSQL (team/search-index.ts). */
+  searchTables: string[];
 }
 
 export const SQLITE_DIALECT: Dialect = {
@@ -20,6 +22,14 @@ export const SQLITE_DIALECT: Dialect = {
   ts: 'TEXT',
   serial: 'INTEGER PRIMARY KEY AUTOINCREMENT',
   jsonText: (column, member) => `CASE WHEN json_valid(${column}) THEN json_extract(${column}, '$.${member}') END`,
+  searchTables: [
+    `CREATE TABLE search_docs (id INTEGER PRIMARY KEY AUTOINCREMENT, project_id INTEGER NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
+      version TEXT NOT NULL, ts TEXT, UNIQUE (project_id, kind, key))`,
+    // The text, by search_docs.id; unicode61 without diacritics, no stemming (as the local index).
+    "CREATE VIRTUAL TABLE search_fts USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')",
+    // A forgotten document leaves the index's own pages at once, not at the next merge.
+    "INSERT INTO search_fts (search_fts, rank) VALUES ('secure-delete', 1)",
+  ],
 };
 export const POSTGRES_DIALECT: Dialect = {
   int: 'BIGINT',
@@ -27,6 +37,11 @@ export const POSTGRES_DIALECT: Dialect = {
   serial: 'BIGSERIAL PRIMARY KEY',
   // A regular expression, not ::jsonb: jsonb refuses "\u0000", which a stored row may hold.
   jsonText: (column, member) => `substring(${column} from '"${member}"\\s*:\\s*"([^"\\\\]*)"')`,
+  searchTables: [
+    `CREATE TABLE search_docs (id BIGSERIAL PRIMARY KEY, project_id BIGINT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
+      version TEXT NOT NULL, ts TEXT COLLATE "C", body TEXT NOT NULL, tsv tsvector NOT NULL, UNIQUE (project_id, kind, key))`,
+    'CREATE INDEX search_docs_tsv ON search_docs USING GIN (tsv)',
+  ],
 };
 
 export const MIGRATIONS_TABLE = 'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)';
@@ -138,6 +153,34 @@ export function migrations(d: Dialect): Array<{ version: number; statements: str
           'view_replaced',
           'view_summaries',
           'view_transcripts',
+          'view_progress',
+        ].map((table) => `DELETE FROM ${table}`),
+      ],
+    },
+    {
+      // Search (issue 32): each commit's subject, author name and committed time as its commit
+      // link names them, and the search index of the pushed transcripts, summaries and commit
+      // subjects (team/search-index.ts keeps it current after each fold). The view is folded
+      // again from the first row, so the links stored before this release name their commits,
+      // and the index is then built from what is stored.
+      version: 6,
+      statements: [
+        `CREATE TABLE view_commit_names (project_id ${d.int} NOT NULL, sha TEXT NOT NULL, seq ${d.int} NOT NULL, subject TEXT NOT NULL,
+          author_name TEXT, committed_at ${d.ts}, PRIMARY KEY (project_id, sha))`,
+        ...d.searchTables,
+        ...[
+          'view_sessions',
+          'view_session_models',
+          'view_session_files',
+          'view_session_traces',
+          'view_facets',
+          'view_commits',
+          'view_commit_parts',
+          'view_commit_sessions',
+          'view_replaced',
+          'view_summaries',
+          'view_transcripts',
+          'view_written',
           'view_progress',
         ].map((table) => `DELETE FROM ${table}`),
       ],

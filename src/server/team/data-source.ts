@@ -22,6 +22,7 @@ import type {
   ProjectSummary,
   SessionDetail,
   SessionRow,
+  SearchResults,
   SessionUsage,
   ShareBreakdown,
   ShareRow,
@@ -41,6 +42,7 @@ import { viewProgress } from './progress.js';
 import { transcriptPage } from './transcript.js';
 import { actorOf, recordAudit } from '../privacy/audit.js';
 import { roleAllows } from '../roles.js';
+import { parseQuery } from '../../search/query.js';
 
 const TIMELINE_MAX = 1_000;
 const FILES_SHOWN = 50;
@@ -64,7 +66,13 @@ interface CommitSql {
   mixed: number;
   files: number;
   person: string | null;
+  /** From the commit's link (view_commit_names), when one named it (issue 32). */
+  subject: string | null;
+  author_name: string | null;
 }
+
+/** A commit's subject and author name as its link names them: joined to view_commits c. */
+const NAMED = 'LEFT JOIN view_commit_names n ON n.project_id = c.project_id AND n.sha = c.sha';
 
 export class ServiceDataSource implements ViewerDataSource {
   constructor(
@@ -76,7 +84,31 @@ export class ServiceDataSource implements ViewerDataSource {
     private readonly forgetPath?: (projectId: string, conversationId: string) => string,
     /** The price table, and the background reading of the pushed transcripts' usage (team/usage.ts). */
     private readonly costing?: { prices(): Promise<PriceTable>; usage: { schedule(projectId: number): void } },
+    /** Where the pages are mounted (search hits link to them), and the background indexing of what a search reads (team/search-index.ts). */
+    private readonly searching?: { base: string; index: { schedule(projectId: number): void } },
   ) {}
+
+  async search(projectId: string, text: string, limit: number): Promise<SearchResults> {
+    // A query that cannot be read is refused before anything is looked up.
+    const tree = parseQuery(text);
+    const project = await this.project(projectId);
+    const { teamSearch, SEARCH_LIMIT_MAX } = await import('./search.js');
+    const { searchPending } = await import('./search-index.js');
+    const pages = `${this.searching?.base ?? '/ui'}/p/${encodeURIComponent(project.org_slug)}/${encodeURIComponent(project.project_slug)}`;
+    const hits = await teamSearch(this.storage, {
+      projectId: project.id,
+      tree,
+      // A token that may not read transcripts does not search them or their summaries either (issue 31).
+      kinds: this.readsContent ? ['transcript', 'summary', 'commit'] : ['commit'],
+      limit: Math.min(SEARCH_LIMIT_MAX, Math.max(1, Math.floor(limit))),
+      sessionUrl: (id) => `${pages}/sessions/${encodeURIComponent(id)}`,
+      commitUrl: (sha) => `${pages}/commits/${sha}`,
+    });
+    const pending = await searchPending(this.storage, project.id);
+    // What is not indexed yet is indexed in the background; the page says how much is left.
+    if (pending > 0) this.searching?.index.schedule(project.id);
+    return { hits, pending, content_hidden: !this.readsContent };
+  }
 
   async usage(projectId: string, conversationId: string): Promise<SessionUsage> {
     const project = await this.project(projectId);
@@ -233,14 +265,16 @@ export class ServiceDataSource implements ViewerDataSource {
     dates(where, params, 'c.ts', 'c.ts', query);
     if (query.q) {
       const like = likePattern(query.q);
-      where.push(`(c.sha LIKE ? ESCAPE '\\' OR lower(c.paths) LIKE ? ESCAPE '\\' OR lower(coalesce(c.person, '')) LIKE ? ESCAPE '\\')`);
-      params.push(like, like, like);
+      where.push(`(c.sha LIKE ? ESCAPE '\\' OR lower(c.paths) LIKE ? ESCAPE '\\' OR lower(coalesce(c.person, '')) LIKE ? ESCAPE '\\'
+        OR EXISTS (SELECT 1 FROM view_commit_names m WHERE m.project_id = c.project_id AND m.sha = c.sha
+          AND (lower(m.subject) LIKE ? ESCAPE '\\' OR lower(coalesce(m.author_name, '')) LIKE ? ESCAPE '\\')))`);
+      params.push(like, like, like, like, like);
     }
     const { offset, limit } = paging(query);
     const filter = where.join(' AND ');
     const [count] = await this.storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM view_commits c WHERE ${filter}`, params);
     const rows = await this.storage.query<CommitSql>(
-      `SELECT c.sha, c.ts, c.seq, c.ai, c.human, c.mixed, c.files, c.person FROM view_commits c
+      `SELECT c.sha, c.ts, c.seq, c.ai, c.human, c.mixed, c.files, c.person, n.subject, n.author_name FROM view_commits c ${NAMED}
        WHERE ${filter} ORDER BY c.ts DESC, c.sha DESC LIMIT ? OFFSET ?`,
       [...params, limit, offset],
     );
@@ -251,8 +285,8 @@ export class ServiceDataSource implements ViewerDataSource {
     const items = rows.map((row): CommitRow => ({
       sha: row.sha,
       ts: row.ts || null,
-      subject: null,
-      author: row.person,
+      subject: row.subject,
+      author: row.author_name ?? row.person,
       lines: { ai: row.ai, human: row.human, mixed: row.mixed },
       files: row.files,
       agents: parts.get(row.sha)?.agents ?? [],
@@ -279,8 +313,8 @@ export class ServiceDataSource implements ViewerDataSource {
       [project.id, conversationId, TIMELINE_MAX],
     );
     const timeline = traces.flatMap((trace) => timelineEvent(parse(trace.body)) ?? []);
-    const commits = await this.storage.query<{ sha: string; ts: string }>(
-      `SELECT c.sha, c.ts FROM view_commit_sessions l JOIN view_commits c ON c.project_id = l.project_id AND c.sha = l.sha
+    const commits = await this.storage.query<{ sha: string; ts: string; subject: string | null }>(
+      `SELECT c.sha, c.ts, n.subject FROM view_commit_sessions l JOIN view_commits c ON c.project_id = l.project_id AND c.sha = l.sha ${NAMED}
        WHERE l.project_id = ? AND l.conversation_id = ? AND ${NOT_REPLACED} ORDER BY c.ts DESC LIMIT 200`,
       [project.id, conversationId],
     );
@@ -290,7 +324,7 @@ export class ServiceDataSource implements ViewerDataSource {
       conversation_url: AGENT_ID.test(agent) ? conversationUrl(agent, conversationId) : null,
       timeline,
       timeline_total: aggregate.events,
-      commits: commits.map((commit) => ({ sha: commit.sha, ts: commit.ts || null, subject: null })),
+      commits: commits.map((commit) => ({ sha: commit.sha, ts: commit.ts || null, subject: commit.subject })),
       transcript_bytes: transcript?.size ?? null,
       forgotten,
       transcript_hidden: !this.readsContent,
@@ -349,7 +383,8 @@ export class ServiceDataSource implements ViewerDataSource {
     const wanted = requested.toLowerCase();
     // A prefix is a range of the primary key: every longer hex sha starting with it sorts before prefix + "g".
     const rows = await this.storage.query<CommitSql>(
-      `SELECT sha, ts, seq, ai, human, mixed, files, person FROM view_commits WHERE project_id = ? AND sha >= ? AND sha < ? ORDER BY sha LIMIT 2`,
+      `SELECT c.sha, c.ts, c.seq, c.ai, c.human, c.mixed, c.files, c.person, n.subject, n.author_name FROM view_commits c ${NAMED}
+       WHERE c.project_id = ? AND c.sha >= ? AND c.sha < ? ORDER BY c.sha LIMIT 2`,
       [project.id, wanted, `${wanted}g`],
     );
     const row = rows.find((candidate) => candidate.sha === wanted) ?? (rows.length === 1 ? rows[0] : undefined);
@@ -365,7 +400,8 @@ export class ServiceDataSource implements ViewerDataSource {
     return {
       ...emptyDetail(row.sha),
       ts: row.ts || null,
-      author: row.person,
+      subject: row.subject,
+      author: row.author_name ?? row.person,
       lines: { ai: row.ai, human: row.human, mixed: row.mixed },
       has_ledger: true,
       files,

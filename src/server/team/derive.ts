@@ -64,6 +64,7 @@ export function foldPlan(projectId: number, rows: readonly ItemRow[]): FoldPlan 
   const parts = new Map<string, unknown[][]>();
   const commitSessions = new UniqueRows();
   const replaced = new UniqueRows();
+  const names = new Map<string, unknown[]>();
   const summaries = new Map<string, unknown[]>();
   const transcripts = new Map<string, unknown[]>();
   const written = new Map<string, unknown[]>();
@@ -131,6 +132,10 @@ export function foldPlan(projectId: number, rows: readonly ItemRow[]): FoldPlan 
       const sha = str(value.commit);
       const from = str(value.rewritten_from);
       if (from !== undefined) replaced.push([projectId, from]);
+      // The commit's name (issue 32): a later link of the same commit names it again; links from before name nothing.
+      const subject = str(value.subject);
+      if (sha !== undefined && subject !== undefined)
+        names.set(sha, [projectId, sha, row.seq, subject, str(value.author_name) ?? null, str(value.committed_at) ?? null]);
       if (sha !== undefined && Array.isArray(value.session_ids))
         for (const id of value.session_ids) if (typeof id === 'string') commitSessions.push([projectId, sha, id]);
     } else if (row.family === 'summaries') {
@@ -220,6 +225,13 @@ export function foldPlan(projectId: number, rows: readonly ItemRow[]): FoldPlan 
       columns: { project_id: 'int', sha: 'text', conversation_id: 'text' },
       rows: commitSessions.rows,
       conflict: 'ON CONFLICT DO NOTHING',
+    },
+    {
+      table: 'view_commit_names',
+      columns: { project_id: 'int', sha: 'text', seq: 'int', subject: 'text', author_name: 'text', committed_at: 'text' },
+      rows: [...names.values()],
+      conflict:
+        'ON CONFLICT (project_id, sha) DO UPDATE SET seq = excluded.seq, subject = excluded.subject, author_name = excluded.author_name, committed_at = excluded.committed_at',
     },
     { table: 'view_replaced', columns: { project_id: 'int', sha: 'text' }, rows: replaced.rows, conflict: 'ON CONFLICT DO NOTHING' },
     {

@@ -5,7 +5,8 @@
 // again, so the figures are those of the remaining rows; rows not folded yet are
 // taken in by the next fold as usual.
 import type { RemovedRow } from '../privacy/removal.js';
-import type { SqlTransaction } from '../storage/types.js';
+import type { SqlTransaction, TraceStorage } from '../storage/types.js';
+import { dropDocuments } from './search-index.js';
 import { foldPlan, type ItemRow } from './derive.js';
 import { valuesInserts } from './fold-sql.js';
 
@@ -15,9 +16,21 @@ const DERIVED: Record<string, string[]> = {
   summaries: ['view_summaries'],
   conversations: ['view_transcripts'],
 };
-const COMMIT_TABLES = ['view_commits', 'view_commit_parts', 'view_commit_sessions'];
+const COMMIT_TABLES = ['view_commits', 'view_commit_parts', 'view_commit_sessions', 'view_commit_names'];
 
-export async function refoldAfterRemoval(tx: SqlTransaction, projectId: number, rows: readonly RemovedRow[]): Promise<void> {
+export async function refoldAfterRemoval(
+  tx: SqlTransaction,
+  projectId: number,
+  rows: readonly RemovedRow[],
+  backend: TraceStorage['backend'],
+): Promise<void> {
+  // The search index (issue 32) forgets every document of what was removed, folded in or not;
+  // what remains of those conversations and commits is indexed again after the next fold.
+  const touched = [...new Set(rows.map((row) => row.conversation_id).filter((id): id is string => Boolean(id)))];
+  const touchedCommits = [
+    ...new Set(rows.flatMap((row) => (row.family === 'ledgers' || row.family === 'commit-links' ? commitOf(row.body) : []))),
+  ];
+  await dropDocuments(tx, backend, projectId, touched, touchedCommits);
   const [progress] = await tx.query<{ seq: number }>('SELECT seq FROM view_progress WHERE project_id = ?', [projectId]);
   const watermark = Number(progress?.seq ?? 0);
   const folded = rows.filter((row) => row.seq <= watermark);

@@ -3,6 +3,7 @@
 // too. The sessions list is asked for first: it is what the page is for.
 import { catchingUpNotice } from './catching-up.js';
 import { costSection } from './cost.js';
+import { searchSection } from './search.js';
 import { shareSection } from './share.js';
 import type { CommitRow, Facets, Page, ProjectStats, ProjectSummary, SessionRow } from '../../data-source.js';
 import {
@@ -47,6 +48,7 @@ export async function projectPage(root: HTMLElement, projectId: string): Promise
     heading,
     statsLine,
     TEAM ? catchingUpNotice(base, () => caughtUp()) : null,
+    TEAM ? searchSection(base, params) : null,
     share,
     cost,
     form,
