@@ -35,7 +35,8 @@ export class SearchCommand extends TracerCommand {
 
   async run() {
     const limit = this.limit === undefined ? 20 : Number(this.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError(`--limit takes a number from 1 to 200, not "${this.limit}"`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200)
+      throw new UsageError(`--limit takes a number from 1 to 200, not "${this.limit}"`);
     if (this.query === undefined && !this.reindex) throw new UsageError('Give a query to search for (or --reindex to build the index).');
     const { parseSince } = await import('../cli/since.js');
     const since = parseSince(this.since);
@@ -95,7 +96,9 @@ function parseUntil(value: string | undefined): string | undefined {
       ? Date.parse(text)
       : NaN;
   if (Number.isNaN(millis))
-    throw new UsageError(`--until takes an ISO-8601 date or date-time with a time zone, e.g. 2024-05-31 or 2024-05-31T12:00:00Z, not "${value}"`);
+    throw new UsageError(
+      `--until takes an ISO-8601 date or date-time with a time zone, e.g. 2024-05-31 or 2024-05-31T12:00:00Z, not "${value}"`,
+    );
   return new Date(millis).toISOString();
 }
 

@@ -86,7 +86,9 @@ function formatGroup(path: string, group: WhyLine[]): string {
     if (text) out.push(`  ${label}`, ...text.split('\n').map((row) => `    ${row}`));
   };
   if (first.conversation_id) {
-    out.push(`  conversation ${first.conversation_id}${first.tool ? ` (tool ${first.tool}${first.found === 'file' ? ', which wrote the file' : ''})` : ''}`);
+    out.push(
+      `  conversation ${first.conversation_id}${first.tool ? ` (tool ${first.tool}${first.found === 'file' ? ', which wrote the file' : ''})` : ''}`,
+    );
     quote('prompt:', first.prompt);
     quote('assistant, before the edit:', first.assistant_before);
     quote('assistant, after the edit:', first.assistant_after);

@@ -121,6 +121,18 @@ function pragmas(db: Db): void {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('cache_size = -16000');
+  // Forgotten text is overwritten in the file, not left in free pages.
+  db.pragma('secure_delete = ON');
+}
+
+/**
+ * After conversations left: FTS5 keeps a deleted row's terms in its segments
+ * until they are merged; `optimize` merges them all, so no forgotten word stays
+ * in the file, and the WAL is folded back and emptied.
+ */
+function purge(db: Db): void {
+  db.prepare("INSERT INTO docs (docs) VALUES ('optimize')").run();
+  db.pragma('wal_checkpoint(TRUNCATE)');
 }
 
 function createSchema(db: Db): void {
@@ -239,6 +251,7 @@ async function syncOpen(db: Db, options: IndexOptions): Promise<Omit<SyncReport,
   }
   let removed = 0;
   for (const id of touched) removed += writeDoc(db, id, undefined) ? 1 : 0;
+  if (removed > 0) purge(db);
   return { indexed, bytes, removed };
 }
 
@@ -321,7 +334,9 @@ async function syncLinks(db: Db, options: IndexOptions, touched: Set<string>): P
   const described = new Map<string, { subject: string | null; author: string | null }>();
   for await (const row of tail(db, options.projectDir, 'links', from)) {
     if (typeof row.commit !== 'string' || !/^[0-9a-f]{40,64}$/.test(row.commit)) continue;
-    const sessions = Array.isArray(row.session_ids) ? row.session_ids.filter((id): id is string => typeof id === 'string' && id !== '') : [];
+    const sessions = Array.isArray(row.session_ids)
+      ? row.session_ids.filter((id): id is string => typeof id === 'string' && id !== '')
+      : [];
     for (const id of sessions) pairs.push([id, row.commit]);
     const subject = typeof row.subject === 'string' ? row.subject : null;
     const author = typeof row.author_name === 'string' ? row.author_name : null;
@@ -376,7 +391,9 @@ function readSnapshotIndex(projectDir: string): Map<string, string> {
   try {
     const parsed = JSON.parse(readFileSync(join(projectDir, 'conversations', '_index.json'), 'utf8')) as unknown;
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return new Map();
-    return new Map(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && SHA256.test(entry[1])));
+    return new Map(
+      Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && SHA256.test(entry[1])),
+    );
   } catch {
     return new Map();
   }
@@ -445,8 +462,7 @@ class Column {
  */
 function writeDoc(db: Db, id: string, text: TranscriptText | undefined): boolean {
   const conv = db.prepare('SELECT n, sha, summary, in_docs FROM conv WHERE id = ?').get(id) as
-    | { n: number; sha: string | null; summary: string | null; in_docs: number }
-    | undefined;
+    { n: number; sha: string | null; summary: string | null; in_docs: number } | undefined;
   if (!conv) return false;
   const old =
     conv.in_docs === 1
@@ -454,7 +470,10 @@ function writeDoc(db: Db, id: string, text: TranscriptText | undefined): boolean
       : undefined;
   const transcript = text ?? (conv.sha === null ? undefined : old);
   const commits = (
-    db.prepare('SELECT c.subject FROM conv_commits l JOIN commits c ON c.sha = l.sha WHERE l.conv = ? AND c.subject IS NOT NULL').pluck().all(id) as string[]
+    db
+      .prepare('SELECT c.subject FROM conv_commits l JOIN commits c ON c.sha = l.sha WHERE l.conv = ? AND c.subject IS NOT NULL')
+      .pluck()
+      .all(id) as string[]
   ).join('\n');
   const keep = conv.sha !== null || conv.summary !== null;
   return db.transaction(() => {
@@ -501,7 +520,10 @@ export async function removeFromIndex(projectDir: string, conversationIds: Itera
         db.prepare('UPDATE conv SET sha = NULL, size = NULL, summary = NULL, in_docs = 0 WHERE n = ?').run(conv.n);
         removed += conv.in_docs;
       }
+      // Summaries are read again whole at the next sync: those the store still holds come back.
+      db.prepare("DELETE FROM meta WHERE key = 'tail:summaries'").run();
     })();
+    if (removed > 0) purge(db);
     return removed;
   } finally {
     db.close();

@@ -73,7 +73,7 @@ export function runQuery(db: Database.Database, match: string, projectId: string
   }
   if (filters.author !== undefined) {
     where.push(
-      "EXISTS (SELECT 1 FROM conv_commits l JOIN commits m ON m.sha = l.sha WHERE l.conv = c.id AND instr(lower(m.author), lower(@author)) > 0)",
+      'EXISTS (SELECT 1 FROM conv_commits l JOIN commits m ON m.sha = l.sha WHERE l.conv = c.id AND instr(lower(m.author), lower(@author)) > 0)',
     );
     params.author = filters.author;
   }

@@ -76,7 +76,8 @@ export async function whyLines(query: WhyQuery): Promise<WhyReport> {
   }
   const store = new TranscriptStore(query.projectDir, query.formats);
   const answers = new Map<string, Map<string, Answer>>();
-  for (const [id, entry] of wanted) answers.set(id, await readConversation(store, id, entry.agent, report.path, entry.lines, query.formats));
+  for (const [id, entry] of wanted)
+    answers.set(id, await readConversation(store, id, entry.agent, report.path, entry.lines, query.formats));
   const summaries = await latestSummaries(query.projectDir, new Set(wanted.keys()));
   return {
     path: report.path,

@@ -118,11 +118,15 @@ export async function threeAgents() {
   // Codex: apply_patch through its shell tool.
   const codexTranscript = join(transcripts, 'rollout-codex.jsonl');
   const patch =
-    "*** Begin Patch\n*** Add File: NOTES.md\n+# Migration notes\n+\n+- Move the reverse proxy first.\n*** Update File: VERSION\n@@\n-1.0.0\n+1.1.0\n*** End Patch\n";
+    '*** Begin Patch\n*** Add File: NOTES.md\n+# Migration notes\n+\n+- Move the reverse proxy first.\n*** Update File: VERSION\n@@\n-1.0.0\n+1.1.0\n*** End Patch\n';
   writeFileSync(
     codexTranscript,
     jsonl([
-      { timestamp: '2026-01-11T09:00:00.000Z', type: 'session_meta', payload: { id: CODEX_SESSION, cwd: repo, originator: 'codex_cli_rs' } },
+      {
+        timestamp: '2026-01-11T09:00:00.000Z',
+        type: 'session_meta',
+        payload: { id: CODEX_SESSION, cwd: repo, originator: 'codex_cli_rs' },
+      },
       { timestamp: '2026-01-11T09:00:01.000Z', type: 'turn_context', payload: { cwd: repo, model: 'gpt-5.5' } },
       {
         timestamp: '2026-01-11T09:00:02.000Z',
@@ -172,7 +176,11 @@ export async function threeAgents() {
           {
             id: 'replace-1',
             name: 'replace',
-            args: { file_path: join(repo, 'greet.py'), old_string: '    return "hello " + name', new_string: '    return f"Hello, {name}!"' },
+            args: {
+              file_path: join(repo, 'greet.py'),
+              old_string: '    return "hello " + name',
+              new_string: '    return f"Hello, {name}!"',
+            },
           },
         ],
       },
@@ -180,9 +188,19 @@ export async function threeAgents() {
     ]),
   );
   writeFileSync(join(repo, 'greet.py'), 'def greet(name):\n    return f"Hello, {name}!"\n');
-  await hook('gemini', 'AfterTool', JSON.stringify(fixture('gemini', 'AfterTool.replace.json', { __REPO__: repo, __TRANSCRIPT__: geminiTranscript })), options);
-  await hook('gemini', 'AfterAgent', JSON.stringify(fixture('gemini', 'AfterAgent.json', { __REPO__: repo, __TRANSCRIPT__: geminiTranscript })), options);
+  await hook(
+    'gemini',
+    'AfterTool',
+    JSON.stringify(fixture('gemini', 'AfterTool.replace.json', { __REPO__: repo, __TRANSCRIPT__: geminiTranscript })),
+    options,
+  );
+  await hook(
+    'gemini',
+    'AfterAgent',
+    JSON.stringify(fixture('gemini', 'AfterAgent.json', { __REPO__: repo, __TRANSCRIPT__: geminiTranscript })),
+    options,
+  );
 
-  const head = commit(repo, home, 'Loosen numpy, write migration notes, greet with an f-string');
+  const head = commit(repo, home, 'Quarterly cleanup of pins, notes and greetings');
   return { ...box, base, head };
 }
