@@ -12,6 +12,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isTracerError } from '../core/errors.js';
 import type { FormatContext } from '../transcript/agents.js';
+import type { TranscriptCursor, TranscriptFormat, TranscriptSource } from '../core/transcript.js';
 import { VERSION } from '../core/version.js';
 
 /** A tool's answer, as JSON text, at most this long: an agent's context is precious. */
@@ -235,12 +236,25 @@ async function readConversation(project: McpProject, id: string, turn: number, t
     last_turn: window.lastTurn,
     size: window.size,
     items: window.items.map((item) => clipEntry(entryOf(item))),
-    complete: window.next === null || window.items.every((item) => item.turn < turn + turns),
+    complete: await reachedEnd(source, format, window.next, turn + turns),
     skipped: window.skipped,
     ...(window.next !== null && window.items.length >= WINDOW_MAX_ITEMS
       ? { note: `Cut at ${WINDOW_MAX_ITEMS} items; ask for fewer turns, or the next turn.` }
       : {}),
   };
+}
+
+/** Whether a window holds every item of the turns asked for: nothing follows, or what follows opens a later turn. */
+async function reachedEnd(
+  source: TranscriptSource,
+  format: TranscriptFormat,
+  next: TranscriptCursor | null,
+  untilTurn: number,
+): Promise<boolean> {
+  if (next === null) return true;
+  const { readWindow } = await import('../transcript/read.js');
+  const after = await readWindow(source, format, { from: next, maxItems: 1, maxBytes: WINDOW_MAX_BYTES });
+  return after.items.length === 0 ? after.next === null : after.items[0]!.turn >= untilTurn;
 }
 
 function clipEntry(entry: Record<string, unknown> | object): unknown {
