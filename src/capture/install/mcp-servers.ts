@@ -157,6 +157,7 @@ function tomlString(text: string): string {
   return `"${text
     .replace(/\\/g, '\\\\')
     .replace(/"/g, '\\"')
+    // eslint-disable-next-line no-control-regex -- control characters are what a TOML string must escape
     .replace(/[\u0000-\u001f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
 }
 
