@@ -106,9 +106,9 @@ function trusted(db: Db): boolean {
   try {
     const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;
     if (row?.value !== String(INDEX_SCHEMA_VERSION)) return false;
-    const check = db.pragma('quick_check', { simple: true });
-    if (check !== 'ok') return false;
-    db.prepare('SELECT count(*) FROM docs').get();
+    // A whole-file check would cost seconds on a large index at every search: a damaged page is met by the
+    // query that reads it instead, and syncIndex / searchProject build the index again when SQLite says so.
+    db.prepare('SELECT count(*) FROM conv').get();
     pragmas(db);
     return true;
   } catch {
@@ -186,8 +186,16 @@ function positionOf(db: Db, projectDir: string, file: Tailed): { from: Position;
 async function* tail(db: Db, projectDir: string, file: Tailed, from: Position): AsyncGenerator<Record<string, unknown>> {
   const path = join(projectDir, TAILED[file]);
   let last = from;
+  // A line that does not parse is passed over only once a line follows it: the last one may be an append still being written.
+  let unread: Position | undefined;
   for await (const entry of readRecordsFrom<unknown>(path, from)) {
-    if (entry.ok && typeof entry.value === 'object' && entry.value !== null && !Array.isArray(entry.value))
+    if (unread) last = unread;
+    unread = undefined;
+    if (!entry.ok) {
+      unread = { offset: entry.end, line: entry.line, tail: null };
+      continue;
+    }
+    if (typeof entry.value === 'object' && entry.value !== null && !Array.isArray(entry.value))
       yield entry.value as Record<string, unknown>;
     last = { offset: entry.end, line: entry.line, tail: null };
   }
@@ -199,6 +207,16 @@ async function* tail(db: Db, projectDir: string, file: Tailed, from: Position): 
  * from nothing (`tracer search --reindex`).
  */
 export async function syncIndex(options: IndexOptions & { reset?: boolean }): Promise<{ db: Db; report: SyncReport }> {
+  try {
+    return await syncOnce(options);
+  } catch (error) {
+    // A damaged page met on the way: the index is built again from the store, once.
+    if (!isCorrupt(error) || options.reset) throw error;
+    return syncOnce({ ...options, reset: true });
+  }
+}
+
+async function syncOnce(options: IndexOptions & { reset?: boolean }): Promise<{ db: Db; report: SyncReport }> {
   const { db, rebuilt } = await openIndex(options.projectDir, { reset: options.reset });
   try {
     const report = await syncOpen(db, options);
@@ -207,6 +225,12 @@ export async function syncIndex(options: IndexOptions & { reset?: boolean }): Pr
     db.close();
     throw error;
   }
+}
+
+/** SQLite's word for a file that is not (or no longer) a sound database. */
+export function isCorrupt(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
 }
 
 async function syncOpen(db: Db, options: IndexOptions): Promise<Omit<SyncReport, 'rebuilt'>> {

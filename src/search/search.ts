@@ -5,7 +5,7 @@
 // marked «like this».
 import type Database from 'better-sqlite3';
 import { parseQuery, toFts5 } from './query.js';
-import { syncIndex, type IndexOptions, type SyncReport } from './local-index.js';
+import { isCorrupt, syncIndex, type IndexOptions, type SyncReport } from './local-index.js';
 import { sessionPath } from './links.js';
 
 export const SEARCH_LIMIT_MAX = 200;
@@ -48,11 +48,20 @@ export async function searchProject(
 ): Promise<SearchResult> {
   // The query is read before anything is opened: a bad one costs nothing.
   const match = toFts5(parseQuery(options.query));
-  const { db, report } = await syncIndex(options);
+  const attempt = async (reset: boolean): Promise<SearchResult> => {
+    const { db, report } = await syncIndex({ ...options, reset });
+    try {
+      return { hits: runQuery(db, match, options.projectId, options.filters ?? {}), index: report };
+    } finally {
+      db.close();
+    }
+  };
   try {
-    return { hits: runQuery(db, match, options.projectId, options.filters ?? {}), index: report };
-  } finally {
-    db.close();
+    return await attempt(options.reset === true);
+  } catch (error) {
+    // A damaged page the query met: built again from the store, and asked once more.
+    if (!isCorrupt(error) || options.reset) throw error;
+    return attempt(true);
   }
 }
 

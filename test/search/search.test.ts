@@ -167,6 +167,18 @@ test('a damaged index, or one of another schema version, is built again; --reind
   db.prepare('DELETE FROM docs').run();
   db.close();
   assert.is((await search(['numpy'], b)).length, 1, 'another version: rebuilt');
+  // Pages damaged past the header: SQLite's error is met by the sync or the query, and the index is built again.
+  const { openSync, writeSync, closeSync, fstatSync } = await import('node:fs');
+  const fd = openSync(path, 'r+');
+  const size = fstatSync(fd).size;
+  writeSync(fd, Buffer.alloc(size - 4096, 0xa5), 0, size - 4096, 4096);
+  closeSync(fd);
+  for (const suffix of ['-wal', '-shm']) writeFileSync(`${path}${suffix}`, '');
+  assert.equal(
+    (await search(['numpy OR proxy'], b)).map((h) => h.conversation_id).sort(),
+    [CLAUDE_SESSION, CODEX_SESSION].sort(),
+    'damaged pages: rebuilt',
+  );
   const reindex = await b.run(['search', '--reindex']);
   assert.is(reindex.code, 0, reindex.stderr);
   assert.match(reindex.stdout, /^Indexed 3 conversations/);
