@@ -32,6 +32,8 @@ export async function searchWorkload(options: { size: CostDatasetSize; runs: num
 
   const build: number[] = [];
   const buildRss: number[] = [];
+  const buildCpu: number[] = [];
+  const queryCpu: number[] = [];
   for (let run = 0; run < options.runs; run += 1) {
     removeIndex();
     const result = expectOk(await measure(spec(['search', '--reindex']), { memory: true }), 'tracer search --reindex');
@@ -39,6 +41,7 @@ export async function searchWorkload(options: { size: CostDatasetSize; runs: num
       throw new Error(`the index holds other than ${dataset.conversations} conversations: ${result.stdout}`);
     build.push(result.wallMs);
     if (result.maxRssKb) buildRss.push(result.maxRssKb);
+    if (result.cpuMs !== undefined) buildCpu.push(result.cpuMs);
     log(`  build ${round(result.wallMs)} ms, ${round(mb / (result.wallMs / 1000), 1)} MB/s, ${mib(result.maxRssKb)} MiB`);
   }
 
@@ -51,6 +54,7 @@ export async function searchWorkload(options: { size: CostDatasetSize; runs: num
       if (hits === 0) throw new Error(`tracer search ${text} found nothing`);
       query.push(result.wallMs);
       if (result.maxRssKb) queryRss.push(result.maxRssKb);
+      if (result.cpuMs !== undefined) queryCpu.push(result.cpuMs);
     }
   // What the process start alone costs, for reading the query figure.
   const startup: number[] = [];
@@ -102,6 +106,7 @@ export async function searchWorkload(options: { size: CostDatasetSize; runs: num
     removeIndex();
   }
 
+  const cpu = (values: number[]) => (values.length === 0 ? 'n/a' : `${round(median(values))} ms`);
   const size = `${dataset.conversations.toLocaleString('en-US')} conversations, ${round(dataset.transcriptBytes / 2 ** 30, 2)} GiB of transcripts, ${dataset.commits.toLocaleString('en-US')} commits`;
   const buildMs = median(build);
   const rate = mb / (buildMs / 1000);
@@ -119,7 +124,7 @@ export async function searchWorkload(options: { size: CostDatasetSize; runs: num
       peakRssMb: mib(Math.max(...buildRss)),
       bar: '≥ 50 MB/s, < 200 MB',
       pass: rate >= 50 && (buildRss.length === 0 || Math.max(...buildRss) < 200 * 1024),
-      notes: `${round(rate, 1)} MB/s of transcripts (commit subjects read from git included)`,
+      notes: `${round(rate, 1)} MB/s of transcripts (commit subjects read from git included); CPU ${cpu(buildCpu)}`,
       samples: { tracer: build, rssKb: buildRss },
     },
     {
@@ -132,7 +137,7 @@ export async function searchWorkload(options: { size: CostDatasetSize; runs: num
       peakRssMb: mib(Math.max(...queryRss)),
       bar: '≤ 200 ms, < 200 MB',
       pass: queryMs <= 200 && (queryRss.length === 0 || Math.max(...queryRss) < 200 * 1024),
-      notes: `${QUERIES.length} queries × 3: ${QUERIES.join(', ')}`,
+      notes: `${QUERIES.length} queries × 3: ${QUERIES.join(', ')}; CPU ${cpu(queryCpu)}`,
       samples: { tracer: query, baseline: startup, rssKb: queryRss },
     },
     {
