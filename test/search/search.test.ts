@@ -221,4 +221,50 @@ test('a new snapshot is indexed at the next search without --reindex; forget tak
   assert.not.ok(bytes.includes('kumquat'), 'its text is not left in the index file');
 });
 
+test('hostile transcripts: binary bytes, a 40 MB line, a planted link and FTS syntax inside a prompt are read safely; the rest is indexed', async () => {
+  const b = await threeAgents();
+  const dir = projectDir(b.home);
+  const { createHash, randomBytes } = await import('node:crypto');
+  const { mkdirSync, symlinkSync } = await import('node:fs');
+  const index = JSON.parse(readFileSync(join(dir, 'conversations', '_index.json'), 'utf8'));
+  const plant = (id: string, bytes: Buffer) => {
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    mkdirSync(join(dir, 'conversations', sha.slice(0, 2)), { recursive: true });
+    writeFileSync(join(dir, 'conversations', sha.slice(0, 2), sha), bytes);
+    index[id] = sha;
+    return sha;
+  };
+  plant('hostile-binary', randomBytes(256 * 1024));
+  plant('hostile-long-line', Buffer.from(`{"type":"user","message":{"role":"user","content":"${'x'.repeat(40 * 2 ** 20)}"}}\n`));
+  const prompt = 'NEAR( "unclosed prompts:col * AND OR \u0000 \ud800 quokka';
+  plant(
+    'hostile-syntax',
+    Buffer.from(
+      `${JSON.stringify({ type: 'user', sessionId: 'hostile-syntax', uuid: 'u', timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content: prompt } })}\n{not json\n${'['.repeat(100_000)}\n`,
+    ),
+  );
+  // A link where a snapshot should be: never followed.
+  const outside = join(b.repo, '..', 'outside.jsonl');
+  writeFileSync(outside, `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'wombat secret outside' } })}\n`);
+  const linkSha = 'ab'.repeat(32);
+  mkdirSync(join(dir, 'conversations', 'ab'), { recursive: true });
+  symlinkSync(outside, join(dir, 'conversations', 'ab', linkSha));
+  index['hostile-link'] = linkSha;
+  index['hostile-not-a-sha'] = '../../../../etc/passwd';
+  writeFileSync(join(dir, 'conversations', '_index.json'), JSON.stringify(index));
+
+  assert.equal(
+    (await search(['quokka'], b)).map((h) => h.conversation_id),
+    ['hostile-syntax'],
+  );
+  assert.equal(await search(['wombat'], b), [], 'the link was not followed');
+  assert.equal(
+    (await search(['numpy'], b)).map((h) => h.conversation_id),
+    [CLAUDE_SESSION],
+    'the others are indexed',
+  );
+  const reindex = await b.run(['search', '--reindex', '--json']);
+  assert.is(reindex.code, 0, reindex.stderr);
+});
+
 test.run();
