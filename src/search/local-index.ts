@@ -32,7 +32,7 @@ import { fileSource } from '../transcript/source.js';
 const run = promisify(execFile);
 
 /** Bumped whenever the tables or what goes in them change: an index of another version is built again. */
-export const INDEX_SCHEMA_VERSION = 1;
+export const INDEX_SCHEMA_VERSION = 2;
 export const INDEX_FILE = join(PROJECT_STATE_FILES.cache, 'search.sqlite');
 /** Text kept per column of one conversation: memory stays bounded whatever a transcript holds. */
 const COLUMN_MAX_CHARS = 4_000_000;
@@ -239,6 +239,14 @@ async function syncOpen(db: Db, options: IndexOptions): Promise<Omit<SyncReport,
   await syncTraces(db, projectDir);
   await syncSummaries(db, projectDir, touched);
   await syncLinks(db, options, touched);
+  // The snapshots' index is compared only when it changed since the last sync (a rewrite is a new file: its inode changes too).
+  const indexStamp = snapshotIndexStamp(projectDir);
+  if (indexStamp !== undefined && getMeta(db, 'snapshots') === indexStamp) {
+    let removed = 0;
+    for (const id of touched) removed += writeDoc(db, id, undefined) ? 1 : 0;
+    if (removed > 0) purge(db);
+    return { indexed: 0, bytes: 0, removed };
+  }
   const snapshots = readSnapshotIndex(projectDir);
   const stale = (db.prepare('SELECT id, sha FROM conv').all() as { id: string; sha: string | null }[]).filter(
     (row) => snapshots.get(row.id) !== (row.sha ?? undefined),
@@ -276,6 +284,7 @@ async function syncOpen(db: Db, options: IndexOptions): Promise<Omit<SyncReport,
   let removed = 0;
   for (const id of touched) removed += writeDoc(db, id, undefined) ? 1 : 0;
   if (removed > 0) purge(db);
+  if (indexStamp !== undefined) setMeta(db, 'snapshots', indexStamp);
   return { indexed, bytes, removed };
 }
 
@@ -411,6 +420,16 @@ async function describeCommits(
   return found;
 }
 
+/** Size, mtime and inode of conversations/_index.json; undefined when there is none. */
+function snapshotIndexStamp(projectDir: string): string | undefined {
+  try {
+    const info = statSync(join(projectDir, 'conversations', '_index.json'), { bigint: true });
+    return `${info.size}:${info.mtimeNs}:${info.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
 function readSnapshotIndex(projectDir: string): Map<string, string> {
   try {
     const parsed = JSON.parse(readFileSync(join(projectDir, 'conversations', '_index.json'), 'utf8')) as unknown;
@@ -464,11 +483,19 @@ export async function transcriptText(
   return { prompts: prompts.text(), assistant: assistant.text(), files: [...files].join('\n') };
 }
 
+/**
+ * A column's text: each distinct message once. An agent repeats itself within
+ * a conversation (the same status line, reminder or "continue" many times);
+ * the repeats add nothing to which conversation a search finds, and only make
+ * every query that meets them read their positions again.
+ */
 class Column {
   private parts: string[] = [];
   private length = 0;
+  private readonly seen = new Set<string>();
   add(text: string): void {
-    if (this.length >= COLUMN_MAX_CHARS) return;
+    if (this.length >= COLUMN_MAX_CHARS || this.seen.has(text)) return;
+    this.seen.add(text);
     const kept = text.slice(0, COLUMN_MAX_CHARS - this.length);
     this.parts.push(kept);
     this.length += kept.length + 1;
@@ -545,7 +572,7 @@ export async function removeFromIndex(projectDir: string, conversationIds: Itera
         removed += conv.in_docs;
       }
       // Summaries are read again whole at the next sync: those the store still holds come back.
-      db.prepare("DELETE FROM meta WHERE key = 'tail:summaries'").run();
+      db.prepare("DELETE FROM meta WHERE key IN ('tail:summaries', 'snapshots')").run();
     })();
     if (removed > 0) purge(db);
     return removed;
