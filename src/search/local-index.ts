@@ -37,6 +37,9 @@ export const INDEX_FILE = join(PROJECT_STATE_FILES.cache, 'search.sqlite');
 /** Text kept per column of one conversation: memory stays bounded whatever a transcript holds. */
 const COLUMN_MAX_CHARS = 4_000_000;
 const SHA256 = /^[0-9a-f]{64}$/;
+/** Transcripts read ahead of the one being written, and at most this many of their bytes. */
+const READ_AHEAD = 4;
+const READ_AHEAD_BYTES = 64 * 2 ** 20;
 
 /** The files of the store the index follows, each read from where the last sync stopped. */
 const TAILED = { traces: 'traces.jsonl', summaries: 'session-summaries.jsonl', links: 'commit-links.jsonl' } as const;
@@ -66,8 +69,12 @@ type Db = Database.Database;
 export async function openIndex(projectDir: string, options: { reset?: boolean } = {}): Promise<{ db: Db; rebuilt: boolean }> {
   const { default: Sqlite } = await import('better-sqlite3');
   const path = join(projectDir, INDEX_FILE);
-  mkdirSync(join(projectDir, PROJECT_STATE_FILES.cache), { recursive: true, mode: 0o700 });
-  if (options.reset) removeIndexFiles(path);
+  try {
+    mkdirSync(join(projectDir, PROJECT_STATE_FILES.cache), { recursive: true, mode: 0o700 });
+    if (options.reset) removeIndexFiles(path);
+  } catch (error) {
+    throw unwritableIndex(path, error);
+  }
   const existed = (() => {
     try {
       return statSync(path).size > 0;
@@ -85,17 +92,28 @@ export async function openIndex(projectDir: string, options: { reset?: boolean }
     }
     removeIndexFiles(path);
   }
-  const db = new Sqlite(path);
+  let db: Db;
+  try {
+    db = new Sqlite(path);
+  } catch (error) {
+    throw unwritableIndex(path, error);
+  }
   try {
     createSchema(db);
   } catch (error) {
     db.close();
-    throw new TracerError('search_index_failed', `Cannot create the search index ${path}: ${(error as Error).message}.`, {
-      exitCode: ExitCode.localState,
-      cause: error,
-    });
+    throw unwritableIndex(path, error);
   }
   return { db, rebuilt: true };
+}
+
+function unwritableIndex(path: string, error: unknown): TracerError {
+  const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  return new TracerError(
+    'search_index_failed',
+    `Cannot write the search index ${path} (${reason}); check that the project's folder is writable, then search again.`,
+    { exitCode: ExitCode.localState, cause: error },
+  );
 }
 
 function removeIndexFiles(path: string): void {
@@ -265,7 +283,29 @@ async function syncOpen(db: Db, options: IndexOptions): Promise<Omit<SyncReport,
   }
   let bytes = 0;
   let indexed = 0;
+  // Transcripts are read a few ahead of the one being written, so that waiting for the disk overlaps parsing; each
+  // read settles into a result, unwrapped (and its failure thrown) in order, below.
+  type Read = { ok: true; text: TranscriptText | undefined } | { ok: false; error: unknown };
+  const reads = new Map<string, Promise<Read>>();
+  let ahead = 0;
+  let aheadBytes = 0;
+  const readAhead = () => {
+    while (ahead < work.length && reads.size < READ_AHEAD && aheadBytes < READ_AHEAD_BYTES) {
+      const id = work[ahead++]!;
+      const sha = snapshots.get(id);
+      if (sha === undefined) continue;
+      aheadBytes += sizes.get(id) ?? 0;
+      reads.set(
+        id,
+        transcriptText(projectDir, sha, agentOf(db, id), options.formats).then(
+          (text): Read => ({ ok: true, text }),
+          (error: unknown): Read => ({ ok: false, error }),
+        ),
+      );
+    }
+  };
   for (const id of work) {
+    readAhead();
     const sha = snapshots.get(id);
     ensureConv(db, id);
     if (sha === undefined) {
@@ -273,9 +313,12 @@ async function syncOpen(db: Db, options: IndexOptions): Promise<Omit<SyncReport,
       touched.add(id);
       continue;
     }
-    const text = await transcriptText(projectDir, sha, agentOf(db, id), options.formats);
+    const read = await reads.get(id)!;
+    reads.delete(id);
+    aheadBytes -= sizes.get(id) ?? 0;
+    if (!read.ok) throw read.error;
     db.prepare('UPDATE conv SET sha = ?, size = ? WHERE id = ?').run(sha, sizes.get(id) ?? 0, id);
-    writeDoc(db, id, text);
+    writeDoc(db, id, read.text);
     touched.delete(id);
     indexed += 1;
     bytes += sizes.get(id) ?? 0;
