@@ -38,8 +38,8 @@ export const INDEX_FILE = join(PROJECT_STATE_FILES.cache, 'search.sqlite');
 const COLUMN_MAX_CHARS = 4_000_000;
 const SHA256 = /^[0-9a-f]{64}$/;
 /** Transcripts read ahead of the one being written, and at most this many of their bytes. */
-const READ_AHEAD = 4;
-const READ_AHEAD_BYTES = 64 * 2 ** 20;
+const READ_AHEAD = 2;
+const READ_AHEAD_BYTES = 16 * 2 ** 20;
 
 /** The files of the store the index follows, each read from where the last sync stopped. */
 const TAILED = { traces: 'traces.jsonl', summaries: 'session-summaries.jsonl', links: 'commit-links.jsonl' } as const;
