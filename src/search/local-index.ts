@@ -25,9 +25,7 @@ import { ExitCode, TracerError } from '../core/errors.js';
 import type { TranscriptFormat } from '../core/transcript.js';
 import { PROJECT_STATE_FILES } from '../store/home.js';
 import { readRecordsFrom, tailBefore } from '../store/jsonl.js';
-import { recognizeFormat, transcriptFormat, type FormatContext } from '../transcript/agents.js';
-import { readItems } from '../transcript/read.js';
-import { fileSource } from '../transcript/source.js';
+import type { FormatContext } from '../transcript/agents.js';
 
 const run = promisify(execFile);
 
@@ -510,6 +508,12 @@ export async function transcriptText(
   agent: string | undefined,
   context: FormatContext | undefined,
 ): Promise<TranscriptText | undefined> {
+  // The readers load only when a transcript is to be read: a search that finds the index level needs none of them.
+  const [{ recognizeFormat, transcriptFormat }, { readItems }, { fileSource }] = await Promise.all([
+    import('../transcript/agents.js'),
+    import('../transcript/read.js'),
+    import('../transcript/source.js'),
+  ]);
   const source = await fileSource(snapshotPath(projectDir, sha));
   if (!source) return undefined;
   let format: TranscriptFormat | undefined = agent === undefined ? undefined : await transcriptFormat(agent, context);
