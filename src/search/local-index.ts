@@ -264,12 +264,11 @@ async function syncOpen(db: Db, options: IndexOptions): Promise<Omit<SyncReport,
     return { indexed: 0, bytes: 0, removed };
   }
   const snapshots = readSnapshotIndex(projectDir);
-  const stale = (db.prepare('SELECT id, sha FROM conv').all() as { id: string; sha: string | null }[]).filter(
-    (row) => snapshots.get(row.id) !== (row.sha ?? undefined),
-  );
-  const known = new Set((db.prepare('SELECT id FROM conv').pluck().all() as string[]).values());
+  const rows = db.prepare('SELECT id, sha FROM conv').raw().all() as [string, string | null][];
+  const stale = rows.filter(([id, sha]) => snapshots.get(id) !== (sha ?? undefined)).map(([id]) => id);
+  const known = new Set(rows.map(([id]) => id));
   const fresh = [...snapshots.keys()].filter((id) => !known.has(id));
-  const work = [...stale.map((row) => row.id), ...fresh];
+  const work = [...stale, ...fresh];
   let total = 0;
   const sizes = new Map<string, number>();
   for (const id of work) {
