@@ -37,7 +37,7 @@ const COLUMN_MAX_CHARS = 4_000_000;
 const SHA256 = /^[0-9a-f]{64}$/;
 /** Transcripts read ahead of the one being written, and at most this many of their bytes. */
 const READ_AHEAD = 2;
-const READ_AHEAD_BYTES = 16 * 2 ** 20;
+const READ_AHEAD_BYTES = 8 * 2 ** 20;
 
 /** The files of the store the index follows, each read from where the last sync stopped. */
 const TAILED = { traces: 'traces.jsonl', summaries: 'session-summaries.jsonl', links: 'commit-links.jsonl' } as const;
@@ -136,7 +136,7 @@ function pragmas(db: Db): void {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  db.pragma('cache_size = -16000');
+  db.pragma('cache_size = -8000');
   // Forgotten text is overwritten in the file, not left in free pages.
   db.pragma('secure_delete = ON');
 }
