@@ -13,6 +13,7 @@ import { hookWorkload } from './workloads/hook.js';
 import { largeFileWorkload } from './workloads/large.js';
 import { loadWorkload } from './workloads/load.js';
 import { reconcileWorkload } from './workloads/reconcile.js';
+import { searchWorkload } from './workloads/search.js';
 import { redactionWorkload } from './workloads/redaction.js';
 import { startupWorkload } from './workloads/startup.js';
 import { syncDataset, syncWorkloads } from './workloads/sync.js';
@@ -136,6 +137,13 @@ try {
   if (wanted('14')) {
     log('workload 14: forget one conversation locally');
     results.push(...(await forgetWorkload({ traces: quick ? 20_000 : 200_000, runs: runs(2, 5) }, log)));
+  }
+  if (wanted('15')) {
+    log('workload 15: local search (index build, query, incremental update)');
+    const size = quick
+      ? { conversations: 1_000, transcriptBytes: 200 * 2 ** 20, files: 40 }
+      : { conversations: 10_000, transcriptBytes: 2 * 2 ** 30, files: 200 };
+    results.push(...(await searchWorkload({ size, runs: runs(1, 2) }, log)));
   }
   if (wanted('19')) {
     if (await postgresAvailable()) {

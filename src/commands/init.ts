@@ -18,6 +18,8 @@ export class InitCommand extends TracerCommand {
 
       Then installs the capture hooks. Each agent is a plugin (\`tracer plugins\` lists them): without \`--agents\`, Claude Code (\`.claude/settings.json\`), Cursor (\`.cursor/hooks.json\`) and Codex CLI (\`.codex/hooks.json\`); \`--agents\` names others: \`gemini\` (\`.gemini/settings.json\`), \`copilot\` (\`.github/hooks/tracer.json\`), \`droid\` (\`.factory/hooks.json\`), \`qwen\` (\`.qwen/settings.json\`), \`windsurf\` (\`.windsurf/hooks.json\`), \`cline\` (scripts in \`.clinerules/hooks/\`), \`goose\` (the plugin \`.agents/plugins/tracer/\`), \`kiro\` (\`.kiro/hooks/tracer.json\`), \`opencode\` (\`.opencode/plugins/tracer.js\`), or \`all\`. The agents run \`tracer hook <agent> <event>\`; git's \`post-commit\` runs \`tracer commit-link\` and \`post-rewrite\` runs \`tracer rewrite-ledger\`, in the folder git uses for hooks (\`core.hooksPath\` when set). Existing settings are merged, never replaced; an existing git hook is kept as \`<hook>.pre-tracer\` and still runs first, with its exit status passed on. The hooks call this tracer by absolute path, so agents started outside your shell find it too; run init again after moving tracer or changing node.
 
+      \`--mcp\` also registers \`tracer mcp\` (search, why, blame, show_commit, read_conversation, stats for agents) where each agent reads MCP servers: \`.mcp.json\` (Claude Code), \`.cursor/mcp.json\`, \`.gemini/settings.json\`, \`.qwen/settings.json\`, \`.kiro/settings/mcp.json\`, \`~/.codex/config.toml\` (\`[mcp_servers.tracer]\`) and \`~/.copilot/mcp-config.json\`; the user's other servers stay. Agents with no documented place are named, to add by hand.
+
       Running it again changes nothing. \`--uninstall\` removes exactly what init added (the anchor and recorded data stay). \`--notes\` also makes \`git fetch\` bring the ledger notes (\`refs/notes/tracer\`) from every remote, or only from \`--notes=<remote>\`.
     `,
     examples: [
@@ -26,6 +28,7 @@ export class InitCommand extends TracerCommand {
       ['Gemini CLI and GitHub Copilot CLI too', '$0 init --agents claude-code,gemini,copilot'],
       ['Hook Claude Code for every repository (~/.claude/settings.json)', '$0 init --global --agents claude-code'],
       ['Also fetch ledger notes from origin', '$0 init --notes=origin'],
+      ['Also let Claude Code, Codex and Gemini ask the history (tracer mcp)', '$0 init --mcp --agents claude-code,codex,gemini'],
       ['Remove the hooks init installed', '$0 init --uninstall'],
     ],
   });
@@ -44,6 +47,9 @@ export class InitCommand extends TracerCommand {
     tolerateBoolean: true,
     description: 'Add the refs/notes/tracer fetch refspec to every git remote, or to --notes=<remote>',
   });
+  mcp = Option.Boolean('--mcp', false, {
+    description: "Also register tracer mcp (the history's MCP server) where each selected agent reads MCP servers",
+  });
   uninstall = Option.Boolean('--uninstall', false, {
     description: 'Remove the hooks and settings entries that init added, and nothing else',
   });
@@ -59,6 +65,7 @@ export class InitCommand extends TracerCommand {
 
     if (this.uninstall) {
       const rows = await uninstall({ ...options, notes: true });
+      rows.push(...(await this.mcpServers(options, true)));
       this.print('Removed what tracer init installed:');
       this.printRows(rows);
       if (git) this.print('The project anchor and its recorded data stay; tracer reset deals with those.');
@@ -66,9 +73,16 @@ export class InitCommand extends TracerCommand {
     }
 
     const plan = await planInstall(options);
+    // The MCP files are read and checked before anything is written, like the hooks' files.
+    const mcp = this.mcp ? await this.planMcp(options, false) : undefined;
     if (git) await this.initProject();
     this.print('Hooks:');
     this.printRows(await applyInstall(plan, options));
+    if (mcp) {
+      this.print('MCP server (tracer mcp):');
+      // Planned again: the hooks may just have written the same file (.gemini/settings.json).
+      this.printRows(await this.applyMcp(await this.planMcp(options, false), options));
+    }
     for (const agent of agents) {
       const planned = plan.agentPlans.some((agentPlan) => agentPlan.agent.id === agent.id);
       if (!planned && this.global)
@@ -77,6 +91,40 @@ export class InitCommand extends TracerCommand {
         );
       else if (agent.installNote) this.print(`Note for ${agent.id}: ${agent.installNote}`);
     }
+  }
+
+  private async planMcp(options: InstallOptions, remove: boolean) {
+    const { mcpTarget, planMcp } = await import('../capture/install/mcp-servers.js');
+    const targets = options.agents.flatMap((agent) => {
+      const target = mcpTarget(agent.id, { worktree: options.git?.worktree, global: options.global, env: options.env });
+      return target ? [target] : [];
+    });
+    const skipped = options.agents.filter((agent) => !targets.some((target) => target.agent === agent.id));
+    return { plans: planMcp(targets, remove), skipped };
+  }
+
+  private async applyMcp(mcp: Awaited<ReturnType<InitCommand['planMcp']>>, options: InstallOptions): Promise<InstallRow[]> {
+    const { applyMcp } = await import('../capture/install/mcp-servers.js');
+    applyMcp(mcp.plans);
+    const { relative } = await import('node:path');
+    const shown = (path: string) => {
+      const inside = options.git ? relative(options.git.worktree, path) : '..';
+      return inside.startsWith('..') ? path : inside;
+    };
+    const rows: InstallRow[] = mcp.plans.map((plan) => ({ what: plan.target.agent, path: shown(plan.target.path), change: plan.change }));
+    for (const agent of mcp.skipped)
+      rows.push({ what: agent.id, path: '-', change: `not registered: add "tracer mcp" to ${agent.title}'s MCP servers by hand` });
+    return rows;
+  }
+
+  /** --uninstall: the `tracer` MCP entry goes from every agent's file, whether or not --mcp was given (init may have added it earlier). */
+  private async mcpServers(options: InstallOptions, remove: boolean): Promise<InstallRow[]> {
+    const mcp = await this.planMcp(options, remove);
+    const { applyMcp } = await import('../capture/install/mcp-servers.js');
+    applyMcp(mcp.plans);
+    return mcp.plans
+      .filter((plan) => plan.change !== 'absent')
+      .map((plan) => ({ what: `${plan.target.agent} mcp`, path: plan.target.path, change: plan.change }));
   }
 
   private async initProject(): Promise<void> {

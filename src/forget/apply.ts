@@ -53,7 +53,19 @@ export async function applyTombstones(
     });
     if (removed > 0) removal.rows[family.name] = (removal.rows[family.name] ?? 0) + removed;
   }
+  await leaveSearchIndex(projectDir, removal);
   return removal;
+}
+
+/**
+ * Forgotten conversations leave the local search index (issue 32) as soon as
+ * their rows are gone: it is a cache of the store, and must not keep what the
+ * store no longer holds. Without an index this costs one stat.
+ */
+async function leaveSearchIndex(projectDir: string, removal: LocalRemoval): Promise<void> {
+  if (removal.conversations.size === 0) return;
+  const { removeFromIndex } = await import('../search/local-index.js');
+  await removeFromIndex(projectDir, removal.conversations);
 }
 
 /**
@@ -99,6 +111,7 @@ export async function applySelection(
     await store.remove(judge);
     if (taken.size > 0) removal.rows[family.name] = taken.size;
   }
+  if (!options.dryRun) await leaveSearchIndex(projectDir, removal);
   return removal;
 }
 

@@ -91,3 +91,19 @@ export async function reconcileCommits(
   const { reconcile } = await import('../attribution/reconcile/reconcile.js');
   return reconcile(request);
 }
+
+// Search (issue 32): the local index, a cache of the store, brought level with it. The module (and SQLite) loads on first call.
+export async function updateSearchIndex(request: {
+  projectDir: string;
+  git?: { cwd: string; env?: NodeJS.ProcessEnv };
+  formats?: import('../transcript/agents.js').FormatContext;
+}): Promise<boolean> {
+  const { existsSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { INDEX_FILE, syncIndex } = await import('../search/local-index.js');
+  // No index yet: the first search builds it; a pull does not pay for an index nobody asked for.
+  if (!existsSync(join(request.projectDir, INDEX_FILE))) return false;
+  const { db } = await syncIndex(request);
+  db.close();
+  return true;
+}

@@ -8,6 +8,13 @@ import type { LedgerLines } from '../ledger-lines.js';
 /** Long enough for a hook's run in the background (a fetch times out after 5 s), short enough that a blame never seems stuck. */
 const ON_READ_WAIT_MS = 15_000;
 
+let writes = true;
+
+/** `tracer mcp` promises never to write the store: in its process, reads answer from the ledgers as they stand (`tracer reconcile` writes the rest). */
+export function readOnlyProcess(): void {
+  writes = false;
+}
+
 /** True when some of `commits` (which had no ledger) has one now, so the caller reads the ledgers again. */
 export async function reconcileOnRead(
   projectDir: string,
@@ -15,7 +22,7 @@ export async function reconcileOnRead(
   commits: readonly string[],
   index?: LedgerLines,
 ): Promise<boolean> {
-  if (commits.length === 0) return false;
+  if (commits.length === 0 || !writes) return false;
   try {
     const { reconcile } = await import('./reconcile.js');
     const report = await reconcile({
