@@ -415,7 +415,9 @@ async function syncLinks(db: Db, options: IndexOptions, touched: Set<string>): P
     const author = typeof row.author_name === 'string' ? row.author_name : null;
     if (subject !== null || author !== null || !described.has(row.commit)) described.set(row.commit, { subject, author });
   }
-  const unknown = [...described].filter(([sha, about]) => about.subject === null && !hasCommit(db, sha)).map(([sha]) => sha);
+  // git's answer wins where this clone has the commit: the link names its author without the email
+  // that --author also matches; the link's own members stand for commits the clone lacks.
+  const unknown = [...described.keys()].filter((sha) => !hasCommit(db, sha));
   for (const [sha, about] of await describeCommits(unknown, options.git)) described.set(sha, about);
   const putCommit = db.prepare(
     'INSERT INTO commits (sha, subject, author) VALUES (?, ?, ?) ON CONFLICT (sha) DO UPDATE SET subject = coalesce(excluded.subject, commits.subject), author = coalesce(excluded.author, commits.author)',
