@@ -303,8 +303,8 @@ await build({
 });
 
 // 7. better-sqlite3's compiled addon, in dist/native/ for install.sh. An npm pack tarball bundles the production
-// dependencies (bundleDependencies), but npm 11's packlist packs a bundled dependency's files by that package's own
-// `files` list, and better-sqlite3's lists no build/: the tarball's better-sqlite3 has no addon. dist/ is in this
+// dependencies (bundleDependencies), but npm's packlist (10.8 and 11.19 alike) packs a bundled dependency's files by
+// that package's own `files` list, and better-sqlite3's lists no build/: the tarball's better-sqlite3 has no addon. dist/ is in this
 // package's `files`, so the addon travels in the tarball here, whatever npm packed it, and install.sh puts it back
 // where better-sqlite3 loads it from when the bundled copy lacks it (an install with no npm cannot compile one).
 const addon = join(realpathSync(join(root, 'node_modules/better-sqlite3')), 'build/Release/better_sqlite3.node');
@@ -312,7 +312,9 @@ if (existsSync(addon)) {
   mkdirSync(join(dist, 'native'), { recursive: true });
   copyFileSync(addon, join(dist, 'native/better_sqlite3.node'));
 } else {
-  process.stderr.write(`build: ${addon} is missing, so an npm pack tarball of this build carries no better-sqlite3 addon; run npm rebuild better-sqlite3 and build again\n`);
+  process.stderr.write(
+    `build: ${addon} is missing, so an npm pack tarball of this build carries no better-sqlite3 addon; run npm rebuild better-sqlite3 and build again\n`,
+  );
 }
 
 function modulesUnder(dir) {
