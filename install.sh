@@ -246,6 +246,7 @@ install_dependencies() {
         cp -R "$modules/$package" "$stage/node_modules/$package" ||
         die "copying $package into $stage failed; check free space in $home and run install.sh again"
     done
+    restore_packed_addon
     addon_loads && prune_addon_build && return 0
     say "better-sqlite3 was built for another node; rebuilding it for $found (npm rebuild)..."
     (cd "$stage" && PATH="$(dirname "$node_bin"):$PATH" npm rebuild better-sqlite3 --no-audit --no-fund >/dev/null 2>&1) && addon_loads && return 0
@@ -264,6 +265,18 @@ install_dependencies() {
     mv "$stage/.deps/node_modules" "$stage/node_modules" && rm -rf "$stage/.deps" ||
     die "npm install --omit=dev failed; check your network or npm settings and run install.sh again"
   addon_loads && prune_addon_build || die "better-sqlite3 does not load with node $found; run install.sh again with the node you use (--node)"
+}
+
+# An npm pack tarball's bundled better-sqlite3 has no build/ (npm packs a bundled package by its own
+# `files`, which lists none): the build keeps a copy of the addon in dist/native/, which the tarball
+# carries. Put it where better-sqlite3 loads it from; addon_loads then says whether it suits this node.
+restore_packed_addon() {
+  packed="$stage/dist/native/better_sqlite3.node"
+  target="$stage/node_modules/better-sqlite3/build/Release/better_sqlite3.node"
+  if [ -f "$packed" ] && [ -d "$stage/node_modules/better-sqlite3" ] && [ ! -f "$target" ]; then
+    mkdir -p "$(dirname "$target")" && cp "$packed" "$target" ||
+      die "copying better-sqlite3's addon into $stage failed; check free space in $home and run install.sh again"
+  fi
 }
 
 # Once the addon loads, what compiled it (sources, objects: ~30 MB) is dead weight in lib/.
@@ -357,6 +370,8 @@ install() {
   mkdir "$stage" || die "cannot create $stage; check permissions and run install.sh again"
   copy_program
   install_dependencies
+  # dist/native/ only carries the addon to this point: the version folder does not keep a second copy.
+  rm -rf "$stage/dist/native"
   # One node for the three strings: every node start costs the install (and the tests' eleven installs) time.
   "$node_bin" -p 'const [home, launcher, node] = process.argv.slice(1).map((path) => JSON.stringify(path)); `{ "home": ${home}, "launcher": ${launcher}, "node": ${node} }`' \
     "$home" "$home/bin/tracer" "$node_bin" >"$stage/installed.json" ||

@@ -38,7 +38,7 @@
 // the built commands), the type declarations of the package's entries (tsc;
 // `npm run typecheck` checks the types), and the viewer's browser bundle.
 import { build } from 'esbuild';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -301,6 +301,21 @@ await build({
   outdir: 'dist/viewer/assets',
   logLevel: 'warning',
 });
+
+// 7. better-sqlite3's compiled addon, in dist/native/ for install.sh. An npm pack tarball bundles the production
+// dependencies (bundleDependencies), but npm's packlist (10.8 and 11.19 alike) packs a bundled dependency's files by
+// that package's own `files` list, and better-sqlite3's lists no build/: the tarball's better-sqlite3 has no addon. dist/ is in this
+// package's `files`, so the addon travels in the tarball here, whatever npm packed it, and install.sh puts it back
+// where better-sqlite3 loads it from when the bundled copy lacks it (an install with no npm cannot compile one).
+const addon = join(realpathSync(join(root, 'node_modules/better-sqlite3')), 'build/Release/better_sqlite3.node');
+if (existsSync(addon)) {
+  mkdirSync(join(dist, 'native'), { recursive: true });
+  copyFileSync(addon, join(dist, 'native/better_sqlite3.node'));
+} else {
+  process.stderr.write(
+    `build: ${addon} is missing, so an npm pack tarball of this build carries no better-sqlite3 addon; run npm rebuild better-sqlite3 and build again\n`,
+  );
+}
 
 function modulesUnder(dir) {
   return readdirSync(join(root, dir), { recursive: true })

@@ -62,6 +62,7 @@ export const TEST_POSTGRES_URL = process.env.TRACER_TEST_POSTGRES_URL || 'postgr
 
 const running = new Set<ServiceHandle>();
 const schemas: string[] = [];
+const databases: string[] = [];
 
 export async function startService(options: ServiceOptions = {}): Promise<ServiceHandle> {
   const { startService: start } = await import('../../src/server/service.js');
@@ -191,7 +192,7 @@ export async function spawnService(options: ServiceOptions = {}): Promise<Servic
   return handle;
 }
 
-/** Stops every service started by this file and drops the PostgreSQL schemas it made. */
+/** Stops every service started by this file and drops the PostgreSQL schemas and databases it made. */
 export async function stopAllServices(): Promise<void> {
   await Promise.all([...running].map((handle) => handle.stop().catch(() => {})));
   if (schemas.length) {
@@ -199,6 +200,13 @@ export async function stopAllServices(): Promise<void> {
     const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
     await client.connect();
     for (const schema of schemas.splice(0)) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  }
+  if (databases.length) {
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    for (const database of databases.splice(0)) await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     await client.end();
   }
 }
@@ -251,6 +259,29 @@ export async function freshPostgresSchema(): Promise<string> {
   schemas.push(schema);
   const url = new URL(TEST_POSTGRES_URL);
   url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
+/**
+ * A database of its own on the test server, dropped by stopAllServices(): for a test that needs what
+ * PostgreSQL keeps per database, such as VACUUM's horizon. Dead tuples of ordinary tables are removable
+ * once no transaction of the same database can still see them; in the shared `test` database, another
+ * test's open transaction keeps them. Made from template0, which no session ever connects to (CREATE
+ * DATABASE fails while its template has other sessions).
+ */
+export async function freshPostgresDatabase(): Promise<string> {
+  const pg = (await import('pg')).default;
+  const database = `tracer_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE "${database}" TEMPLATE template0`);
+  } finally {
+    await client.end();
+  }
+  databases.push(database);
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${database}`;
   return url.toString();
 }
 

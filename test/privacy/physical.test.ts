@@ -2,7 +2,7 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/cli.js';
-import { onPostgres, startService, stopAllServices } from '../helpers/service.js';
+import { freshPostgresDatabase, onPostgres, startService, stopAllServices } from '../helpers/service.js';
 import { clientFor, conversation, summary, trace } from '../server/http.js';
 import { filesHolding, tokenWithRole } from './support.js';
 
@@ -15,8 +15,8 @@ import { filesHolding, tokenWithRole } from './support.js';
  */
 const MARKER = 'FORGET-ME-5e1c7a-credit-card-4111';
 
-async function seedAndForget(backend: 'sqlite' | 'postgres') {
-  const service = await startService({ backend });
+async function seedAndForget(backend: 'sqlite' | 'postgres', databaseUrl?: string) {
+  const service = await startService({ backend, databaseUrl });
   await service.createProject('acme', 'web');
   const admin = clientFor(
     service,
@@ -64,7 +64,10 @@ async function postgresSuite() {
     cleanup();
   });
   pgTest('PostgreSQL: after the forget, no tuple holds it; after VACUUM FULL, no page does', async () => {
-    const { service } = await seedAndForget('postgres');
+    // A database of its own: VACUUM removes a dead tuple only once no transaction of the same database
+    // began before it died, and other tests (and other checkouts' runs) keep transactions open in the
+    // shared one at any moment. What docs/server.md promises is about such a transaction: here none is.
+    const { service } = await seedAndForget('postgres', await freshPostgresDatabase());
     const client = new pg.Client({ connectionString: service.databaseUrl });
     await client.connect();
     try {

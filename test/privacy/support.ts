@@ -70,11 +70,11 @@ export async function spawnServe(args: string[], env: Record<string, string>) {
     url,
     output: () => ({ stdout, stderr }),
     exited,
-    /** Resolves once the output matches. */
-    async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+    /** Resolves once the output (from character `from` of stdout on) matches. */
+    async waitFor(pattern: RegExp, timeoutMs = 30_000, from = 0): Promise<string> {
       const started = Date.now();
       for (;;) {
-        const match = pattern.exec(stdout);
+        const match = pattern.exec(stdout.slice(from));
         if (match) return match[0];
         if (Date.now() - started > timeoutMs) throw new Error(`no ${pattern} in the output:\n${stdout}${stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/cli.js';
 import { onPostgres, spawnService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { addConversation, addSummary, machine, readRows, transcript, type Machine } from '../helpers/sync-fixtures.js';
-import { clientFor } from '../server/http.js';
+import { clientFor, type Client } from '../server/http.js';
 import { tokenWithRole } from '../privacy/support.js';
 import { dice, FAST_RETRY_ENV, pause, replayable, rounds, spawnTracer, type Dice } from './support/faults.js';
 import { assertIntact } from './support/stores.js';
@@ -46,9 +46,8 @@ async function world(backend: 'sqlite' | 'postgres'): Promise<World> {
   return { service, admin, reader, a };
 }
 
-/** Nothing served is tombstoned, every served transcript's bytes come, and a fresh clone pulls cleanly. */
-async function assertConsistent(w: World, context: string): Promise<Set<string>> {
-  const reader = clientFor(w.service, w.reader, 'acme', 'web');
+/** The service's tombstones, as `<family>:<identity>`. */
+async function tombstonesOf(reader: Client, context: string): Promise<Set<string>> {
   const stones = new Set<string>();
   for (let after = ''; ;) {
     const page = await reader.get(`/api/v1/tombstones?limit=1000${after ? `&after=${after}` : ''}`);
@@ -57,12 +56,25 @@ async function assertConsistent(w: World, context: string): Promise<Set<string>>
     after = page.json.next_cursor;
     if (!page.json.has_more) break;
   }
+  return stones;
+}
+
+/** Nothing served is tombstoned, every served transcript's bytes come, and a fresh clone pulls cleanly. */
+async function assertConsistent(w: World, context: string): Promise<Set<string>> {
+  const reader = clientFor(w.service, w.reader, 'acme', 'web');
+  const stones = await tombstonesOf(reader, context);
   const served = new Set<string>();
   for (const row of await reader.pullAll('conversations')) {
     const key = `conversations:${JSON.stringify({ conversation_id: row.conversation_id, content_sha256: row.content_sha256 })}`;
     assert.not.ok(stones.has(key), `${context}: ${row.conversation_id} is served but was forgotten`);
-    if (row.content_base64 === undefined)
-      assert.is((await reader.get(`/api/v1/blobs/${row.content_sha256}`)).status, 200, `${context}: ${row.conversation_id} has no bytes`);
+    if (row.content_base64 === undefined) {
+      const bytes = await reader.get(`/api/v1/blobs/${row.content_sha256}`);
+      // A killed client's forget goes on in the service and may take the row after the pull served it: its
+      // bytes go in the same transaction as its row, which leaves a tombstone. Bytes gone from a row that no
+      // tombstone names is the half-removed row this must catch.
+      if (bytes.status === 404 && (await tombstonesOf(reader, context)).has(key)) continue;
+      assert.is(bytes.status, 200, `${context}: ${row.conversation_id} has no bytes`);
+    }
     served.add(String(row.conversation_id));
   }
   for (const row of await reader.pullAll('summaries'))

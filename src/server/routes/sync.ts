@@ -111,7 +111,10 @@ async function pull(context: ServiceContext, family: FamilyDefinition, request: 
   }
   const page = await context.storage.pullItems(project.id, family.name, { after, limit, sinceMillis });
   const items = [];
-  for (const row of page.rows) items.push(await outgoing(context, family, project, JSON.parse(row.body)));
+  for (const row of page.rows) {
+    const record = await outgoing(context, family, project, row.seq, JSON.parse(row.body));
+    if (record) items.push(record);
+  }
   await auditPulled(context, request, project, family, items);
   const last = page.rows.at(-1)?.seq ?? after;
   return { items, next_cursor: encodeCursor(last), has_more: page.hasMore };
@@ -127,16 +130,23 @@ function pageSize(text: string | undefined): number {
 
 /**
  * Small content goes back inline, large content as a pointer the client fetches
- * from the blob route; with that route switched off, always inline.
+ * from the blob route; with that route switched off, always inline. Undefined: the
+ * row is not served, since a forget or retention run removed it (and its blob)
+ * after this page's rows were read; its tombstone tells the client.
  */
-async function outgoing(context: ServiceContext, family: FamilyDefinition, project: ProjectRef, record: Record<string, unknown>) {
+async function outgoing(
+  context: ServiceContext,
+  family: FamilyDefinition,
+  project: ProjectRef,
+  seq: number,
+  record: Record<string, unknown>,
+): Promise<Record<string, unknown> | undefined> {
   const blob = family.blob;
   if (!blob) return record;
   const size = record[blob.sizeMember] as number;
   if (size >= blob.inlineBelow && context.routeEnabled('blobs')) return record;
-  const stored = await context.storage.readBlob(project.id, record[blob.shaMember] as string);
-  if (!stored) return record;
-  const chunks: Buffer[] = [];
-  for await (const chunk of stored.stream) chunks.push(chunk as Buffer);
-  return { ...record, [blob.inlineMember]: Buffer.concat(chunks).toString('base64') };
+  const bytes = await context.storage.readBlobBytes(project.id, record[blob.shaMember] as string);
+  if (bytes) return { ...record, [blob.inlineMember]: bytes.toString('base64') };
+  const [held] = await context.storage.query('SELECT 1 AS held FROM items WHERE project_id = ? AND seq = ?', [project.id, seq]);
+  return held ? record : undefined;
 }

@@ -200,6 +200,22 @@ export class PostgresStorage implements TraceStorage {
     return { size, stream: Readable.from(pieces()) };
   }
 
+  async readBlobBytes(projectId: number, sha: string): Promise<Buffer | undefined> {
+    // One statement, so one snapshot: the size and every piece as they stood together. Read as readBlob
+    // does (the size, then each piece by a query of its own), a forget that commits in between leaves
+    // a blob that has a size and no pieces.
+    const result = await this.#pool.query(
+      `SELECT b.size, c.data FROM blob_owners o JOIN blobs b ON b.sha = o.sha LEFT JOIN blob_chunks c ON c.sha = o.sha
+       WHERE o.project_id = $1 AND o.sha = $2 ORDER BY c.idx`,
+      [projectId, sha],
+    );
+    if (result.rows.length === 0) return undefined;
+    const rows = result.rows as Array<{ size: string; data: Buffer | null }>;
+    const bytes = Buffer.concat(rows.flatMap((row) => (row.data ? [row.data] : [])));
+    if (bytes.length !== Number(rows[0]!.size)) throw new Error(`blob ${sha} holds ${bytes.length} bytes of its ${rows[0]!.size}`);
+    return bytes;
+  }
+
   async writeBlob(projectId: number, sha: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, maxBytes: number) {
     const meter = new BlobMeter(maxBytes);
     return this.#transaction(async (client) => {

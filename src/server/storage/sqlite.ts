@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { BlobMeter } from '../blob-stream.js';
@@ -238,6 +238,17 @@ export class SqliteStorage implements TraceStorage {
     const size = await this.blobSize(projectId, sha);
     if (size === undefined) return undefined;
     return { size, stream: createReadStream(this.#blobPath(sha), { start }) };
+  }
+
+  async readBlobBytes(projectId: number, sha: string): Promise<Buffer | undefined> {
+    if ((await this.blobSize(projectId, sha)) === undefined) return undefined;
+    try {
+      return await readFile(this.#blobPath(sha));
+    } catch (error) {
+      // Unlinked since the size was read, by a removal that let go of the project's hold on it.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && (await this.blobSize(projectId, sha)) === undefined) return undefined;
+      throw error;
+    }
   }
 
   async writeBlob(projectId: number, sha: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, maxBytes: number) {

@@ -52,6 +52,12 @@ export interface TraceStorage {
   /** The blob's bytes from byte `start` (default 0) when this project holds it; `size` is the whole blob's. */
   readBlob(projectId: number, sha: string, start?: number): Promise<{ size: number; stream: Readable } | undefined>;
   /**
+   * A small blob's bytes (what a pull puts inline), read at one moment: its size and its bytes as they
+   * stood together. Undefined when this project does not hold it, as after a removal (forget, retention)
+   * that committed since the row naming it was read.
+   */
+  readBlobBytes(projectId: number, sha: string): Promise<Buffer | undefined>;
+  /**
    * Streams bytes in while hashing; keeps them only when their SHA-256 is `sha`
    * (else ProblemError sha_mismatch) and they stay within `maxBytes` (else
    * ProblemError blob_too_large, thrown as soon as the limit is passed). Then
