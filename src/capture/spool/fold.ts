@@ -13,14 +13,14 @@
 // file's end already holds its id. Only a summary may then be appended twice,
 // and session-summaries.jsonl keeps the latest per conversation anyway.
 //
-// One fold at a time: proper-lockfile's lock on the spool folder (its mtime
-// kept fresh while held, stale when its holder was killed). The background
-// fold does not wait for it; it leaves its entry to the holder, which looks
-// again once it has let go of the lock.
+// One fold at a time: store/file-lock.ts's lock in the spool folder, which
+// names its holder, so a fold killed while holding it is taken over at once.
+// The background fold does not wait for it; it leaves its entry to the
+// holder, which looks again once it has let go of the lock.
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../../files/atomic-write.js';
-import { lockFolder, type Release } from '../../store/file-lock.js';
+import { takeLock, type LockHolder, type Release } from '../../store/file-lock.js';
 import { appendRecord } from '../../store/jsonl.js';
 import { logHookFailure } from '../hook/error-log.js';
 import { recordEvent, type TraceWriter } from '../hook/run-hook.js';
@@ -39,6 +39,8 @@ export interface FoldOptions {
   env: NodeJS.ProcessEnv;
   /** How long to wait for another fold to finish: a command waits, so that it reads every event; the hook's background fold does not. */
   waitMs: number;
+  /** Called once when a live fold has held the lock for a second. */
+  onSlowHolder?: (holder: LockHolder) => void;
 }
 
 export interface FoldReport {
@@ -51,7 +53,7 @@ export async function foldSpool(options: FoldOptions): Promise<FoldReport> {
   const dir = spoolDir(options.home);
   const report: FoldReport = { folded: 0, left: 0 };
   for (let wait = options.waitMs; entriesOf(dir).length > 0; wait = 0) {
-    const release = await lock(dir, wait);
+    const release = await lock(dir, wait, options.onSlowHolder);
     if (!release) break;
     try {
       const stopped = await foldEntries(dir, options, report);
@@ -168,6 +170,11 @@ function entriesOf(dir: string): Listed[] {
   return listed.sort((a, b) => (a.mtimeNs < b.mtimeNs ? -1 : a.mtimeNs > b.mtimeNs ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/** How many finished entries were spooled before `ms` (their modification time) and are still there. */
+export function spooledBefore(home: string, ms: number): number {
+  return entriesOf(spoolDir(home)).filter((entry) => entry.mtimeMs <= ms).length;
+}
+
 /** A `.row` whose entry is gone (killed between the two removals), and entries the hook never finished. */
 function removeLeftovers(dir: string): void {
   let names: string[];
@@ -189,7 +196,14 @@ function removeLeftovers(dir: string): void {
   }
 }
 
-function lock(dir: string, waitMs: number): Promise<Release | undefined> {
-  // A lock taken away while held (its folder removed by hand) risks at worst a row the journal then finds.
-  return lockFolder(join(dir, '.fold.lock'), { waitMs, pollMs: LOCK_POLL_MS });
+export const FOLD_LOCK = '.fold.lock';
+
+function lock(dir: string, waitMs: number, onSlowHolder?: (holder: LockHolder) => void): Promise<Release | undefined> {
+  // A lock taken away while held (its file removed by hand) risks at worst a row the journal then finds.
+  return takeLock(join(dir, FOLD_LOCK), {
+    waitMs,
+    pollMs: LOCK_POLL_MS,
+    purpose: 'the background fold',
+    ...(onSlowHolder ? { onSlowHolder } : {}),
+  });
 }
