@@ -1,5 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../cli/tracer-command.js';
+import { SPOOL_NOT_FOLDED } from '../capture/spool/pending.js';
 
 /** Run by the post-commit hook that `tracer init` installs; by hand to attribute an older commit. */
 export class CommitLinkCommand extends TracerCommand {
@@ -25,9 +26,20 @@ export class CommitLinkCommand extends TracerCommand {
     description: 'Print what was recorded, and report failures instead of only logging them',
   });
 
+  spooled = Option.Boolean('--spooled', false, {
+    description:
+      "What the post-commit hook runs when it spooled the commit and commit_summary may be on: print the commit's bar once the fold made its ledger; build nothing",
+  });
+
   async run() {
-    const { runCommitLink } = await import('../capture/ledger/git-hook-entry.js');
-    const { env, cwd } = this.context;
-    return runCommitLink(this.commit, { cwd, env, stdout: this.context.stdout, stderr: this.context.stderr, verbose: this.verbose });
+    const hooks = await import('../capture/ledger/git-hook-entry.js');
+    const { env, cwd, stdout, stderr } = this.context;
+    const io = { cwd, env, stdout, stderr, verbose: this.verbose };
+    if (this.spooled) return hooks.printSpooledSummary(this.commit, io);
+    // The spool could not be folded first (src/capture/spool/fold-first.ts): a ledger built now would miss the
+    // agents' events spooled before the commit, so the hook's commit is spooled after them, for the fold that can.
+    if (!this.verbose && this.context.warnings.some((warning) => warning.code === SPOOL_NOT_FOLDED))
+      return hooks.spoolCommit(this.commit, io);
+    return hooks.runCommitLink(this.commit, io);
   }
 }

@@ -10,12 +10,12 @@ import type { Writable } from 'node:stream';
 import type { TracerWarning } from '../../core/errors.js';
 import { tracerHome } from '../../store/home.js';
 import { logHookFailure } from '../hook/error-log.js';
-import { spoolPending } from './pending.js';
+import { SPOOL_NOT_FOLDED, spoolPending } from './pending.js';
 
 /** How long a command waits for a live fold that holds the lock (a dead one is taken over at once). */
 const COMMAND_WAIT_MS = 10_000;
 
-export const SPOOL_NOT_FOLDED = 'spool_not_folded';
+export { SPOOL_NOT_FOLDED };
 
 /** Folds the spool; a warning when entries spooled before `began` are left. */
 export async function foldSpoolFirst(env: NodeJS.ProcessEnv, stderr?: Writable, began = Date.now()): Promise<TracerWarning | undefined> {

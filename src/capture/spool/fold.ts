@@ -25,8 +25,8 @@ import { appendRecord } from '../../store/jsonl.js';
 import { logHookFailure } from '../hook/error-log.js';
 import { recordEvent, type TraceWriter } from '../hook/run-hook.js';
 import type { TraceRecord } from '../trace-record.js';
-import { entryEnvironment, parseSpoolEntry } from './entry.js';
-import { ENTRY_SUFFIX, spoolDir } from './pending.js';
+import { entryEnvironment, parseSpoolEntry, type SpoolEntry } from './entry.js';
+import { ENTRY_SUFFIX, GIT_AGENT, GIT_ENTRY_SUFFIX, spoolDir } from './pending.js';
 
 const LOCK_POLL_MS = 25;
 /** How far back from the end of traces.jsonl an interrupted fold's row is looked for. */
@@ -83,7 +83,8 @@ async function foldEntry(path: string, mtimeMs: number, options: FoldOptions): P
   } catch {
     return 'done'; // folded and removed by a fold whose lock had gone stale
   }
-  const entry = parseSpoolEntry(bytes);
+  let entry = parseSpoolEntry(bytes);
+  if (path.endsWith(GIT_ENTRY_SUFFIX)) entry = await wholeGitEntry(path, entry, mtimeMs);
   if (!entry) {
     logHookFailure(
       options.home,
@@ -93,6 +94,13 @@ async function foldEntry(path: string, mtimeMs: number, options: FoldOptions): P
         message: `${path} is not an event bin/tracer-hook.sh wrote; it was removed.`,
       },
     );
+    rmSync(path, { force: true });
+    return 'done';
+  }
+  if (entry.agent === GIT_AGENT) {
+    // A commit, rewrite or merge git's hook spooled: its ledger is made now, after every event spooled before it.
+    const { foldGitEntry } = await import('../ledger/spooled-git.js');
+    await foldGitEntry(entry, entryEnvironment(entry, options.home, options.env));
     rmSync(path, { force: true });
     return 'done';
   }
@@ -109,6 +117,28 @@ async function foldEntry(path: string, mtimeMs: number, options: FoldOptions): P
     rmSync(journal, { force: true });
   }
   return result;
+}
+
+/** How long a git entry found cut short is read again: post-commit writes its few bytes in place, in one write. */
+const TORN_GIT_ENTRY_WAIT_MS = 2_000;
+
+/** The entry once its writer has finished it; undefined when it stays cut short (its hook was killed while writing). */
+async function wholeGitEntry(path: string, entry: SpoolEntry | undefined, mtimeMs: number): Promise<SpoolEntry | undefined> {
+  while (!isWholeGitEntry(entry) && Date.now() - mtimeMs < TORN_GIT_ENTRY_WAIT_MS) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    try {
+      entry = parseSpoolEntry(readFileSync(path));
+    } catch {
+      return undefined;
+    }
+  }
+  return isWholeGitEntry(entry) ? entry : undefined;
+}
+
+function isWholeGitEntry(entry: SpoolEntry | undefined): entry is SpoolEntry {
+  if (entry?.agent !== GIT_AGENT) return false;
+  if (entry.event !== 'post-commit') return true;
+  return entry.payload.kind === 'ok' && /^[0-9a-f]{40,64}\n$/.test(entry.payload.text);
 }
 
 function writerFor(journal: string): TraceWriter {
@@ -150,7 +180,10 @@ interface Listed {
   mtimeNs: bigint;
 }
 
-/** Finished entries, oldest first: by modification time to the nanosecond where the file system keeps it, then by name. */
+/**
+ * Finished entries, oldest first: by modification time to the nanosecond where the file system keeps it; in one
+ * clock tick, agents' events before git's (an edit reported in the tick of a commit is folded before its ledger), then by name.
+ */
 function entriesOf(dir: string): Listed[] {
   let names: string[];
   try {
@@ -167,7 +200,10 @@ function entriesOf(dir: string): Listed[] {
       // folded meanwhile
     }
   }
-  return listed.sort((a, b) => (a.mtimeNs < b.mtimeNs ? -1 : a.mtimeNs > b.mtimeNs ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const git = (name: string) => (name.endsWith(GIT_ENTRY_SUFFIX) ? 1 : 0);
+  return listed.sort((a, b) =>
+    a.mtimeNs < b.mtimeNs ? -1 : a.mtimeNs > b.mtimeNs ? 1 : git(a.name) - git(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
 }
 
 /** How many finished entries were spooled before `ms` (their modification time) and are still there. */
