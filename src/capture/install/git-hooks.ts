@@ -7,11 +7,11 @@
 // hook in any language, and uninstall renames it back untouched.
 import { chmodSync, lstatSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../../files/atomic-write.js';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { ensureDirSync, errnoCode, moveSync, removeSync, unwritable } from '../../files/index.js';
 import { runGit } from './git.js';
-import { shellProgram, type TracerInvocation } from './invocation.js';
+import { shellProgram, shellQuote, type TracerInvocation } from './invocation.js';
 import type { FileChange } from './agent-hooks.js';
 import { GIT_ENTRY_SUFFIX } from '../spool/pending.js';
 import { PROJECT_STATE_FILES } from '../../store/home.js';
@@ -140,6 +140,9 @@ export function hookScript(name: GitHookName, invocation: TracerInvocation): str
   const syncEnv = commit ? 'TRACER_SUMMARY_FD=3 ' : '';
   const syncOutput = commit ? '3>&2 >/dev/null 2>&1' : '>/dev/null 2>&1';
   const program = shellProgram(invocation);
+  // Where tracer keeps its data when TRACER_HOME is not set: install.sh's launcher says its own home ($home/bin/tracer).
+  const defaultHome =
+    'launcher' in invocation ? `tracer_home=${shellQuote(dirname(dirname(invocation.launcher)))}` : 'tracer_home=${HOME:+$HOME/.tracer}';
   // What git said, one value a line (src/capture/ledger/spooled-git.ts).
   const said = commit
     ? 'git rev-parse -q --verify HEAD'
@@ -199,7 +202,8 @@ run_tracer() {
 fold_in_background() {
   (unset GIT_DIR GIT_WORK_TREE GIT_COMMON_DIR GIT_INDEX_FILE GIT_PREFIX; TRACER_HOME=$home run_tracer hook --fold) </dev/null >/dev/null 2>&1 &
 }${summary}
-home=\${TRACER_HOME:-\${HOME:+$HOME/.tracer}}
+${defaultHome}
+home=\${TRACER_HOME:-$tracer_home}
 [ "\${TRACER_HOOK_SYNC:-}" = 1 ] && home=
 case $home in /*) ;; *) home= ;; esac
 case $PWD in /*) ;; *) home= ;; esac
