@@ -10,10 +10,20 @@ import type { Writable } from 'node:stream';
 import type { TracerWarning } from '../../core/errors.js';
 import { tracerHome } from '../../store/home.js';
 import { logHookFailure } from '../hook/error-log.js';
-import { SPOOL_NOT_FOLDED, spoolPending } from './pending.js';
+import { join } from 'node:path';
+import { FOLD_LOCK, SPOOL_NOT_FOLDED, spoolDir, spoolPending } from './pending.js';
 
-/** How long a command waits for a live fold that holds the lock (a dead one is taken over at once). */
+const foldLockPath = (home: string) => join(spoolDir(home), FOLD_LOCK);
+
+/** How long a command waits for a live fold that holds the lock (a dead one is taken over at once); TRACER_SPOOL_WAIT_MS sets another. */
 const COMMAND_WAIT_MS = 10_000;
+
+function commandWaitMs(env: NodeJS.ProcessEnv): number {
+  const set = Number(env.TRACER_SPOOL_WAIT_MS);
+  return env.TRACER_SPOOL_WAIT_MS !== undefined && env.TRACER_SPOOL_WAIT_MS !== '' && Number.isFinite(set) && set >= 0
+    ? set
+    : COMMAND_WAIT_MS;
+}
 
 export { SPOOL_NOT_FOLDED };
 
@@ -23,12 +33,13 @@ export async function foldSpoolFirst(env: NodeJS.ProcessEnv, stderr?: Writable, 
   if (!spoolPending(home)) return undefined;
   let failure: string | undefined;
   let holderPid: number | undefined;
+  const waitMs = commandWaitMs(env);
   try {
     const { foldSpool } = await import('./fold.js');
     await foldSpool({
       home,
       env,
-      waitMs: COMMAND_WAIT_MS,
+      waitMs,
       onSlowHolder: (holder) => {
         holderPid = holder.pid;
         stderr?.write(`tracer: waiting for ${holder.purpose ?? 'the background fold'}, pid ${holder.pid}\n`);
@@ -46,11 +57,14 @@ export async function foldSpoolFirst(env: NodeJS.ProcessEnv, stderr?: Writable, 
   const { spooledBefore } = await import('./fold.js');
   const left = spooledBefore(home, began);
   if (left === 0) return undefined;
+  // Not told by the wait (shorter than a second, or the holder went quiet): who holds it now.
+  if (failure === undefined && holderPid === undefined)
+    holderPid = (await import('../../store/file-lock.js')).liveHolder(foldLockPath(home))?.pid;
   const why =
     failure !== undefined
       ? `the fold failed (${failure.replace(/\.$/, '')})`
       : holderPid !== undefined
-        ? `the fold of pid ${holderPid} still held the spool's lock after ${COMMAND_WAIT_MS / 1000} s`
+        ? `the fold of pid ${holderPid} still held the spool's lock after ${waitMs / 1000} s`
         : 'they could not be folded yet (see hook-errors.log)';
   return {
     code: SPOOL_NOT_FOLDED,

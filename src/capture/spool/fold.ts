@@ -26,7 +26,7 @@ import { logHookFailure } from '../hook/error-log.js';
 import { recordEvent, type TraceWriter } from '../hook/run-hook.js';
 import type { TraceRecord } from '../trace-record.js';
 import { entryEnvironment, parseSpoolEntry, type SpoolEntry } from './entry.js';
-import { ENTRY_SUFFIX, GIT_AGENT, GIT_ENTRY_SUFFIX, spoolDir } from './pending.js';
+import { ENTRY_SUFFIX, FOLD_LOCK, GIT_AGENT, GIT_ENTRY_SUFFIX, spoolDir } from './pending.js';
 
 const LOCK_POLL_MS = 25;
 /** How far back from the end of traces.jsonl an interrupted fold's row is looked for. */
@@ -231,8 +231,6 @@ function removeLeftovers(dir: string): void {
     }
   }
 }
-
-export const FOLD_LOCK = '.fold.lock';
 
 function lock(dir: string, waitMs: number, onSlowHolder?: (holder: LockHolder) => void): Promise<Release | undefined> {
   // A lock taken away while held (its file removed by hand) risks at worst a row the journal then finds.
