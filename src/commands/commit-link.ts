@@ -13,7 +13,7 @@ export class CommitLinkCommand extends TracerCommand {
 
       Appends the ledger (\`sha\`, \`ts\`, \`commit\`, \`trace_ids\` and \`record\`, the attribution as an Agent Trace record) to \`ledgers.jsonl\`, a commit link (\`commit\`, \`session_ids\`, \`trace_ids\`) to \`commit-links.jsonl\`, and writes the record as a git note under \`refs/notes/tracer\`. The ledger is deterministic: the same commit and traces give the same bytes on every machine, and running the command again appends nothing.
 
-      As a git hook it prints nothing and always exits 0; failures go to \`hook-errors.log\` in the project folder. With \`--verbose\` it prints what it recorded and reports failures with their exit code.
+      The post-commit hook spools the commit and the fold in the background does this; the hook runs it itself only when it cannot spool (\`TRACER_HOOK_SYNC=1\`), and then, if the agents' spooled events cannot be folded first, spools the commit instead of attributing it without them. As a git hook it prints nothing and always exits 0; failures go to \`hook-errors.log\` in the project folder. With \`--verbose\` it prints what it recorded and reports failures with their exit code.
     `,
     examples: [
       ['Attribute HEAD (what the post-commit hook runs)', '$0 commit-link'],
