@@ -77,7 +77,7 @@ test('a fold that stays busy past the wait: spool_not_folded on stderr and in --
     assert.match(
       json.stderr,
       new RegExp(
-        `^tracer: warning: 1 event spooled before this command started is not in what it shows: the fold of pid ${holder.pid} still held the spool's lock after 0\\.1 s; run the command again\\. \\(spool_not_folded\\)\\n$`,
+        `^tracer: warning: 1 event spooled before this command started is not in what it shows: the fold of pid ${holder.pid} held the spool's lock for 0\\.1 s without folding them; run the command again\\. \\(spool_not_folded\\)\\n$`,
       ),
     );
     const report = JSON.parse(json.stdout);

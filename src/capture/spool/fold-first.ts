@@ -35,16 +35,23 @@ export async function foldSpoolFirst(env: NodeJS.ProcessEnv, stderr?: Writable, 
   let holderPid: number | undefined;
   const waitMs = commandWaitMs(env);
   try {
-    const { foldSpool } = await import('./fold.js');
-    await foldSpool({
-      home,
-      env,
-      waitMs,
-      onSlowHolder: (holder) => {
-        holderPid = holder.pid;
-        stderr?.write(`tracer: waiting for ${holder.purpose ?? 'the background fold'}, pid ${holder.pid}\n`);
-      },
-    });
+    const { foldSpool, spooledBefore } = await import('./fold.js');
+    // A live fold is waited for as long as it gets on with the entries spooled before this command (it folds
+    // them for this command); one that folds none of them for a whole wait is hung, or the entries cannot be folded.
+    for (let before = spooledBefore(home, began); ;) {
+      await foldSpool({
+        home,
+        env,
+        waitMs,
+        onSlowHolder: (holder) => {
+          if (holderPid === undefined) stderr?.write(`tracer: waiting for ${holder.purpose ?? 'the background fold'}, pid ${holder.pid}\n`);
+          holderPid = holder.pid;
+        },
+      });
+      const left = spooledBefore(home, began);
+      if (left === 0 || left >= before) break;
+      before = left;
+    }
   } catch (error) {
     failure = error instanceof Error ? error.message : String(error);
     // The command's own work comes first; what was not folded stays spooled for the next fold.
@@ -64,7 +71,7 @@ export async function foldSpoolFirst(env: NodeJS.ProcessEnv, stderr?: Writable, 
     failure !== undefined
       ? `the fold failed (${failure.replace(/\.$/, '')})`
       : holderPid !== undefined
-        ? `the fold of pid ${holderPid} still held the spool's lock after ${waitMs / 1000} s`
+        ? `the fold of pid ${holderPid} held the spool's lock for ${waitMs / 1000} s without folding them`
         : 'they could not be folded yet (see hook-errors.log)';
   return {
     code: SPOOL_NOT_FOLDED,
