@@ -27,7 +27,20 @@
 // not a pid namespace would see each other's holders as gone; give them
 // different host names (docker's default).
 import { randomBytes } from 'node:crypto';
-import { closeSync, linkSync, openSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 
 /** Releases the lock (nothing when it was taken over meanwhile as stale). */
@@ -77,6 +90,8 @@ const BREAK_STALE_MS = 2_000;
  * undefined when it is still held then. A holder found dead is replaced at once.
  */
 export async function takeLock(path: string, options: LockOptions): Promise<Release | undefined> {
+  // What a take-over removes must be a lock: a path that names anything else is a caller's mistake, never removed.
+  if (!path.endsWith('.lock')) throw new Error(`${path} is not a lock file's name (it must end in .lock)`);
   const pollMs = options.pollMs ?? POLL_MS;
   const began = Date.now();
   let warned = false;
@@ -145,6 +160,8 @@ function inspect(path: string, options: Pick<LockOptions, 'staleMs' | 'hungMs'>)
     ino = stat.ino;
     mtimeMs = stat.mtimeMs;
     directory = stat.isDirectory();
+    // An older tracer's lock folder is empty: one that holds anything is no lock, never taken over.
+    if (directory && readdirSync(path).length > 0) return { kind: 'live' };
     if (!directory) raw = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'gone' };
@@ -181,10 +198,16 @@ function removeIfSame(path: string, found: Extract<Inspected, { kind: 'dead' }>)
   try {
     const stat = statSync(path);
     if (stat.ino !== found.ino) return;
-    if (!found.directory && readFileSync(path, 'utf8') !== found.raw) return;
-    rmSync(path, { recursive: found.directory, force: true });
+    if (found.directory) {
+      // An older tracer's lock folder is empty: one that holds anything is not a lock, and stays.
+      rmdirSync(path);
+      return;
+    }
+    if (readFileSync(path, 'utf8') !== found.raw) return;
+    rmSync(path, { force: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
   }
 }
 

@@ -15,7 +15,10 @@ const WORKER = join(import.meta.dirname, 'lock-holder-worker.ts');
 /** A process holding `path`, once it says it holds it. */
 function holder(path: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER, path], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', WORKER, path], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TRACER_LOCK_HOLDER: '1' },
+    });
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -133,6 +136,23 @@ test("an older tracer's lock folder is taken over once stale, and kept while fre
   assert.ok(release);
   await release!();
   assert.not.ok(existsSync(path));
+});
+
+test('what is not a lock is never removed: a folder with files in it stays, and a name without .lock is refused', async () => {
+  const dir = tempDir('tracer-lock-');
+  const folder = join(dir, 'data.lock');
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'precious'), 'keep me');
+  const old = new Date(Date.now() - 60_000);
+  utimesSync(folder, old, old);
+  assert.is(await takeLock(folder, { waitMs: 0 }), undefined);
+  assert.is(readFileSync(join(folder, 'precious'), 'utf8'), 'keep me');
+  try {
+    await takeLock(join(dir, 'test'), { waitMs: 0 });
+    assert.unreachable('a path without .lock is refused');
+  } catch (error) {
+    assert.match((error as Error).message, /is not a lock file's name/);
+  }
 });
 
 test("a hung holder taken over does not remove its successor's lock when it finally releases", async () => {

@@ -95,7 +95,10 @@ export function locksLeft(home: string): string[] {
 /** A process holding `lockPath` (store/file-lock.ts) as a fold does, once it holds it. */
 export function lockHolder(lockPath: string, purpose = 'the background fold'): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', LOCK_HOLDER, lockPath, purpose], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', LOCK_HOLDER, lockPath, purpose], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TRACER_LOCK_HOLDER: '1' },
+    });
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     child.stdout!.on('data', (chunk: Buffer) => {
