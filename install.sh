@@ -67,8 +67,21 @@ case $home in /*) ;; *) home=$(pwd)/$home ;; esac
 home=${home%/}
 lock="$home/.install.lock"
 
-# mkdir is atomic: the first installer to create the folder holds the lock. A lock whose process is
-# gone (a killed install) is broken; a live one is waited for, a minute at most.
+# mkdir is atomic: the first installer to create the folder holds the lock, and names itself in it as
+# tracer's locks do (src/store/file-lock.ts): pid and start time. A lock whose process is gone (a
+# killed install), or whose pid is now another process's (another start time), or that names nobody
+# 5 s after it was made (killed between the two steps), is broken at once; a live one is waited for,
+# a minute at most.
+
+# The start time of process $1: field 22 of /proc/<pid>/stat (the command name, field 2, may hold
+# spaces: the fields after its closing parenthesis); nothing without /proc.
+start_of() {
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  # shellcheck disable=SC2086
+  set -- ${stat##*) }
+  [ "$#" -ge 20 ] && eval "printf '%s' \"\${20}\""
+}
+
 acquire_lock() {
   # A new home is private (0700), as tracer makes it: it will hold transcripts and tokens.
   if ! (umask 077 && mkdir -p "$home") 2>/dev/null || ! [ -w "$home" ]; then
@@ -78,7 +91,16 @@ acquire_lock() {
   while ! mkdir "$lock" 2>/dev/null; do
     [ -d "$lock" ] || die "cannot write to $home; set TRACER_HOME to a folder you can write to (or fix its permissions) and run install.sh again"
     holder=$(cat "$lock/pid" 2>/dev/null || true)
-    if [ -n "$holder" ] && ! kill -0 "$holder" 2>/dev/null; then
+    holder_start=$(cat "$lock/start" 2>/dev/null || true)
+    dead=
+    if [ -z "$holder" ]; then
+      [ "$waited" -ge 50 ] && dead=1
+    elif ! kill -0 "$holder" 2>/dev/null; then
+      dead=1
+    elif [ -n "$holder_start" ] && [ "$(start_of "$holder")" != "$holder_start" ]; then
+      dead=1
+    fi
+    if [ -n "$dead" ]; then
       # Renamed before removal, so two installers breaking the same stale lock cannot remove each other's new one.
       mv "$lock" "$lock.stale.$$" 2>/dev/null && rm -rf "$lock.stale.$$"
       continue
@@ -88,6 +110,7 @@ acquire_lock() {
     sleep 0.1 2>/dev/null || sleep 1
   done
   locked=1
+  start_of "$$" >"$lock/start"
   printf '%s\n' "$$" >"$lock/pid"
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, clearRuns, stopAllServices } from './environment.js';
 import { markdownTable, runInfo, saveResults, type Result } from './report.js';
+import { commitWorkload, deadFoldWorkload } from './workloads/background.js';
 import { blameWorkload } from './workloads/blame.js';
 import { forgetWorkload, retentionWorkload } from './workloads/forget.js';
 import { costWorkload } from './workloads/cost.js';
@@ -165,6 +166,14 @@ try {
   if (wanted('20')) {
     log('workload 20: transcript reader');
     results.push(...(await transcriptWorkload({ megabytes: quick ? 20 : 100, runs: runs(1, 3) }, log)));
+  }
+  if (wanted('21')) {
+    log("workload 21: git commit with tracer's hooks");
+    results.push(...(await commitWorkload({ runs: runs(9, 21) }, log)));
+  }
+  if (wanted('22')) {
+    log('workload 22: tracer status after a fold SIGKILLed holding the lock');
+    results.push(...(await deadFoldWorkload({ runs: runs(5, 11), events: 40 }, log)));
   }
 } finally {
   await stopAllServices();

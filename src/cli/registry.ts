@@ -10,6 +10,7 @@ import { FROM_SOURCE, PACKAGE_ROOT } from '../core/package-root.js';
 import { importProgramModule } from '../core/program-module.js';
 import { VERSION } from '../core/version.js';
 import { spoolPending } from '../capture/spool/pending.js';
+import type { TracerWarning } from '../core/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { isCommandClass, TABLE_FILE, type CommandEntry } from './command-table.js';
 import { commandContext, type MainIo, type TracerContext } from './context.js';
@@ -20,6 +21,8 @@ type Commands = CommandClass<TracerContext>[];
 
 /** Parses `argv` with the commands it may name, then runs the command; the exit code. */
 export async function runCommandLine(argv: readonly string[], io: MainIo): Promise<number> {
+  // What was spooled before this moment is what the command must show (src/capture/spool/fold-first.ts).
+  const began = Date.now();
   // Scripts and agents' hooks probe with --version: the registry answers it without building a parser.
   if (argv.length === 1 && VERSION_FLAGS.has(argv[0]!)) {
     io.stdout.write(`${VERSION}\n`);
@@ -49,8 +52,47 @@ export async function runCommandLine(argv: readonly string[], io: MainIo): Promi
     return reportError(error, io.stderr, io.env);
   }
   // Whatever reads traces reads them after the agents' spooled events are in (src/capture/spool/fold-first.ts).
-  if (!command.help && (command.constructor as { foldsSpoolFirst?: boolean }).foldsSpoolFirst === true) await foldSpoolFirst(context);
+  if (!command.help && (command.constructor as { foldsSpoolFirst?: boolean }).foldsSpoolFirst === true) {
+    const notice = await foldSpoolFirst(context, began);
+    if (notice) {
+      context.warnings.push(notice);
+      if ((command as { json?: unknown }).json === true) return withJsonNotice(context, notice, () => cli.run(command, context));
+    }
+  }
   return cli.run(command, context);
+}
+
+/**
+ * A --json command run without part of the spool: its one JSON object carries the notice as
+ * `"warnings": [{"code", "message"}]` (output that is not one object is left as it is; stderr has the notice).
+ */
+async function withJsonNotice(context: TracerContext, notice: TracerWarning, run: () => Promise<number>): Promise<number> {
+  const { Writable } = await import('node:stream');
+  const stdout = context.stdout;
+  const chunks: string[] = [];
+  context.stdout = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      chunks.push(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+      done();
+    },
+  });
+  try {
+    return await run();
+  } finally {
+    context.stdout = stdout;
+    stdout.write(withWarning(chunks.join(''), notice));
+  }
+}
+
+function withWarning(text: string, notice: TracerWarning): string {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return text;
+    const warnings = [...((value as { warnings?: unknown[] }).warnings ?? []), { code: notice.code, message: notice.message }];
+    return `${JSON.stringify({ ...value, warnings }, null, text.includes('\n  ') ? 2 : undefined)}\n`;
+  } catch {
+    return text;
+  }
 }
 
 /** The command classes `line` may name: its own command's module, or every command when it names none. */
@@ -121,8 +163,9 @@ async function readTable(): Promise<CommandEntry[]> {
   return scannedTable();
 }
 
-async function foldSpoolFirst(context: TracerContext): Promise<void> {
-  if (spoolPending(context.home)) await (await import('../capture/spool/fold-first.js')).foldSpoolFirst(context.env);
+async function foldSpoolFirst(context: TracerContext, began: number): Promise<TracerWarning | undefined> {
+  if (!spoolPending(context.home)) return undefined;
+  return (await import('../capture/spool/fold-first.js')).foldSpoolFirst(context.env, context.stderr, began);
 }
 
 /** clipanion colours piped output by default; honour NO_COLOR and non-TTYs. */

@@ -48,7 +48,7 @@ export class HookFoldCommand extends TracerCommand {
     category: 'Capture',
     description: 'Record the agent events the installed hooks spooled',
     details: `
-      Folds \`$TRACER_HOME/spool/\` into each project's \`traces.jsonl\`, transcripts and summaries: every event once, in the order the hooks ran, whatever kills it. A fold already under way is not waited for; the events it did not take stay for the next one. Like \`tracer hook\`, it exits 0 and prints nothing; failures go to \`hook-errors.log\`.
+      Folds \`$TRACER_HOME/spool/\` into each project's \`traces.jsonl\`, transcripts and summaries, and the commits git's hooks spooled into ledgers, notes and commit links: every entry once, in the order the hooks ran (a commit after the agents' events spooled before it), whatever kills it. A fold already under way is not waited for; the events it did not take stay for the next one. Like \`tracer hook\`, it exits 0 and prints nothing; failures go to \`hook-errors.log\`.
     `,
     examples: [['Record the spooled events now', '$0 hook --fold']],
   });

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, cleanup, runTracer, tempDir, type RunResult } from '../helpers/cli.js';
+import { cleanEnv, cleanup, runTracer, settleSpool, tempDir, type RunResult } from '../helpers/cli.js';
 import { spawnService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
 import { spoolFolded } from '../helpers/spool.js';
 import { browserlessClient } from '../server/team-fixture.js';
@@ -34,7 +34,10 @@ const gitEnv = (home: string) => ({
 });
 
 function git(cwd: string, home: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: gitEnv(home), encoding: 'utf8' }).trim();
+  const output = execFileSync('git', args, { cwd, env: gitEnv(home), encoding: 'utf8' }).trim();
+  // git's hooks fold in the background: what follows reads tracer's files, as a tracer command would after folding first.
+  settleSpool(home);
+  return output;
 }
 
 interface Box {

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, cleanup } from '../helpers/cli.js';
+import { cleanEnv, cleanup, settleSpool } from '../helpers/cli.js';
 import { ledgerRecordOf } from '../../src/capture/ledger/ledger-line.js';
 import { gitIn, ledgerOf, machine } from '../capture/ledger-helpers.js';
 import {
@@ -353,6 +353,8 @@ function gitCommit(h: History, message: string): string {
     },
   });
   assert.is(result.status, 0, result.stderr);
+  // git's hooks fold in the background: what follows reads tracer's files, as a tracer command would after folding first.
+  settleSpool(h.home);
   return result.stderr;
 }
 

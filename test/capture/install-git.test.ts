@@ -1,19 +1,23 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, cleanup, git, sandbox, tempDir } from '../helpers/cli.js';
+import { cleanEnv, cleanup, git, sandbox, settleSpool, tempDir } from '../helpers/cli.js';
 import { assertOk, assertOneLineError } from '../cli/expect.js';
+import { parseSpoolEntry } from '../../src/capture/spool/entry.js';
 
 test.after(cleanup);
 
 const read = (path: string) => readFileSync(path, 'utf8');
 const mode = (path: string) => statSync(path).mode & 0o777;
 
-/** git as a user runs it, with the hooks' tracer bound to the test's home (never the real ~/.tracer). */
-function gitAs(home: string, cwd: string, args: string[], extraEnv: Record<string, string> = {}) {
-  return spawnSync('git', args, {
+/**
+ * git as a user runs it, with the hooks' tracer bound to the test's home (never the real ~/.tracer). With a stand-in
+ * tracer (useFakeTracer) nothing folds what the hooks spool: `settle: false`, and the test reads the spool itself.
+ */
+function gitAs(home: string, cwd: string, args: string[], extraEnv: Record<string, string> = {}, settle = true) {
+  const result = spawnSync('git', args, {
     cwd,
     encoding: 'utf8',
     env: {
@@ -26,6 +30,30 @@ function gitAs(home: string, cwd: string, args: string[], extraEnv: Record<strin
       ...extraEnv,
     },
   });
+  // git's hooks fold in the background: what follows reads tracer's files, as a tracer command would after folding first.
+  if (settle) settleSpool(home);
+  return result;
+}
+
+/** What git's hooks spooled in `home`, oldest first: the hook, the folder it ran in, what git said. */
+function gitEntries(home: string): Array<{ event: string; cwd: string; said: string }> {
+  const dir = join(home, 'spool');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.git.event'))
+    .map((name) => ({ name, mtime: statSync(join(dir, name), { bigint: true }).mtimeNs }))
+    .sort((a, b) => (a.mtime < b.mtime ? -1 : a.mtime > b.mtime ? 1 : 0))
+    .map(({ name }) => {
+      const entry = parseSpoolEntry(readFileSync(join(dir, name)))!;
+      assert.is(entry.agent, 'git');
+      return { event: entry.event, cwd: entry.cwd, said: entry.payload.kind === 'ok' ? entry.payload.text : '' };
+    });
+}
+
+/** The stand-in's calls once it has been called `count` times: the fold is started in the background. */
+async function callsWhen(log: string, count: number) {
+  for (let waited = 0; calls(log).length < count && waited < 30_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  return calls(log);
 }
 
 /**
@@ -72,7 +100,7 @@ test('fresh hooks are executable, name commit-link and rewrite-ledger, and a sec
   assert.equal([read(postCommit), read(postRewrite)], before);
 });
 
-test("the hooks hand tracer the commit, the rewrite kind and git's old/new lines, and print nothing", async () => {
+test("the hooks spool the commit, the rewrite kind and git's old/new lines, start the fold in the background, and print nothing", async () => {
   const { home, repo, run } = sandbox();
   assertOk(await run(['init', '--agents', 'none']));
   const commitLog = useFakeTracer(join(repo, '.git/hooks/post-commit'), 'log');
@@ -80,20 +108,37 @@ test("the hooks hand tracer the commit, the rewrite kind and git's old/new lines
 
   writeFileSync(join(repo, 'a.txt'), 'one\n');
   git(repo, 'add', 'a.txt');
-  const commit = gitAs(home, repo, ['commit', '-q', '-m', 'add a']);
+  const commit = gitAs(home, repo, ['commit', '-q', '-m', 'add a'], {}, false);
   assert.is(commit.status, 0, commit.stderr);
   assert.is(commit.stdout + commit.stderr, '');
+  const first = git(repo, 'rev-parse', 'HEAD');
+  assert.equal(gitEntries(home), [{ event: 'post-commit', cwd: repo, said: `${first}\n` }]);
   assert.equal(
-    calls(commitLog).map((call) => call.args),
-    [['commit-link']],
+    (await callsWhen(commitLog, 1)).map((call) => call.args),
+    [['hook', '--fold']],
   );
 
-  const old = git(repo, 'rev-parse', 'HEAD');
-  const amend = gitAs(home, repo, ['commit', '-q', '--amend', '-m', 'add a, amended']);
+  const amend = gitAs(home, repo, ['commit', '-q', '--amend', '-m', 'add a, amended'], {}, false);
   assert.is(amend.status, 0, amend.stderr);
-  const [rewrite] = calls(rewriteLog);
+  const now = git(repo, 'rev-parse', 'HEAD');
+  // An amend is a commit too: git runs post-commit, then post-rewrite; the fold takes them in that order.
+  assert.equal(gitEntries(home).slice(1), [
+    { event: 'post-commit', cwd: repo, said: `${now}\n` },
+    { event: 'post-rewrite', cwd: repo, said: `amend\n${first} ${now}\n` },
+  ]);
+  assert.equal((await callsWhen(rewriteLog, 1))[0].args, ['hook', '--fold']);
+
+  // TRACER_HOOK_SYNC=1: recorded before git returns, by the commands of before.
+  const synced = gitAs(home, repo, ['commit', '-q', '--amend', '-m', 'add a, again'], { TRACER_HOOK_SYNC: '1' }, false);
+  assert.is(synced.status, 0, synced.stderr);
+  assert.equal(
+    calls(commitLog).map((call) => call.args),
+    [['hook', '--fold'], ['hook', '--fold'], ['commit-link']],
+  );
+  const rewrite = calls(rewriteLog).at(-1);
   assert.equal(rewrite.args, ['rewrite-ledger', 'amend']);
-  assert.is(rewrite.input, `${old} ${git(repo, 'rev-parse', 'HEAD')}\n`);
+  assert.is(rewrite.input, `${now} ${git(repo, 'rev-parse', 'HEAD')}\n`);
+  assert.is(gitEntries(home).length, 3, 'nothing more spooled');
 });
 
 test('a failing or missing tracer never fails a commit and stays silent', async () => {
@@ -101,12 +146,12 @@ test('a failing or missing tracer never fails a commit and stays silent', async 
   assertOk(await run(['init', '--agents', 'none']));
   const hook = join(repo, '.git/hooks/post-commit');
   useFakeTracer(hook, 'fail');
-  const failing = gitAs(home, repo, ['commit', '-q', '--allow-empty', '-m', 'tracer fails']);
+  const failing = gitAs(home, repo, ['commit', '-q', '--allow-empty', '-m', 'tracer fails'], {}, false);
   assert.is(failing.status, 0);
   assert.is(failing.stdout + failing.stderr, '');
 
   useFakeTracer(hook, 'missing');
-  const missing = gitAs(home, repo, ['commit', '-q', '--allow-empty', '-m', 'tracer gone'], { PATH: '/usr/bin:/bin' });
+  const missing = gitAs(home, repo, ['commit', '-q', '--allow-empty', '-m', 'tracer gone'], { PATH: '/usr/bin:/bin' }, false);
   assert.is(missing.status, 0);
   assert.is(missing.stdout + missing.stderr, '');
   const direct = spawnSync(hook, [], { cwd: repo, encoding: 'utf8', env: { ...cleanEnv(), PATH: '/usr/bin:/bin' } });
@@ -126,17 +171,17 @@ test('an existing hook is chained: it still runs first with the same input, its 
   assertOk(result);
   assert.match(result.stdout, /post-commit\s+chained/);
   assert.is(read(join(hooks, 'post-commit.pre-tracer')), userCommit);
-  const tracerLog = useFakeTracer(join(hooks, 'post-rewrite'), 'log');
+  useFakeTracer(join(hooks, 'post-rewrite'), 'log');
   useFakeTracer(join(hooks, 'post-commit'), 'log');
 
-  const commit = gitAs(home, repo, ['commit', '-q', '--allow-empty', '-m', 'second']);
+  const commit = gitAs(home, repo, ['commit', '-q', '--allow-empty', '-m', 'second'], {}, false);
   assert.is(commit.status, 0, commit.stderr);
   const old = git(repo, 'rev-parse', 'HEAD');
-  assert.is(gitAs(home, repo, ['commit', '-q', '--amend', '--allow-empty', '-m', 'second, amended']).status, 0);
+  assert.is(gitAs(home, repo, ['commit', '-q', '--amend', '--allow-empty', '-m', 'second, amended'], {}, false).status, 0);
   const now = git(repo, 'rev-parse', 'HEAD');
   // An amend is a commit too: git runs post-commit, then post-rewrite.
   assert.is(read(userLog), `user post-commit\nuser post-commit\nuser post-rewrite amend ${old} ${now}\n`);
-  assert.is(calls(tracerLog)[0].input, `${old} ${now}\n`);
+  assert.is(gitEntries(home).at(-1)!.said, `amend\n${old} ${now}\n`, 'tracer got the same input as the chained hook');
 
   const direct = spawnSync(join(hooks, 'post-commit'), [], { cwd: repo, env: { ...cleanEnv(), TRACER_HOME: home } });
   assert.is(direct.status, 3, "the user's hook's exit status is what git sees");
@@ -175,8 +220,12 @@ test('core.hooksPath is honoured, relative to the top of the working tree even f
   assert.is(mode(join(repo, '.githooks/post-rewrite')), 0o755);
   assert.not.ok(existsSync(join(repo, '.git/hooks/post-commit')));
   const log = useFakeTracer(join(repo, '.githooks/post-commit'), 'log');
-  assert.is(gitAs(home, repo, ['commit', '-q', '--allow-empty', '-m', 'via hooksPath']).status, 0);
-  assert.is(calls(log).length, 1);
+  assert.is(gitAs(home, repo, ['commit', '-q', '--allow-empty', '-m', 'via hooksPath'], {}, false).status, 0);
+  assert.equal(
+    gitEntries(home).map((entry) => entry.event),
+    ['post-commit'],
+  );
+  assert.is((await callsWhen(log, 1)).length, 1);
 
   assertOk(await run(['init', '--uninstall', '--agents', 'none']));
   assert.not.ok(existsSync(join(repo, '.githooks/post-commit')));
@@ -190,9 +239,13 @@ test('from a linked worktree the hooks go to the common git dir, where commits i
   assert.ok(existsSync(join(repo, '.git/hooks/post-commit')));
   assert.not.ok(existsSync(join(repo, '.git/worktrees/wt/hooks')));
   const log = useFakeTracer(join(repo, '.git/hooks/post-commit'), 'log');
-  assert.is(gitAs(home, worktree, ['commit', '-q', '--allow-empty', '-m', 'in the worktree']).status, 0);
-  assert.is(gitAs(home, repo, ['commit', '-q', '--allow-empty', '-m', 'in the main tree']).status, 0);
-  assert.is(calls(log).length, 2);
+  assert.is(gitAs(home, worktree, ['commit', '-q', '--allow-empty', '-m', 'in the worktree'], {}, false).status, 0);
+  assert.is(gitAs(home, repo, ['commit', '-q', '--allow-empty', '-m', 'in the main tree'], {}, false).status, 0);
+  assert.equal(
+    gitEntries(home).map((entry) => entry.cwd),
+    [worktree, repo],
+  );
+  assert.is((await callsWhen(log, 2)).length, 2);
 });
 
 test('--notes adds the notes fetch refspec once (to every remote or the named one); uninstall removes only it', async () => {

@@ -272,6 +272,10 @@ test('end to end: the installed agent hook records an edit and the installed git
     GIT_COMMITTER_EMAIL: 't@example.com',
   };
   assert.is(execFileSync('git', ['commit', '-q', '-m', 'agent wrote hello'], { cwd: repo, env: gitEnv, encoding: 'utf8' }), '');
+  // The hook spooled the commit; the next tracer command folds the spool first (the edit, then the commit).
+  const shown = await runMain(['show'], { cwd: repo, home });
+  assert.is(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /AI 1 /, 'show reads the ledger the fold made');
   const dataDir = readdirSync(join(home, 'projects')).map((name) => join(home, 'projects', name))[0]!;
   const links = read(join(dataDir, 'commit-links.jsonl'))
     .trim()

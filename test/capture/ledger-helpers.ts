@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { withContentId } from '../../src/core/content-id.js';
 import { isAttributableLine, lineHash, type TraceRecord } from '../../src/capture/trace-record.js';
-import { cleanEnv, runMain, tempDir } from '../helpers/cli.js';
+import { cleanEnv, runMain, settleSpool, tempDir } from '../helpers/cli.js';
 import { assertValidLedger } from './agent-trace-schema.js';
 
 /**
@@ -50,6 +50,8 @@ export function gitIn(cwd: string, args: string[], options: { home?: string; inp
     },
   });
   if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${result.stderr}`);
+  // The hooks' fold runs in the background: this reads tracer's files next, as a tracer command would after folding.
+  if (options.home) settleSpool(options.home);
   return result.stdout.trim();
 }
 

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, cleanup, sandbox, tempDir } from '../helpers/cli.js';
+import { cleanEnv, cleanup, sandbox, settleSpool, tempDir } from '../helpers/cli.js';
 import { assertValidLedger } from './agent-trace-schema.js';
 import { projectDir, readJsonl } from './hook-fixtures.js';
 import { spoolFolded } from '../helpers/spool.js';
@@ -81,6 +81,8 @@ function commit(repo: string, home: string, message: string): string {
   };
   run('git', ['add', '-A'], { cwd: repo, home, input: '', env });
   run('git', ['commit', '-q', '-m', message], { cwd: repo, home, input: '', env });
+  // git's hooks fold in the background: what follows reads tracer's files, as a tracer command would after folding first.
+  settleSpool(home);
   return spawnSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).stdout.trim();
 }
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { conversationTraceIds, ledgerRecordOf } from '../../src/capture/ledger/ledger-line.js';
-import { cleanEnv, cleanup, sandbox, tempDir } from '../helpers/cli.js';
+import { cleanEnv, cleanup, sandbox, settleSpool, tempDir } from '../helpers/cli.js';
 import { assertValidLedger } from './agent-trace-schema.js';
 import { projectDir, readJsonl } from './hook-fixtures.js';
 import { spoolFolded } from '../helpers/spool.js';
@@ -74,6 +74,8 @@ function commit(repo: string, home: string, message: string): string {
     const result = spawnSync('git', args, { cwd: repo, env, encoding: 'utf8' });
     assert.is(result.status, 0, result.stderr);
   }
+  // git's hooks fold in the background: what follows reads tracer's files, as a tracer command would after folding first.
+  settleSpool(env.TRACER_HOME!);
   return spawnSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).stdout.trim();
 }
 

@@ -145,7 +145,11 @@ test('a commit sees the edit the hook spooled: the ledger names the agent', asyn
     const result = spawnSync('git', args, { cwd: box.repo, env, encoding: 'utf8' });
     assert.is(result.status, 0, result.stderr);
   }
-  assert.equal(spooled(box.home), [], 'the post-commit hook folded the spool');
+  // The post-commit hook spooled the commit after the edit; the next command folds both, the edit first.
+  const show = await box.run(['show']);
+  assert.is(show.code, 0, show.stderr);
+  assert.not.match(show.stderr, /spool_not_folded/);
+  assert.equal(spooled(box.home), [], 'the first command after the commit folded the edit, then the commit');
   const ledgers = readJsonl(join(projectDir(box.home), 'ledgers.jsonl'));
   assert.is(ledgers.length, 1);
   assert.match(JSON.stringify(ledgers[0]), /claude-code/);

@@ -7,7 +7,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
-import { cleanEnv, tempDir } from '../helpers/cli.js';
+import { cleanEnv, settleSpool, tempDir } from '../helpers/cli.js';
 import { spoolFolded } from '../helpers/spool.js';
 import { gitIn } from '../capture/ledger-helpers.js';
 
@@ -32,6 +32,8 @@ export function commit(repo: string, home: string, message: string, author?: str
     const result = spawnSync('git', args, { cwd: repo, env: env(home, author), encoding: 'utf8' });
     assert.is(result.status, 0, result.stderr);
   }
+  // git's hooks fold in the background: what follows reads tracer's files, as a tracer command would after folding first.
+  settleSpool(home);
   return gitIn(repo, ['rev-parse', 'HEAD']);
 }
 

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -92,6 +92,29 @@ export function tempDir(prefix = 'tracer-test-'): string {
   return dir;
 }
 
+/**
+ * Waits until what git's hooks spooled in `home` is folded (with every agent event spooled before it) and no fold
+ * holds the lock. git's hooks spool what git said and fold it in the background (src/capture/ledger/spooled-git.ts);
+ * every tracer command folds first, and a test that reads tracer's files directly after git waits for that fold, as
+ * such a command would (and before it removes the folder the fold writes into). A git entry that stays spooled fails
+ * the test; agent events a test spooled without a fold are left alone.
+ */
+export function settleSpool(home: string, timeoutMs = 120_000): void {
+  const dir = join(home, 'spool');
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    if (!names.some((name) => name.endsWith('.git.event') || name === '.fold.lock')) return;
+    if (Date.now() > until) throw new Error(`the spool of ${home} was not folded within ${timeoutMs} ms: ${names.join(', ')}`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+  }
+}
+
 export function cleanup(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
   throwawayHome = undefined;
@@ -109,11 +132,12 @@ export function git(cwd: string, ...args: string[]): string {
 
 /** git() with more environment, e.g. GIT_COMMITTER_DATE for commits that must not share a second. */
 export function gitWith(env: Record<string, string>, cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, {
+  const home = env.TRACER_HOME ?? hookHome();
+  const output = execFileSync('git', args, {
     cwd,
     env: {
       ...cleanEnv(),
-      TRACER_HOME: hookHome(),
+      TRACER_HOME: home,
       GIT_AUTHOR_NAME: 'Test',
       GIT_AUTHOR_EMAIL: 't@example.com',
       GIT_COMMITTER_NAME: 'Test',
@@ -122,6 +146,8 @@ export function gitWith(env: Record<string, string>, cwd: string, ...args: strin
     },
     encoding: 'utf8',
   }).trim();
+  settleSpool(home);
+  return output;
 }
 
 let throwawayHome: string | undefined;

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentHookCommand, parseAgentHookCommand, sameHookCommand } from '../../src/capture/install/invocation.js';
-import { cleanEnv, cleanup, tempDir } from '../helpers/cli.js';
+import { cleanEnv, cleanup, settleSpool, tempDir } from '../helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
@@ -134,6 +134,8 @@ function gitCommit(args: string[]) {
     },
   });
   ok(result, `git ${args.join(' ')}`);
+  // git's hooks fold in the background: what follows reads tracer's files, as a tracer command would after folding first.
+  settleSpool(world.home);
 }
 
 test('installs launchers, a versioned lib/ and the viewer; the copy runs with its source deleted and only its bin/ on PATH', () => {

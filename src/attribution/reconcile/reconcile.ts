@@ -29,7 +29,6 @@ import { LedgerLines } from '../ledger-lines.js';
 import { readLedgerLine, type LedgerView } from '../ledger-view.js';
 import { readReconcileCache, writeReconcileCache, type ReconcileCache } from './cache.js';
 import { recordReconciledClaims, type ReconciledLedger } from './claims.js';
-import { preloadLockfile } from '../../store/file-lock.js';
 import { lockReconcile, RECONCILE_LOCK } from './lock.js';
 import { mapByPatch, mapThroughBlame, type MappedLines } from './lines.js';
 import { recoverByContent } from './recover.js';
@@ -118,8 +117,6 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
     without_source: [],
     ...(request.bounded ? { deferred: [] } : {}),
   };
-  // The hooks, pull and the command nearly always have work: the lock's module loads while git lists the commits.
-  if (request.depth === 'full') preloadLockfile();
   // Both at once: git lists the commits while the ledgers are read.
   const [targets, seen] = await Promise.all([listTargets(request), request.index ?? LedgerLines.read(projectDir)]);
   if (targets.length === 0) return report;

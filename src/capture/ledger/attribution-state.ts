@@ -7,7 +7,7 @@
 // rebase (whose old commit is no ancestor of it), may.
 import { join } from 'node:path';
 import { ExitCode, TracerError } from '../../core/errors.js';
-import { lockFolder } from '../../store/file-lock.js';
+import { takeLock } from '../../store/file-lock.js';
 import { PRIVATE_DIR_MODE, PROJECT_STATE_FILES } from '../../store/home.js';
 import { ensureDir, unwritable } from '../../files/index.js';
 import { isPlainObject, readStateFile, updateStateFile } from '../../store/state-file.js';
@@ -76,11 +76,11 @@ export async function recordCommits(projectDir: string, commits: readonly Record
   } catch (error) {
     throw unwritable(attributionStatePath(projectDir), error);
   }
-  const release = await lockFolder(lockPath, { waitMs: LOCK_WAIT_MS });
+  const release = await takeLock(lockPath, { waitMs: LOCK_WAIT_MS, purpose: 'recording commits in attribution-state.json' });
   if (!release) {
     throw new TracerError(
       'state_file_busy',
-      `${lockPath} has been held by another tracer process for ${LOCK_WAIT_MS / 1000} s; if no tracer command is running, remove that folder and run the command again.`,
+      `${lockPath} has been held by another live tracer process for ${LOCK_WAIT_MS / 1000} s; let it finish (or stop it) and run the command again.`,
       { exitCode: ExitCode.localState },
     );
   }

@@ -25,12 +25,60 @@ export interface GitHookIo {
   verbose: boolean;
 }
 
-export async function runCommitLink(rev: string, io: GitHookIo): Promise<number> {
+/** `summary: false`: the fold in the background, whose stderr goes nowhere. */
+export async function runCommitLink(rev: string, io: GitHookIo & { summary?: boolean }): Promise<number> {
   return guarded('post-commit', io, async (dir) => {
     const git = { cwd: io.cwd, env: io.env };
     const result = await linkCommit({ projectDir: dir, git, rev });
     if (io.verbose) io.stdout.write(`${describe(result)}\n`);
-    if (await commitSummaryEnabled(dir, tracerHome(io.env))) await printCommitSummary(result.ledger, git, io.stderr);
+    if (io.summary !== false && (await commitSummaryEnabled(dir, tracerHome(io.env))))
+      await printCommitSummary(result.ledger, git, io.stderr);
+  });
+}
+
+/**
+ * `tracer commit-link --spooled`: the post-commit hook spooled the commit and, with commit_summary on, waits
+ * for this to print its bar. The registry folded the spool first, so the ledger is there; when it is not (the
+ * fold could not take the spool), nothing is built here: the fold that takes the spool builds it, in order.
+ */
+export async function printSpooledSummary(rev: string, io: GitHookIo): Promise<number> {
+  return guarded('post-commit', io, async (dir) => {
+    if (!(await commitSummaryEnabled(dir, tracerHome(io.env)))) return;
+    const git = { cwd: io.cwd, env: io.env };
+    const commit = (await runGit(['rev-parse', '--verify', `${rev}^{commit}`], git)).trim();
+    const { readRecords } = await import('../../store/jsonl.js');
+    const { join } = await import('node:path');
+    const { LEDGERS_FILE } = await import('./ledger-record.js');
+    let ledger: unknown;
+    for await (const row of readRecords<{ commit?: unknown }>(join(dir, LEDGERS_FILE), { mayMatch: (line) => line.includes(commit) }))
+      if (row.commit === commit) ledger = row;
+    if (ledger !== undefined) await printCommitSummary(ledger, git, io.stderr);
+  });
+}
+
+/** The commit `rev` names, spooled as the post-commit hook spools it, for the fold that can take the spool. */
+export async function spoolCommit(rev: string, io: GitHookIo): Promise<number> {
+  return guarded('post-commit', io, async () => {
+    const commit = (await runGit(['rev-parse', '--verify', `${rev}^{commit}`], { cwd: io.cwd, env: io.env })).trim();
+    const [{ writeSpoolEntry }, { spoolDir, GIT_AGENT, GIT_ENTRY_SUFFIX }] = await Promise.all([
+      import('../spool/entry.js'),
+      import('../spool/pending.js'),
+    ]);
+    writeSpoolEntry(
+      spoolDir(tracerHome(io.env)),
+      { agent: GIT_AGENT, event: 'post-commit', cwd: io.cwd, env: io.env, payload: `${commit}\n` },
+      GIT_ENTRY_SUFFIX,
+    );
+  });
+}
+
+/** A git entry of the spool naming a hook tracer does not install: written by something else. */
+export async function logUnknownGitEntry(event: string, io: GitHookIo): Promise<number> {
+  return guarded('post-commit', io, async () => {
+    throw new TracerError(
+      'invalid_spool_entry',
+      `The spool holds a git entry for "${event}", which is not a hook tracer installs; it was removed.`,
+    );
   });
 }
 

@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { appendRecord, readRecords } from '../../store/jsonl.js';
 import { isPlainObject } from '../../store/state-file.js';
 import { attribute } from './attribute.js';
-import { preloadLockfile } from '../../store/file-lock.js';
 import { readAttributionState, recordCommit } from './attribution-state.js';
 import { readChanges, readCommit } from './commit-diff.js';
 import type { GitOptions } from './git-exec.js';
@@ -34,8 +33,6 @@ export interface LinkResult {
  */
 export async function linkCommit(request: LinkRequest): Promise<LinkResult> {
   const { projectDir, git } = request;
-  // The claims are recorded under a lock at the end: its module loads while git works.
-  preloadLockfile();
   const info = await readCommit(request.rev, git);
   const changes = await readChanges(info, git);
   const state = await readAttributionState(projectDir);

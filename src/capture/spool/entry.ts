@@ -8,6 +8,9 @@
 //
 // The entry's modification time is when the agent reported the event: the
 // trace row's `ts`, and the order entries are folded in.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PAYLOAD_CAP_BYTES, type PayloadRead } from '../hook/payload.js';
 
 const MAGIC = 'tracer-spool 1';
@@ -64,4 +67,28 @@ export function entryEnvironment(entry: SpoolEntry, home: string, env: NodeJS.Pr
     else folded[name] = value;
   }
   return folded;
+}
+
+/**
+ * Writes an entry as the hooks do: whole under a dot name, then renamed, named `<unix seconds>-<pid><suffix>`.
+ * For git's hooks run synchronously whose commit cannot be recorded yet (the spool could not be folded first):
+ * the fold that can records it, in order.
+ */
+export function writeSpoolEntry(
+  dir: string,
+  entry: { agent: string; event: string; cwd: string; env: NodeJS.ProcessEnv; payload: string },
+  suffix: string,
+): string {
+  const header = [MAGIC, entry.agent, entry.event, entry.cwd];
+  for (const name of SPOOLED_VARIABLES) {
+    const value = entry.env[name];
+    if (value !== undefined) header.push(`${name}=${value}`);
+  }
+  const name = `${Math.floor(Date.now() / 1000)}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const temporary = join(dir, `.${name}`);
+  const path = join(dir, `${name}${suffix}`);
+  writeFileSync(temporary, `${header.join('\n')}\n\n${entry.payload}`, { mode: 0o600 });
+  renameSync(temporary, path);
+  return path;
 }

@@ -13,20 +13,20 @@
 // file's end already holds its id. Only a summary may then be appended twice,
 // and session-summaries.jsonl keeps the latest per conversation anyway.
 //
-// One fold at a time: proper-lockfile's lock on the spool folder (its mtime
-// kept fresh while held, stale when its holder was killed). The background
-// fold does not wait for it; it leaves its entry to the holder, which looks
-// again once it has let go of the lock.
+// One fold at a time: store/file-lock.ts's lock in the spool folder, which
+// names its holder, so a fold killed while holding it is taken over at once.
+// The background fold does not wait for it; it leaves its entry to the
+// holder, which looks again once it has let go of the lock.
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../../files/atomic-write.js';
-import { lockFolder, type Release } from '../../store/file-lock.js';
+import { takeLock, type LockHolder, type Release } from '../../store/file-lock.js';
 import { appendRecord } from '../../store/jsonl.js';
 import { logHookFailure } from '../hook/error-log.js';
 import { recordEvent, type TraceWriter } from '../hook/run-hook.js';
 import type { TraceRecord } from '../trace-record.js';
-import { entryEnvironment, parseSpoolEntry } from './entry.js';
-import { ENTRY_SUFFIX, spoolDir } from './pending.js';
+import { entryEnvironment, parseSpoolEntry, type SpoolEntry } from './entry.js';
+import { ENTRY_SUFFIX, FOLD_LOCK, GIT_AGENT, GIT_ENTRY_SUFFIX, spoolDir } from './pending.js';
 
 const LOCK_POLL_MS = 25;
 /** How far back from the end of traces.jsonl an interrupted fold's row is looked for. */
@@ -39,6 +39,8 @@ export interface FoldOptions {
   env: NodeJS.ProcessEnv;
   /** How long to wait for another fold to finish: a command waits, so that it reads every event; the hook's background fold does not. */
   waitMs: number;
+  /** Called once when a live fold has held the lock for a second. */
+  onSlowHolder?: (holder: LockHolder) => void;
 }
 
 export interface FoldReport {
@@ -51,7 +53,7 @@ export async function foldSpool(options: FoldOptions): Promise<FoldReport> {
   const dir = spoolDir(options.home);
   const report: FoldReport = { folded: 0, left: 0 };
   for (let wait = options.waitMs; entriesOf(dir).length > 0; wait = 0) {
-    const release = await lock(dir, wait);
+    const release = await lock(dir, wait, options.onSlowHolder);
     if (!release) break;
     try {
       const stopped = await foldEntries(dir, options, report);
@@ -81,7 +83,8 @@ async function foldEntry(path: string, mtimeMs: number, options: FoldOptions): P
   } catch {
     return 'done'; // folded and removed by a fold whose lock had gone stale
   }
-  const entry = parseSpoolEntry(bytes);
+  let entry = parseSpoolEntry(bytes);
+  if (path.endsWith(GIT_ENTRY_SUFFIX)) entry = await wholeGitEntry(path, entry, mtimeMs);
   if (!entry) {
     logHookFailure(
       options.home,
@@ -91,6 +94,13 @@ async function foldEntry(path: string, mtimeMs: number, options: FoldOptions): P
         message: `${path} is not an event bin/tracer-hook.sh wrote; it was removed.`,
       },
     );
+    rmSync(path, { force: true });
+    return 'done';
+  }
+  if (entry.agent === GIT_AGENT) {
+    // A commit, rewrite or merge git's hook spooled: its ledger is made now, after every event spooled before it.
+    const { foldGitEntry } = await import('../ledger/spooled-git.js');
+    await foldGitEntry(entry, entryEnvironment(entry, options.home, options.env));
     rmSync(path, { force: true });
     return 'done';
   }
@@ -107,6 +117,28 @@ async function foldEntry(path: string, mtimeMs: number, options: FoldOptions): P
     rmSync(journal, { force: true });
   }
   return result;
+}
+
+/** How long a git entry found cut short is read again: post-commit writes its few bytes in place, in one write. */
+const TORN_GIT_ENTRY_WAIT_MS = 2_000;
+
+/** The entry once its writer has finished it; undefined when it stays cut short (its hook was killed while writing). */
+async function wholeGitEntry(path: string, entry: SpoolEntry | undefined, mtimeMs: number): Promise<SpoolEntry | undefined> {
+  while (!isWholeGitEntry(entry) && Date.now() - mtimeMs < TORN_GIT_ENTRY_WAIT_MS) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    try {
+      entry = parseSpoolEntry(readFileSync(path));
+    } catch {
+      return undefined;
+    }
+  }
+  return isWholeGitEntry(entry) ? entry : undefined;
+}
+
+function isWholeGitEntry(entry: SpoolEntry | undefined): entry is SpoolEntry {
+  if (entry?.agent !== GIT_AGENT) return false;
+  if (entry.event !== 'post-commit') return true;
+  return entry.payload.kind === 'ok' && /^[0-9a-f]{40,64}\n$/.test(entry.payload.text);
 }
 
 function writerFor(journal: string): TraceWriter {
@@ -148,7 +180,10 @@ interface Listed {
   mtimeNs: bigint;
 }
 
-/** Finished entries, oldest first: by modification time to the nanosecond where the file system keeps it, then by name. */
+/**
+ * Finished entries, oldest first: by modification time to the nanosecond where the file system keeps it; in one
+ * clock tick, agents' events before git's (an edit reported in the tick of a commit is folded before its ledger), then by name.
+ */
 function entriesOf(dir: string): Listed[] {
   let names: string[];
   try {
@@ -165,7 +200,15 @@ function entriesOf(dir: string): Listed[] {
       // folded meanwhile
     }
   }
-  return listed.sort((a, b) => (a.mtimeNs < b.mtimeNs ? -1 : a.mtimeNs > b.mtimeNs ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const git = (name: string) => (name.endsWith(GIT_ENTRY_SUFFIX) ? 1 : 0);
+  return listed.sort((a, b) =>
+    a.mtimeNs < b.mtimeNs ? -1 : a.mtimeNs > b.mtimeNs ? 1 : git(a.name) - git(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
+}
+
+/** How many finished entries were spooled before `ms` (their modification time) and are still there. */
+export function spooledBefore(home: string, ms: number): number {
+  return entriesOf(spoolDir(home)).filter((entry) => entry.mtimeMs <= ms).length;
 }
 
 /** A `.row` whose entry is gone (killed between the two removals), and entries the hook never finished. */
@@ -189,7 +232,12 @@ function removeLeftovers(dir: string): void {
   }
 }
 
-function lock(dir: string, waitMs: number): Promise<Release | undefined> {
-  // A lock taken away while held (its folder removed by hand) risks at worst a row the journal then finds.
-  return lockFolder(join(dir, '.fold.lock'), { waitMs, pollMs: LOCK_POLL_MS });
+function lock(dir: string, waitMs: number, onSlowHolder?: (holder: LockHolder) => void): Promise<Release | undefined> {
+  // A lock taken away while held (its file removed by hand) risks at worst a row the journal then finds.
+  return takeLock(join(dir, FOLD_LOCK), {
+    waitMs,
+    pollMs: LOCK_POLL_MS,
+    purpose: 'the background fold',
+    ...(onSlowHolder ? { onSlowHolder } : {}),
+  });
 }
