@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertValidLedger } from '../capture/agent-trace-schema.js';
 import { projectDir, readJsonl } from '../capture/hook-fixtures.js';
-import { cleanEnv, cleanup, sandbox, tempDir } from '../helpers/cli.js';
+import { cleanEnv, cleanup, sandbox, settleSpool, tempDir } from '../helpers/cli.js';
 
 /**
  * docs/plugins.md's example agent (examples/plugins/house-agent.ts), transpiled
@@ -61,6 +61,8 @@ test('an agent brought by a plugin module is listed, installed, recorded and nam
   const payload = { session: 's-42', cwd: repo, file: 'a.txt', text: 'two from acme\n', model: 'acme-coder-1' };
   assert.is(sh(command, repo, home, JSON.stringify(payload)), '');
   sh('git add -A && git commit -qm two', repo, home);
+  // git's hooks spool the commit and fold it in the background: the ledger is read once that fold is done.
+  settleSpool(home);
 
   const dir = projectDir(home);
   assert.not.ok(existsSync(join(dir, 'hook-errors.log')));

@@ -234,12 +234,14 @@ export async function snapshot(t: Tenants): Promise<string> {
  * Row counts and a hash of every row of every table the service keeps (tokens and projects
  * included), except the team view's `view_*` tables: they are folded in from `items` in the
  * background whenever uploads pause, so they change after set-up whatever the test sends,
- * and `items` they are derived from is in the digest; and the audit log's `audit_*` tables
- * (issue 31), which record every transcript read, this digest's own pulls included.
+ * and `items` they are derived from is in the digest; the search index's `search_*` tables
+ * (issue 32), made from the same rows after each fold (FTS5's own tables among them); and the
+ * audit log's `audit_*` tables (issue 31), which record every transcript read, this digest's
+ * own pulls included.
  */
 async function tableDigest(service: ServiceHandle): Promise<Record<string, string>> {
   const digest: Record<string, string> = {};
-  const derived = (name: string) => name.startsWith('view_') || name.startsWith('audit_');
+  const derived = (name: string) => /^(view|search|audit)_/.test(name);
   const hash = (rows: unknown[]) => `${rows.length}:${createHash('sha256').update(JSON.stringify(rows)).digest('hex')}`;
   if (service.backend === 'sqlite') {
     const Database = (await import('better-sqlite3')).default;

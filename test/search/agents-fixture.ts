@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
-import { cleanEnv, sandbox, tempDir } from '../helpers/cli.js';
+import { cleanEnv, sandbox, settleSpool, tempDir } from '../helpers/cli.js';
 import { hook } from '../capture/hook-fixtures.js';
 
 const AGENTS_DIR = fileURLToPath(new URL('../fixtures/agents/', import.meta.url));
@@ -59,6 +59,8 @@ export function commit(repo: string, home: string, message: string): string {
     const result = spawnSync('git', args, { cwd: repo, env, encoding: 'utf8' });
     assert.is(result.status, 0, result.stderr);
   }
+  // git's hooks spool the commit; its ledger is made by the fold they start (tests read the store directly).
+  settleSpool(home);
   return spawnSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).stdout.trim();
 }
 
