@@ -91,7 +91,11 @@ export async function deadFoldWorkload(options: { runs: number; events: number }
     const before = rows(client.projectDir);
     // Events spooled as the installed hook spools them, without a fold ('/bin/true' stands for node).
     for (let event = 0; event < options.events; event += 1)
-      execFileSync('/bin/sh', [hookScript, '/bin/true', BIN, 'hook', 'claude-code', 'UserPromptSubmit'], { cwd: client.repo, env, input: prompt });
+      execFileSync('/bin/sh', [hookScript, '/bin/true', BIN, 'hook', 'claude-code', 'UserPromptSubmit'], {
+        cwd: client.repo,
+        env,
+        input: prompt,
+      });
     // Killed after it took the lock, perhaps with a few events folded: the rest are status's.
     await killedWhileHolding(client.home, client.repo, env);
     const result = expectOk(await measure(client.spec(['status'])), 'tracer status');
@@ -103,7 +107,9 @@ export async function deadFoldWorkload(options: { runs: number; events: number }
   if (folded < options.runs * options.events)
     throw new Error(`status showed ${folded} of the ${options.runs * options.events} events spooled before it`);
   const ms = median(after);
-  log(`  status after a SIGKILLed fold median ${round(ms)} ms (${options.events} events spooled), ${round(median(idle))} ms with nothing to fold`);
+  log(
+    `  status after a SIGKILLed fold median ${round(ms)} ms (${options.events} events spooled), ${round(median(idle))} ms with nothing to fold`,
+  );
   return [
     {
       workload: '22. tracer status after a fold SIGKILLed holding the lock',

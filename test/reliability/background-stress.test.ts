@@ -232,7 +232,9 @@ async function stress(d: Dice): Promise<void> {
   await pause(100);
   assert.equal(locksLeft(box.home), [], 'no lock left');
   if (SOAK || process.env.TRACER_STRESS_REPORT === '1')
-    console.log(`background-stress: seed ${d.seed}, ${kills} kills, ${committed.size} commits, ${done.length} edits, ${d.log.filter((line) => line.startsWith('person')).length} person steps`);
+    console.log(
+      `background-stress: seed ${d.seed}, ${kills} kills, ${committed.size} commits, ${done.length} edits, ${d.log.filter((line) => line.startsWith('person')).length} person steps`,
+    );
 }
 
 test('agents, a person and a killer at once: every edit once and in order, every AI line in its commit, no lock left', async () => {
