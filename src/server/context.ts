@@ -7,8 +7,7 @@ import type { ProjectRef, TokenRecord, TraceStorage } from './storage/types.js';
 import type { ViewRefresher } from './team/refresher.js';
 import type { SecretGate } from '../redact/gate.js';
 import type { RetentionPolicy } from './privacy/retention.js';
-import type { UsageRefresher } from './team/usage.js';
-import type { SearchRefresher } from './team/search-index.js';
+import type { ProjectRefresher } from './team/project-refresher.js';
 import type { PriceTable } from '../cost/prices.js';
 
 /** What every route module receives. */
@@ -26,11 +25,11 @@ export interface ServiceContext {
   /** `--retain`: family name → maximum age in ms, for every project (a project's own policy overrides it per family). */
   retention: RetentionPolicy;
   /** Reads the pushed transcripts' token usage into the team view's tables, in the background. */
-  usage: UsageRefresher;
+  usage: ProjectRefresher;
   /** The price table the team view's costs are computed with (team/usage.ts). */
   prices: () => Promise<PriceTable>;
   /** Keeps the team view's search index current with what was folded in (team/search-index.ts). */
-  search: SearchRefresher;
+  search: ProjectRefresher;
 }
 
 declare module 'fastify' {

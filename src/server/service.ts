@@ -9,8 +9,8 @@ import { ViewRefresher } from './team/refresher.js';
 import type { SecretGate } from '../redact/gate.js';
 import { formatAge, parseRetainFlag, RetentionSchedule } from './privacy/retention.js';
 import { signingKey } from './privacy/tombstones.js';
-import { servicePrices, UsageRefresher } from './team/usage.js';
-import { SearchRefresher } from './team/search-index.js';
+import { servicePrices, usageRefresher } from './team/usage.js';
+import { searchRefresher } from './team/search-index.js';
 
 export interface RunningService {
   /** `http://<host>:<port>` where it listens (the real port when 0 was asked). */
@@ -60,8 +60,8 @@ export async function startService(
   });
   // The refreshers log through the app's logger, made just below (they log only once requests run).
   const prices = servicePrices(options.pricesHome);
-  const usage = new UsageRefresher(storage, prices, () => app.log);
-  const search = new SearchRefresher(storage, () => app.log);
+  const usage = usageRefresher(storage, prices, () => app.log);
+  const search = searchRefresher(storage, () => app.log);
   const view = new ViewRefresher(
     storage,
     () => app.log,

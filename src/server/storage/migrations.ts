@@ -46,6 +46,29 @@ export const POSTGRES_DIALECT: Dialect = {
 
 export const MIGRATIONS_TABLE = 'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)';
 
+/** The team view's tables that a fold fills (issue 22's, in the order they are emptied). */
+const FOLDED_VIEW_TABLES = [
+  'view_sessions',
+  'view_session_models',
+  'view_session_files',
+  'view_session_traces',
+  'view_facets',
+  'view_commits',
+  'view_commit_parts',
+  'view_commit_sessions',
+  'view_replaced',
+  'view_summaries',
+  'view_transcripts',
+];
+
+/**
+ * Statements that empty the view, `added` tables of later releases included, and its
+ * progress last: the next fold then starts again from the project's first row.
+ */
+function foldViewAgain(...added: string[]): string[] {
+  return [...FOLDED_VIEW_TABLES, ...added, 'view_progress'].map((table) => `DELETE FROM ${table}`);
+}
+
 /** Version → statements. */
 export function migrations(d: Dialect): Array<{ version: number; statements: string[] }> {
   return [
@@ -141,20 +164,7 @@ export function migrations(d: Dialect): Array<{ version: number; statements: str
           usage TEXT NOT NULL, source TEXT, reason TEXT, refused TEXT NOT NULL, PRIMARY KEY (project_id, conversation_id))`,
         `CREATE TABLE view_written (project_id ${d.int} NOT NULL, conversation_id TEXT NOT NULL, model TEXT NOT NULL, day TEXT NOT NULL,
           lines ${d.int} NOT NULL, PRIMARY KEY (project_id, conversation_id, model, day))`,
-        ...[
-          'view_sessions',
-          'view_session_models',
-          'view_session_files',
-          'view_session_traces',
-          'view_facets',
-          'view_commits',
-          'view_commit_parts',
-          'view_commit_sessions',
-          'view_replaced',
-          'view_summaries',
-          'view_transcripts',
-          'view_progress',
-        ].map((table) => `DELETE FROM ${table}`),
+        ...foldViewAgain(),
       ],
     },
     {
@@ -168,21 +178,7 @@ export function migrations(d: Dialect): Array<{ version: number; statements: str
         `CREATE TABLE view_commit_names (project_id ${d.int} NOT NULL, sha TEXT NOT NULL, seq ${d.int} NOT NULL, subject TEXT NOT NULL,
           author_name TEXT, committed_at ${d.ts}, PRIMARY KEY (project_id, sha))`,
         ...d.searchTables,
-        ...[
-          'view_sessions',
-          'view_session_models',
-          'view_session_files',
-          'view_session_traces',
-          'view_facets',
-          'view_commits',
-          'view_commit_parts',
-          'view_commit_sessions',
-          'view_replaced',
-          'view_summaries',
-          'view_transcripts',
-          'view_written',
-          'view_progress',
-        ].map((table) => `DELETE FROM ${table}`),
+        ...foldViewAgain('view_written'),
       ],
     },
   ];

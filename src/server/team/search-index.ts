@@ -13,6 +13,7 @@
 // it removed in its own transaction (dropDocuments), so no search finds them
 // in between.
 import type { FastifyBaseLogger } from 'fastify';
+import { ProjectRefresher } from './project-refresher.js';
 import { AGENT_ID } from '../../core/agent.js';
 import { recognizeFormat, transcriptFormat } from '../../transcript/agents.js';
 import { readItems } from '../../transcript/read.js';
@@ -323,41 +324,11 @@ async function writePostgresDoc(storage: TraceStorage, projectId: number, doc: D
   }
 }
 
-/**
- * Runs updateSearchIndex per project in the background, one run per project
- * at a time; asked again while running, it runs once more afterwards. Failures
- * are logged here and nowhere else: the documents stay stale and the next run
- * retries.
- */
-export class SearchRefresher {
-  readonly #running = new Map<number, Promise<void>>();
-  readonly #again = new Set<number>();
-  #stopped = false;
-
-  constructor(
-    private readonly storage: TraceStorage,
-    private readonly log: () => FastifyBaseLogger,
-  ) {}
-
-  schedule(projectId: number): void {
-    if (this.#stopped) return;
-    if (this.#running.has(projectId)) {
-      this.#again.add(projectId);
-      return;
-    }
-    const run = (async () => {
-      do {
-        this.#again.delete(projectId);
-        await updateSearchIndex(this.storage, projectId, () => this.#stopped);
-      } while (this.#again.has(projectId) && !this.#stopped);
-    })()
-      .catch((error: unknown) => this.log().error({ err: error, projectId }, 'team view search indexing failed'))
-      .finally(() => this.#running.delete(projectId));
-    this.#running.set(projectId, run);
-  }
-
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    await Promise.allSettled([...this.#running.values()]);
-  }
+/** updateSearchIndex per project in the background, after each fold (project-refresher.ts). */
+export function searchRefresher(storage: TraceStorage, log: () => FastifyBaseLogger): ProjectRefresher {
+  return new ProjectRefresher(
+    (projectId, stopped) => updateSearchIndex(storage, projectId, stopped),
+    'team view search indexing failed',
+    log,
+  );
 }

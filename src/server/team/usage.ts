@@ -9,6 +9,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
+import { ProjectRefresher } from './project-refresher.js';
 import type { SnapshotUsage } from '../../cost/usage-cache.js';
 import { compact } from '../../cost/usage-cache.js';
 import { tokensOf } from '../../cost/conversation-cost.js';
@@ -225,48 +226,13 @@ function priceRows(projectId: number, conversationId: string, usage: SnapshotUsa
   return [...rows.values()];
 }
 
-/**
- * Runs deriveUsage per project in the background, one run per project at a
- * time; asked again while running, it runs once more afterwards. Failures are
- * logged here and nowhere else: the rows stay stale and the next run retries.
- */
-export class UsageRefresher {
-  readonly #running = new Map<number, Promise<void>>();
-  readonly #again = new Set<number>();
-  #stopped = false;
-
-  constructor(
-    private readonly storage: TraceStorage,
-    private readonly prices: () => Promise<PriceTable>,
-    private readonly log: () => FastifyBaseLogger,
-  ) {}
-
-  schedule(projectId: number): void {
-    if (this.#stopped) return;
-    if (this.#running.has(projectId)) {
-      this.#again.add(projectId);
-      return;
-    }
-    const run = (async () => {
-      do {
-        this.#again.delete(projectId);
-        await deriveUsage(this.storage, projectId, await this.prices(), () => this.#stopped);
-      } while (this.#again.has(projectId) && !this.#stopped);
-    })()
-      .catch((error: unknown) => this.log().error({ err: error, projectId }, 'team view usage reading failed'))
-      .finally(() => this.#running.delete(projectId));
-    this.#running.set(projectId, run);
-  }
-
-  /** Resolves once this project's runs are over (tests, and pages that want every transcript read). */
-  async settled(projectId: number): Promise<void> {
-    while (this.#running.has(projectId)) await this.#running.get(projectId);
-  }
-
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    await Promise.allSettled([...this.#running.values()]);
-  }
+/** deriveUsage per project in the background, after each fold (project-refresher.ts). */
+export function usageRefresher(storage: TraceStorage, prices: () => Promise<PriceTable>, log: () => FastifyBaseLogger): ProjectRefresher {
+  return new ProjectRefresher(
+    async (projectId, stopped) => deriveUsage(storage, projectId, await prices(), stopped),
+    'team view usage reading failed',
+    log,
+  );
 }
 
 /**
