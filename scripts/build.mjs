@@ -117,6 +117,8 @@ const ENTRIES = [
   // The viewer's backend beside its assets in dist/viewer/ (the spec's `viewer/`: "assets and backend").
   'src/viewer/server.ts',
   'src/viewer/app.ts',
+  // Started as a worker thread by its path (src/cost/usage-workers.ts): it must be a file of its own.
+  'src/cost/usage-worker.ts',
 ];
 
 /** The sources of the package's entries (package.json `exports`, `./dist/<path>.js` from `src/<path>.ts`). */

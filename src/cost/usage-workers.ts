@@ -4,9 +4,14 @@
 // worker that fails or dies leaves its snapshots to the caller, which reads
 // them itself: nothing is lost and nothing waits on a dead thread.
 import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { programModulePath } from '../core/program-module.js';
 import type { FormatContext } from '../transcript/agents.js';
 import type { SnapshotUsage } from './usage-cache.js';
+
+/** The worker's module (a file of its own in the build, scripts/build.mjs). */
+export const WORKER_MODULE = 'cost/usage-worker';
 
 /** Fewer snapshots than this are read in the caller's thread: starting workers would cost more. */
 export const WORKERS_FROM = 32;
@@ -26,8 +31,8 @@ export async function readInWorkers(
 ): Promise<Array<SnapshotUsage | null | undefined>> {
   const results: Array<SnapshotUsage | null | undefined> = new Array(tasks.length);
   const count = Math.min(Math.max(1, availableParallelism()), 4, Math.ceil(tasks.length / WORKERS_FROM));
-  // Under tsx (the tests) this module is the .ts source, and so is its worker.
-  const url = new URL(import.meta.url.endsWith('.ts') ? './usage-worker.ts' : './usage-worker.js', import.meta.url);
+  // Found by its name, not next to this module's own file, which the build moves into a chunk.
+  const url = pathToFileURL(programModulePath(WORKER_MODULE));
   const env = Object.fromEntries(Object.entries(context.env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   let next = 0;
   const serve = (worker: Worker) =>
