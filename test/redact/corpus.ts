@@ -314,7 +314,6 @@ export function benign(options: { seed?: number } = {}): string[] {
     'Remember to rotate the token after the incident review.',
     'The password must be at least 12 characters long.',
     'Keyboard shortcuts: press the key combination Ctrl+K.',
-    'AKIAIOSFODNN7EXAMPLE is the documented example access key id.',
     `passwordHash: "$2b$12$${v.pick(`${ALNUM}./`, 53)}"`,
     `etag: W/"${sha1()}"`,
     `"version": "4.17.21", "license": "MIT"`,

@@ -72,6 +72,25 @@ test('a JSON line changes only inside the string that held the secret; every oth
   await redactor.close();
 });
 
+test("AWS's documented example keys, which secretlint skips, are redacted under the rules a real key meets", async () => {
+  const { redactor } = await builtinRedactor();
+  const before = [
+    'export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE',
+    'export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    'the key pair AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY from the guide',
+  ].join('\n');
+  const { text, findings } = await redactor.redact(before);
+  assert.not.ok(text.includes('AKIAIOSFODNN7EXAMPLE'), text);
+  assert.not.ok(text.includes('EXAMPLEKEY'), text);
+  assert.equal(
+    findings.map((finding) => finding.rule),
+    ['aws-access-key-id', 'aws-secret-access-key', 'aws-access-key-id', 'aws-secret-access-key'],
+  );
+  assert.match(text, /^export AWS_ACCESS_KEY_ID=\[REDACTED:aws-access-key-id:[0-9a-f]{6}\]$/m);
+  assert.match(text, /^export AWS_SECRET_ACCESS_KEY=\[REDACTED:aws-secret-access-key:[0-9a-f]{6}\]$/m);
+  await redactor.close();
+});
+
 test('a member named like a password is redacted in a JSON line, raw or inside a string of JSON', async () => {
   const { redactor } = await builtinRedactor();
   const raw = '{"user":"app","password":"Tr0ub4dor&3x"}';

@@ -65,7 +65,18 @@ const URL_RULES = new Set(['basic-auth-url', 'mongodb-connection-string', 'mysql
  * never loads secretlint.
  */
 const TRIGGER =
-  /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b|(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)|x-oauth-basic|_authToken|npm_|xox[bpaor]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]{1,300}@|T3BlbkFJ|sk-ant-api|lin_api_|ops_ey|PRIVATE KEY|SG\.|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_/;
+  /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b|(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)|x-oauth-basic|_authToken|npm_|xox[bpaor]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]{1,300}@|T3BlbkFJ|sk-ant-api|lin_api_|ops_ey|PRIVATE KEY|SG\.|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_|wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY/;
+
+/**
+ * AWS's documented example keys, which the preset skips on purpose. In a
+ * transcript they stand where a real key would (a demo, a test, a pasted
+ * tutorial), and whoever reads the pushed copy cannot tell them from one: they
+ * are redacted under the rule a real key would meet.
+ */
+const AWS_EXAMPLES: ReadonlyArray<{ value: string; rule: string }> = [
+  { value: 'AKIAIOSFODNN7EXAMPLE', rule: 'aws-access-key-id' },
+  { value: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', rule: 'aws-secret-access-key' },
+];
 
 /** Rules of the preset left out: filter-comments would let a `secretlint-disable` comment in a transcript switch redaction off. */
 const LEFT_OUT = new Set(['@secretlint/secretlint-rule-filter-comments']);
@@ -133,6 +144,9 @@ export function secretlintDetector(): RedactionDetector {
         }
         found.push(narrowed(text, start, end, rule.id, rule.narrow));
       }
+      for (const { value, rule } of AWS_EXAMPLES)
+        for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length))
+          found.push({ start: at, end: at + value.length, rule });
       // Where a URL rule and a token rule find the same secret (a token as a URL's password), the token names it.
       return found.sort((a, b) => Number(URL_RULES.has(a.rule!)) - Number(URL_RULES.has(b.rule!)));
     },
