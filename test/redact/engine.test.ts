@@ -91,6 +91,43 @@ test("AWS's documented example keys, which secretlint skips, are redacted under 
   await redactor.close();
 });
 
+test('a PEM private key the preset would not take for a real one loses its body; a placeholder body stays', async () => {
+  const { redactor } = await builtinRedactor();
+  const body = Array.from({ length: 3 }, () => v.pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 64)).join('\n');
+  const short = v.pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 40);
+  const placeholder = '-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----';
+  const before = [
+    `-----BEGIN RSA PRIVATE KEY-----\n${body}\n-----END RSA PRIVATE KEY-----`,
+    `-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE${short}\n-----END OPENSSH PRIVATE KEY-----`,
+    placeholder,
+  ].join('\n');
+  for (const text of [before, JSON.stringify({ content: before })]) {
+    const redacted = (await redactor.redact(text)).text;
+    assert.not.ok(redacted.includes(body.slice(0, 64)), redacted);
+    assert.not.ok(redacted.includes(short), redacted);
+    assert.match(redacted, /-----BEGIN RSA PRIVATE KEY-----\[REDACTED:private-key:[0-9a-f]{6}\]-----END RSA PRIVATE KEY-----/);
+    assert.ok(redacted.includes(text === before ? placeholder : JSON.stringify(placeholder).slice(1, -1)), 'the placeholder body is kept');
+  }
+  await redactor.close();
+});
+
+test("OpenAI keys without the preset's T3BlbkFJ infix are redacted; kebab-case names that start with sk- are not", async () => {
+  const { redactor } = await builtinRedactor();
+  const alnum = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const keys = [`sk-${v.pick(alnum, 48)}`, `sk-proj-${v.pick(`${alnum}_-`, 120)}`];
+  for (const key of keys) {
+    const { text, findings } = await redactor.redact(`client = OpenAI(api_key="${key}")`);
+    assert.not.ok(text.includes(key), text);
+    assert.equal(
+      findings.map((finding) => finding.rule),
+      ['openai-api-key'],
+    );
+  }
+  const benign = 'the .sk-button-primary-large-component-wrapper class, and sk-learn-compatible-estimators-for-tabular-data';
+  assert.is((await redactor.redact(benign)).text, benign);
+  await redactor.close();
+});
+
 test('a member named like a password is redacted in a JSON line, raw or inside a string of JSON', async () => {
   const { redactor } = await builtinRedactor();
   const raw = '{"user":"app","password":"Tr0ub4dor&3x"}';

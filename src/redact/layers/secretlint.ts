@@ -61,21 +61,38 @@ const URL_RULES = new Set(['basic-auth-url', 'mongodb-connection-string', 'mysql
 /**
  * What any preset rule needs to see before it can report: the formats' fixed
  * prefixes (an AWS key id whole: `A3T` alone is all over base64), `SECRET_ACCESS`
- * for AWS secret keys, and `://…@` for the URL rules. Text without any of them
- * never loads secretlint.
+ * for AWS secret keys, and `://…@` for the URL rules, and what the complements
+ * below look for. Text without any of them never loads secretlint.
  */
 const TRIGGER =
-  /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b|(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)|x-oauth-basic|_authToken|npm_|xox[bpaor]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]{1,300}@|T3BlbkFJ|sk-ant-api|lin_api_|ops_ey|PRIVATE KEY|SG\.|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_|wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY/;
+  /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b|(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)|x-oauth-basic|_authToken|npm_|xox[bpaor]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]{1,300}@|T3BlbkFJ|sk-ant-api|lin_api_|ops_ey|PRIVATE KEY|SG\.|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_|wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY|(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{32}/;
 
 /**
- * AWS's documented example keys, which the preset skips on purpose. In a
- * transcript they stand where a real key would (a demo, a test, a pasted
- * tutorial), and whoever reads the pushed copy cannot tell them from one: they
- * are redacted under the rule a real key would meet.
+ * What the preset's own rules let through, found under the same rule ids. In a
+ * transcript each stands where a real secret would (a demo, a test, a pasted
+ * tutorial, a key cut short), and whoever reads the pushed copy cannot tell it
+ * from one:
+ * - AWS's documented example keys, which the preset skips on purpose;
+ * - a PEM private key whose body the preset does not take for a real one (under
+ *   100 base64 characters, or not starting with an ASN.1 or OpenSSH header):
+ *   its body, whatever it holds, the BEGIN and END lines kept;
+ * - OpenAI keys without the `T3BlbkFJ` infix the preset looks for (the `sk-` and
+ *   48 characters of OpenAI's older documentation, or `sk-proj-` keys).
  */
-const AWS_EXAMPLES: ReadonlyArray<{ value: string; rule: string }> = [
-  { value: 'AKIAIOSFODNN7EXAMPLE', rule: 'aws-access-key-id' },
-  { value: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', rule: 'aws-secret-access-key' },
+const COMPLEMENTS: ReadonlyArray<{ rule: string; pattern: RegExp; group?: number; accept?: (secret: string) => boolean }> = [
+  { rule: 'aws-access-key-id', pattern: /AKIAIOSFODNN7EXAMPLE/dg },
+  { rule: 'aws-secret-access-key', pattern: /wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY/dg },
+  {
+    rule: 'private-key',
+    pattern: /-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----([\s\S]{1,12000}?)-----END[ A-Z0-9]{0,30}PRIVATE KEY/dg,
+    group: 1,
+    accept: (body) => /[A-Za-z0-9+/]{16}/.test(body),
+  },
+  {
+    rule: 'openai-api-key',
+    pattern: /(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/dg,
+    accept: (key) => /[0-9]/.test(key) && /[A-Za-z]/.test(key.slice(3)),
+  },
 ];
 
 /** Rules of the preset left out: filter-comments would let a `secretlint-disable` comment in a transcript switch redaction off. */
@@ -144,9 +161,13 @@ export function secretlintDetector(): RedactionDetector {
         }
         found.push(narrowed(text, start, end, rule.id, rule.narrow));
       }
-      for (const { value, rule } of AWS_EXAMPLES)
-        for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length))
-          found.push({ start: at, end: at + value.length, rule });
+      for (const { rule, pattern, group = 0, accept } of COMPLEMENTS) {
+        pattern.lastIndex = 0;
+        for (const match of text.matchAll(pattern)) {
+          const span = match.indices?.[group];
+          if (span && (!accept || accept(match[group]!))) found.push({ start: span[0], end: span[1], rule });
+        }
+      }
       // Where a URL rule and a token rule find the same secret (a token as a URL's password), the token names it.
       return found.sort((a, b) => Number(URL_RULES.has(a.rule!)) - Number(URL_RULES.has(b.rule!)));
     },
