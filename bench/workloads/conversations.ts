@@ -32,9 +32,11 @@ export async function conversationWorkload(
         if (who === 'baseline') {
           const pushed = await runBaseline('conversations-raw.ts', ['push', url, token, datasetDir]);
           const pulled = await runBaseline('conversations-raw.ts', ['pull', url, token, join(dir, 'pulled')]);
-          samples.pushBase.push(pushed.ms);
-          samples.pullBase.push(pulled.ms);
-          log(`  run ${run + 1} baseline: push ${round(pushed.ms)} ms, pull ${round(pulled.ms)} ms`);
+          samples.pushBase.push(pushed.wallMs);
+          samples.pullBase.push(pulled.wallMs);
+          log(
+            `  run ${run + 1} baseline: push ${round(pushed.wallMs)} ms (${round(pushed.ms)} after its start), pull ${round(pulled.wallMs)} ms (${round(pulled.ms)})`,
+          );
           continue;
         }
         const client = await clientHome(join(dir, 'client'), { url, token });

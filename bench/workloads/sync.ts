@@ -44,10 +44,12 @@ export async function syncWorkloads(options: SyncWorkloadOptions, log: (line: st
         const token = await service.project('sync');
         if (who === 'baseline') {
           const pushed = await runBaseline('push-raw.ts', [service.remoteUrl('sync'), token, datasetDir]);
-          samples.pushBase.push(pushed.ms);
+          samples.pushBase.push(pushed.wallMs);
           const pulled = await runBaseline('pull-raw.ts', [service.remoteUrl('sync'), token, join(dir, 'pulled')]);
-          samples.pullBase.push(pulled.ms);
-          log(`  run ${run + 1} baseline: push ${round(pushed.ms)} ms (${pushed.detail.items} items), pull ${round(pulled.ms)} ms`);
+          samples.pullBase.push(pulled.wallMs);
+          log(
+            `  run ${run + 1} baseline: push ${round(pushed.wallMs)} ms (${round(pushed.ms)} after its start, ${pushed.detail.items} items), pull ${round(pulled.wallMs)} ms (${round(pulled.ms)})`,
+          );
           continue;
         }
         const client = await clientHome(join(dir, 'client'), { url: service.remoteUrl('sync'), token });
