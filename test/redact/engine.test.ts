@@ -111,7 +111,7 @@ test('a PEM private key the preset would not take for a real one loses its body;
   await redactor.close();
 });
 
-test("OpenAI keys without the preset's T3BlbkFJ infix are redacted; kebab-case names that start with sk- are not", async () => {
+test("OpenAI keys without the preset's T3BlbkFJ infix and Anthropic keys of other lengths are redacted; kebab-case names that start with sk- are not", async () => {
   const { redactor } = await builtinRedactor();
   const alnum = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   const keys = [`sk-${v.pick(alnum, 48)}`, `sk-proj-${v.pick(`${alnum}_-`, 120)}`];
@@ -121,6 +121,14 @@ test("OpenAI keys without the preset's T3BlbkFJ infix are redacted; kebab-case n
     assert.equal(
       findings.map((finding) => finding.rule),
       ['openai-api-key'],
+    );
+  }
+  for (const key of [`sk-ant-api03-${v.pick(alnum, 80)}`, `sk-ant-admin01-${v.pick(`${alnum}_-`, 93)}AA`]) {
+    const { text, findings } = await redactor.redact(`export ANTHROPIC_KEY=${key}`);
+    assert.not.ok(text.includes(key), text);
+    assert.equal(
+      findings.map((finding) => finding.rule),
+      ['anthropic-api-key'],
     );
   }
   const benign = 'the .sk-button-primary-large-component-wrapper class, and sk-learn-compatible-estimators-for-tabular-data';

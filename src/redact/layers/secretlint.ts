@@ -65,7 +65,7 @@ const URL_RULES = new Set(['basic-auth-url', 'mongodb-connection-string', 'mysql
  * below look for. Text without any of them never loads secretlint.
  */
 const TRIGGER =
-  /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b|(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)|x-oauth-basic|_authToken|npm_|xox[bpaor]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]{1,300}@|T3BlbkFJ|sk-ant-api|lin_api_|ops_ey|PRIVATE KEY|SG\.|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_|wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY|(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{32}/;
+  /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b|(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)|x-oauth-basic|_authToken|npm_|xox[bpaor]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]{1,300}@|T3BlbkFJ|sk-ant-[a-z]{2,10}[0-9]{2}-|lin_api_|ops_ey|PRIVATE KEY|SG\.|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_|wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY|(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{32}/;
 
 /**
  * What the preset's own rules let through, found under the same rule ids. In a
@@ -77,7 +77,9 @@ const TRIGGER =
  *   100 base64 characters, or not starting with an ASN.1 or OpenSSH header):
  *   its body, whatever it holds, the BEGIN and END lines kept;
  * - OpenAI keys without the `T3BlbkFJ` infix the preset looks for (the `sk-` and
- *   48 characters of OpenAI's older documentation, or `sk-proj-` keys).
+ *   48 characters of OpenAI's older documentation, or `sk-proj-` keys);
+ * - Anthropic keys of another length or kind than the preset's exact
+ *   `sk-ant-api03-` + 93 + `AA` (admin keys, `sk-ant-admin01-…`, say).
  */
 const COMPLEMENTS: ReadonlyArray<{ rule: string; pattern: RegExp; group?: number; accept?: (secret: string) => boolean }> = [
   { rule: 'aws-access-key-id', pattern: /AKIAIOSFODNN7EXAMPLE/dg },
@@ -88,6 +90,7 @@ const COMPLEMENTS: ReadonlyArray<{ rule: string; pattern: RegExp; group?: number
     group: 1,
     accept: (body) => /[A-Za-z0-9+/]{16}/.test(body),
   },
+  { rule: 'anthropic-api-key', pattern: /(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/dg },
   {
     rule: 'openai-api-key',
     pattern: /(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/dg,
