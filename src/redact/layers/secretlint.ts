@@ -65,7 +65,7 @@ const URL_RULES = new Set(['basic-auth-url', 'mongodb-connection-string', 'mysql
  * below look for. Text without any of them never loads secretlint.
  */
 const TRIGGER =
-  /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b|(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)|x-oauth-basic|_authToken|npm_|xox[bpaor]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]{1,300}@|T3BlbkFJ|sk-ant-[a-z]{2,10}[0-9]{2}-|lin_api_|ops_ey|PRIVATE KEY|SG\.|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_|wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY|(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{32}/;
+  /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b|(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)|x-oauth-basic|_authToken|npm_|xox[bpaor]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]{1,300}@|T3BlbkFJ|sk-ant-[a-z]{2,10}[0-9]{2}-|lin_api_|ops_ey|PRIVATE KEY|SG\.|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_|wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY|sk-[A-Za-z0-9_-]{32}/;
 
 /**
  * What the preset's own rules let through, found under the same rule ids. In a
