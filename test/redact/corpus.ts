@@ -182,6 +182,11 @@ const FORMATS: Record<string, (v: Values) => { secret: string; text: string }> =
     const secret = Buffer.from(`ci-bot:${v.pick(ALNUM, 18)}`).toString('base64');
     return { secret, text: `Authorization: Basic ${secret}` };
   },
+  // curl(1) --user
+  'basic-auth-cli': (v) => {
+    const secret = `${v.pick(ALNUM, 14)}x`;
+    return { secret, text: `curl -u deploy:${secret} https://artifacts.internal.example.com/upload` };
+  },
   'url-credentials': (v) => {
     const secret = v.pick(ALNUM, 20);
     return { secret, text: `REDIS_URL=redis://:${secret}@cache.internal:6379/0` };
@@ -314,6 +319,9 @@ export function benign(options: { seed?: number } = {}): string[] {
     'Remember to rotate the token after the incident review.',
     'The password must be at least 12 characters long.',
     'Keyboard shortcuts: press the key combination Ctrl+K.',
+    'git push -u origin main && python -u manage.py migrate',
+    'docker run --rm -u 1000:1000 -v "$PWD:/src" node:20 npm test',
+    'curl -u "$DEPLOY_USER:$DEPLOY_TOKEN" https://artifacts.internal.example.com/upload',
     `passwordHash: "$2b$12$${v.pick(`${ALNUM}./`, 53)}"`,
     `etag: W/"${sha1()}"`,
     `"version": "4.17.21", "license": "MIT"`,

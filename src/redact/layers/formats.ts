@@ -68,6 +68,15 @@ const FORMATS: Format[] = [
     group: 1,
   },
   {
+    // curl's and httpie's `-u user:password` / `--user user:password` (RFC 7617 credentials on a command line).
+    id: 'basic-auth-cli',
+    description: "password of a command line's -u / --user user:password (curl, httpie)",
+    pattern: /(?<![^\s"'`(])(?:-u|--user)(?:[ \t]+|=)?["']?[^\s:"'@]{1,100}:([^\s"'@]{3,200})/dg,
+    group: 1,
+    accept: (password) =>
+      !isReference(password) && !/^[0-9]+$/.test(password) && !/^(?:password|passwd|pass|secret|changeme)$/i.test(password),
+  },
+  {
     // RFC 3986 userinfo: `scheme://user:password@host`, for the schemes secretlint's URL rules do not cover.
     id: 'url-credentials',
     description: 'password in the user:password@ part of any URL',
@@ -81,11 +90,11 @@ export function formatDetectors(): RedactionDetector[] {
   const formats: RedactionDetector = {
     id: 'known-formats',
     source: 'built-in',
-    description: 'Formats secretlint lacks: SendGrid with dashes, Google, Stripe, JWT, Authorization headers, URL credentials',
+    description: 'Formats secretlint lacks: SendGrid with dashes, Google, Stripe, JWT, Authorization headers, curl -u, URL credentials',
     rules: FORMATS.map(({ id, description }) => ({ id, description })),
     // A JWT or an Authorization header's value runs to a few KiB at most.
     reach: 8192,
-    trigger: /SG\.|AIza|[sr]k_(?:live|test)_|whsec_|eyJ|[Bb]earer|Basic|:\/\/[^\s/]{1,300}@/,
+    trigger: /SG\.|AIza|[sr]k_(?:live|test)_|whsec_|eyJ|[Bb]earer|Basic|-u[ \t=]|--user|:\/\/[^\s/]{1,300}@/,
     detect(text) {
       const found: DetectedSecret[] = [];
       for (const format of FORMATS) {
