@@ -9,7 +9,7 @@ export function isReference(value: string): boolean {
   return /^(?:\$\{?|%|\{\{|<%|<|\*{3,}|\.{3}|\[REDACTED:)/.test(value) || /(?:^|[^A-Za-z0-9])(?:xxx+|XXX+)(?:[^A-Za-z0-9]|$)/.test(value);
 }
 
-interface Format {
+export interface Format {
   id: string;
   description: string;
   pattern: RegExp;
@@ -95,20 +95,23 @@ export function formatDetectors(): RedactionDetector[] {
     // A JWT or an Authorization header's value runs to a few KiB at most.
     reach: 8192,
     trigger: /SG\.|AIza|[sr]k_(?:live|test)_|whsec_|eyJ|[Bb]earer|Basic|-u[ \t=]|--user|:\/\/[^\s/]{1,300}@/,
-    detect(text) {
-      const found: DetectedSecret[] = [];
-      for (const format of FORMATS) {
-        format.pattern.lastIndex = 0;
-        for (const match of text.matchAll(format.pattern)) {
-          const group = format.group ?? 0;
-          const secret = match[group];
-          const span = match.indices?.[group];
-          if (secret === undefined || !span || (format.accept && !format.accept(secret))) continue;
-          found.push({ start: span[0], end: span[1], rule: format.id });
-        }
-      }
-      return found;
-    },
+    detect: (text) => matchFormats(text, FORMATS),
   };
   return [formats];
+}
+
+/** Every match of every format in the text, as the secret's span (its group) under the format's rule id. */
+export function matchFormats(text: string, formats: ReadonlyArray<Omit<Format, 'description'>>): DetectedSecret[] {
+  const found: DetectedSecret[] = [];
+  for (const format of formats) {
+    format.pattern.lastIndex = 0;
+    for (const match of text.matchAll(format.pattern)) {
+      const group = format.group ?? 0;
+      const secret = match[group];
+      const span = match.indices?.[group];
+      if (secret === undefined || !span || (format.accept && !format.accept(secret))) continue;
+      found.push({ start: span[0], end: span[1], rule: format.id });
+    }
+  }
+  return found;
 }

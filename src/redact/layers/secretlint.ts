@@ -10,6 +10,7 @@
 // of `AWS_SECRET_ACCESS_KEY=`): those are narrowed to the secret itself, so the
 // placeholder replaces the password of a URL and leaves its host readable.
 import type { DetectedSecret, RedactionDetector, RedactionRule } from '../types.js';
+import { matchFormats, type Format } from './formats.js';
 
 /** secretlint's message ids, as this tool's rule ids (the placeholder's kind), with what narrows their range. */
 const RULES: Record<string, { id: string; description: string; narrow?: RegExp }> = {
@@ -81,18 +82,18 @@ const TRIGGER =
  * - Anthropic keys of another length or kind than the preset's exact
  *   `sk-ant-api03-` + 93 + `AA` (admin keys, `sk-ant-admin01-…`, say).
  */
-const COMPLEMENTS: ReadonlyArray<{ rule: string; pattern: RegExp; group?: number; accept?: (secret: string) => boolean }> = [
-  { rule: 'aws-access-key-id', pattern: /AKIAIOSFODNN7EXAMPLE/dg },
-  { rule: 'aws-secret-access-key', pattern: /wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY/dg },
+const COMPLEMENTS: ReadonlyArray<Omit<Format, 'description'>> = [
+  { id: 'aws-access-key-id', pattern: /AKIAIOSFODNN7EXAMPLE/dg },
+  { id: 'aws-secret-access-key', pattern: /wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY/dg },
   {
-    rule: 'private-key',
+    id: 'private-key',
     pattern: /-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----([\s\S]{1,12000}?)-----END[ A-Z0-9]{0,30}PRIVATE KEY/dg,
     group: 1,
     accept: (body) => /[A-Za-z0-9+/]{16}/.test(body),
   },
-  { rule: 'anthropic-api-key', pattern: /(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/dg },
+  { id: 'anthropic-api-key', pattern: /(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/dg },
   {
-    rule: 'openai-api-key',
+    id: 'openai-api-key',
     pattern: /(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/dg,
     accept: (key) => /[0-9]/.test(key) && /[A-Za-z]/.test(key.slice(3)),
   },
@@ -164,13 +165,7 @@ export function secretlintDetector(): RedactionDetector {
         }
         found.push(narrowed(text, start, end, rule.id, rule.narrow));
       }
-      for (const { rule, pattern, group = 0, accept } of COMPLEMENTS) {
-        pattern.lastIndex = 0;
-        for (const match of text.matchAll(pattern)) {
-          const span = match.indices?.[group];
-          if (span && (!accept || accept(match[group]!))) found.push({ start: span[0], end: span[1], rule });
-        }
-      }
+      found.push(...matchFormats(text, COMPLEMENTS));
       // Where a URL rule and a token rule find the same secret (a token as a URL's password), the token names it.
       return found.sort((a, b) => Number(URL_RULES.has(a.rule!)) - Number(URL_RULES.has(b.rule!)));
     },
