@@ -199,6 +199,7 @@ const FORMATS: Record<string, (v: Values) => { secret: string; text: string }> =
       `  "passwd": "${secret}",`,
       `mysql --password ${secret} orders`,
       `client_secret = '${secret}'`,
+      `env:\n  - name: DB_PASSWORD\n    value: "${secret}"`,
     ];
     return { secret, text: forms[v.int(forms.length)]! };
   },
@@ -320,6 +321,8 @@ export function benign(options: { seed?: number } = {}): string[] {
     'The password must be at least 12 characters long.',
     'Keyboard shortcuts: press the key combination Ctrl+K.',
     'git push -u origin main && python -u manage.py migrate',
+    'env:\n  - name: LOG_LEVEL\n    value: debug\n  - name: TOKEN_URL\n    value: "https://auth.example.com/oauth/token"',
+    '  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef: {name: db-credentials, key: password}',
     'docker run --rm -u 1000:1000 -v "$PWD:/src" node:20 npm test',
     'curl -u "$DEPLOY_USER:$DEPLOY_TOKEN" https://artifacts.internal.example.com/upload',
     `passwordHash: "$2b$12$${v.pick(`${ALNUM}./`, 53)}"`,

@@ -136,6 +136,32 @@ test("OpenAI keys without the preset's T3BlbkFJ infix and Anthropic keys of othe
   await redactor.close();
 });
 
+test('a Kubernetes env pair (name: DB_PASSWORD, then value:) is an assignment; a secretKeyRef or a LOG_LEVEL pair is not', async () => {
+  const { redactor } = await builtinRedactor();
+  const password = `${v.pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 14)}7`;
+  const manifest = [
+    'env:',
+    '  - name: DB_PASSWORD',
+    `    value: "${password}"`,
+    '  - name: LOG_LEVEL',
+    '    value: debug',
+    '  - name: API_SECRET',
+    '    valueFrom:',
+    '      secretKeyRef: {name: api, key: secret}',
+  ].join('\n');
+  for (const text of [manifest, JSON.stringify({ content: manifest }), JSON.stringify({ content: JSON.stringify({ value: manifest }) })]) {
+    const { text: redacted, findings } = await redactor.redact(text);
+    assert.not.ok(redacted.includes(password), redacted);
+    assert.equal(
+      findings.map((finding) => finding.rule),
+      ['password-assignment'],
+      text,
+    );
+    assert.ok(redacted.includes('secretKeyRef: {name: api, key: secret}') && redacted.includes('value: debug'), redacted);
+  }
+  await redactor.close();
+});
+
 test('a member named like a password is redacted in a JSON line, raw or inside a string of JSON', async () => {
   const { redactor } = await builtinRedactor();
   const raw = '{"user":"app","password":"Tr0ub4dor&3x"}';

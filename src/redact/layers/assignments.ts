@@ -25,16 +25,23 @@ export interface Assignment {
 
 /**
  * Where a search for assignments starts: a name holding one of the words the
- * rules care about, followed by `=` or `:` (or such a flag). Also the detector's
+ * rules care about, followed by `=` or `:`, or by a `value:` line (or such a flag). Also the detector's
  * trigger: prose and code mention tokens and keys far more often than they assign one.
  */
 const NAMED =
-  /(?:pass|pwd|pw(?![a-z])|secret|token|auth|credential|key)[A-Za-z0-9_.-]{0,40}\\{0,3}["'`]?[ \t]{0,8}(?::|=)|--(?:pass|pwd|secret|token|[A-Za-z-]{0,20}key)/i;
+  /(?:pass|pwd|pw(?![a-z])|secret|token|auth|credential|key)[A-Za-z0-9_.-]{0,40}(?:\\{0,3}["'`]?[ \t]{0,8}(?::|=)|(?:\\{0,3}["'])?[ \t]*(?:\r?\n|\\{1,3}n)[ \t]*value:)|--(?:pass|pwd|secret|token|[A-Za-z-]{0,20}key)/i;
 const NAMED_ALL = new RegExp(NAMED.source, 'gi');
 const NAME_CHAR = /[A-Za-z0-9_.-]/;
 /** `name = value`, `"name": "value"`, `name: value`, `NAME=value`, read from the name's first character. */
 const ASSIGNMENT =
   /(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'`])?[ \t]{0,8}(?<sep>:=|=>|=(?!=)|:(?![:/]))[ \t]{0,8}(?:(?<q>\\{0,3}["'`])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,256})\k<q>|(?<uv>[^\s\p{C}"'`,;)}\]\\]{1,256}))/duy;
+/**
+ * A Kubernetes-style pair, `- name: DB_PASSWORD` then `value: "…"` on the next
+ * line, read from the name's first character once `name:` stands before it.
+ */
+const NAME_VALUE_PAIR =
+  /(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'])?[ \t]*(?:\r?\n|\\{1,3}n)[ \t]*value:[ \t]*(?:(?<q>\\{0,3}["'])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,256})\k<q>|(?<uv>[^\s\p{C}"'`,;)}\]\\]{1,256}))/duy;
+const NAME_KEY_BEFORE = /(?:^|[\s{,-]|\\n)name:[ \t]*(?:\\{0,3}["'])?$/;
 /** `--password hunter2`, `--token=abc`, read from the first dash. */
 const FLAG = /--?(?<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?<q>\\{0,3}["'])?(?<uv>[^\s\p{C}"'\\]{1,256})\k<q>?/duy;
 
@@ -55,8 +62,9 @@ export function findAssignments(text: string): Assignment[] {
     if (text.startsWith('://', start - 3)) continue;
     const flag = text[start] === '-';
     if (flag && start > 0 && /[A-Za-z0-9_]/.test(text[start - 1]!)) continue;
-    const pattern = flag ? FLAG : ASSIGNMENT;
     if (!flag && !/[A-Za-z_]/.test(text[start]!)) continue;
+    const pair = !flag && NAME_KEY_BEFORE.test(text.slice(Math.max(0, start - 40), start));
+    const pattern = flag ? FLAG : pair ? NAME_VALUE_PAIR : ASSIGNMENT;
     pattern.lastIndex = start;
     const match = pattern.exec(text);
     if (!match) continue;
@@ -73,6 +81,7 @@ export function findAssignments(text: string): Assignment[] {
       quoted: groups.qv !== undefined,
       tight:
         !flag &&
+        !pair &&
         groups.sep === '=' &&
         match.indices!.groups!.name![1] === match.indices!.groups!.sep![0] &&
         span[0] === match.indices!.groups!.sep![1],
@@ -104,6 +113,8 @@ export function isLiteralValue(assignment: Assignment): boolean {
   // The same word as the name (`password: password`, `token = userToken`): a variable.
   if (value.toLowerCase().includes(name.toLowerCase().replace(/^-+/, '')) && value.length < name.length + 6) return false;
   if (!quoted) {
+    // An object or a list opens there (`secretKeyRef: {name: db, key: password}`), not a value.
+    if (!tight && /^[{[(]/.test(value)) return false;
     // Unquoted: code reads `password = userInput`, `secret: config.secret`; a .env file reads `PASSWORD=hunter2`.
     const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*$/.test(value);
     if (identifier && value.includes('.')) return false;
