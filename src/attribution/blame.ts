@@ -7,6 +7,7 @@ import { runBlame, UNCOMMITTED, type BlameOutcome, type BlamedLine } from './bla
 import { commitId, pathInCommit, pathNotTracked, repoPath, unknownRevision, type GitOptions } from './git-read.js';
 import { LedgerLines } from './ledger-lines.js';
 import { lineContributor, lineRecovered, type LedgerView } from './ledger-view.js';
+import type { LockHolder } from '../store/file-lock.js';
 
 /**
  * Whose a blamed line is:
@@ -53,6 +54,8 @@ export interface BlameQuery {
   lines?: { start: number; end: number };
   /** Passed to git blame: `-w`, `-M`, `-C`. */
   options?: readonly string[];
+  /** Told once a wait for the background reconcile lasts. */
+  onWait?: (holder: LockHolder) => void;
 }
 
 export async function blameFile(query: BlameQuery): Promise<{ report: BlameReport; details: BlameDetails[] }> {
@@ -81,7 +84,7 @@ export async function blameFile(query: BlameQuery): Promise<{ report: BlameRepor
   const missing = [...commits].filter((commit) => !UNCOMMITTED.test(commit) && !found.has(commit));
   if (missing.length > 0) {
     const { reconcileOnRead } = await import('./reconcile/on-read.js');
-    if (await reconcileOnRead(query.projectDir, query.git, missing, ledgers))
+    if (await reconcileOnRead(query.projectDir, query.git, missing, { index: ledgers, ...(query.onWait ? { onWait: query.onWait } : {}) }))
       found = (await LedgerLines.read(query.projectDir)).ledgersOf(commits);
   }
   return {

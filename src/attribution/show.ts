@@ -10,6 +10,7 @@ import type { FormatContext } from '../transcript/agents.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 import { commitId, unknownRevision, type GitOptions } from './git-read.js';
 import { lineContributor, readLedgers, type LedgerView } from './ledger-view.js';
+import type { LockHolder } from '../store/file-lock.js';
 
 export interface ShowReport {
   commit: string;
@@ -50,6 +51,8 @@ export interface ShowQuery {
   rev: string;
   /** Reads the conversations' usage and prices it. */
   cost?: { context: FormatContext; prices: PriceTable };
+  /** Told once a wait for the background reconcile lasts. */
+  onWait?: (holder: LockHolder) => void;
 }
 
 export async function showCommit(query: ShowQuery): Promise<ShowReport> {
@@ -69,7 +72,7 @@ export async function showCommit(query: ShowQuery): Promise<ShowReport> {
   let [, ledgers, link] = read;
   if (!ledgers.has(commit) && diff!.added !== undefined) {
     const { reconcileOnRead } = await import('./reconcile/on-read.js');
-    if (await reconcileOnRead(query.projectDir, query.git, [commit])) {
+    if (await reconcileOnRead(query.projectDir, query.git, [commit], query.onWait ? { onWait: query.onWait } : {})) {
       [ledgers, link] = await Promise.all([readLedgers(query.projectDir, new Set([commit])), commitLink(query.projectDir, commit)]);
     }
   }

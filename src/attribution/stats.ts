@@ -8,6 +8,7 @@ import { cachedCommitDiffs } from './commit-diff-cache.js';
 import { addCounts, tallyCommit, zeroCounts, type CommitLines, type LineCounts } from './commit-lines.js';
 import { commitId, defaultBranchTip, shortRef, type GitOptions } from './git-read.js';
 import { readLedgers } from './ledger-view.js';
+import type { LockHolder } from '../store/file-lock.js';
 
 export const BREAKDOWNS = ['agent', 'model', 'author', 'file'] as const;
 export type Breakdown = (typeof BREAKDOWNS)[number];
@@ -33,6 +34,8 @@ export interface StatsQuery {
   onCorrupt?: (line: number) => void;
   /** Also collect every conversation URL the project's ledgers name (RangeTallies.urls), in the same pass. */
   urls?: boolean;
+  /** Told once a wait for the background reconcile lasts. */
+  onWait?: (holder: LockHolder) => void;
 }
 
 /** What a range's figures are made of: its commits (newest first), their ledgers and each commit's lines by contributor. */
@@ -64,7 +67,7 @@ export async function rangeTallies(query: StatsQuery): Promise<RangeTallies> {
   const missing = diffs.filter((diff) => diff.added !== undefined && !ledgers.has(diff.commit)).map((diff) => diff.commit);
   if (missing.length > 0) {
     const { reconcileOnRead } = await import('./reconcile/on-read.js');
-    if (await reconcileOnRead(query.projectDir, query.git, missing)) {
+    if (await reconcileOnRead(query.projectDir, query.git, missing, query.onWait ? { onWait: query.onWait } : {})) {
       urls = query.urls ? new Set<string>() : undefined;
       ledgers = await readLedgers(query.projectDir, wanted, query.onCorrupt, urls && ((text: string) => collectUrls(text, urls!)));
     }

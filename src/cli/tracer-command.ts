@@ -1,6 +1,7 @@
 import { Command } from 'clipanion';
 import type { TracerWarning } from '../core/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
+import type { LockHolder } from '../store/file-lock.js';
 import { resolveProject, type ResolvedProject } from '../store/project.js';
 import type { KernelOptions, TracerContext } from './context.js';
 import { runReported } from './report.js';
@@ -36,6 +37,19 @@ export abstract class TracerCommand extends Command<TracerContext> {
   protected project(): ResolvedProject {
     const { cwd, home, env } = this.context;
     return resolveProject({ cwd, home, env });
+  }
+
+  /**
+   * For a wait on a lock another tracer process holds (the background reconcile,
+   * say): once it lasts, one line on stderr says what the command waits for.
+   */
+  protected waitNotice(): (holder: LockHolder) => void {
+    let said = false;
+    return (holder) => {
+      if (said) return;
+      said = true;
+      this.context.stderr.write(`tracer: waiting for ${holder.purpose ?? 'another tracer process'}, pid ${holder.pid}\n`);
+    };
   }
 
   protected warn(warning: TracerWarning): void {

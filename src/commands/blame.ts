@@ -42,6 +42,7 @@ export class BlameCommand extends TracerCommand {
       ...(this.rev === undefined ? {} : { rev: this.rev }),
       ...(lines === undefined ? {} : { lines }),
       options,
+      onWait: this.waitNotice(),
     };
     const { blameFile } = await import('../attribution/blame.js');
     const { report, details } = await blameFile(query);

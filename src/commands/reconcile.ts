@@ -53,6 +53,7 @@ export class ReconcileCommand extends TracerCommand {
       range: this.range,
       limit: this.limit,
       dryRun: this.dryRun,
+      onWait: this.waitNotice(),
     });
     if (this.json) {
       this.printJson(report);

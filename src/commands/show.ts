@@ -36,6 +36,7 @@ export class ShowCommand extends TracerCommand {
       projectDir: project.dir,
       git: { cwd, env },
       rev: this.rev ?? 'HEAD',
+      onWait: this.waitNotice(),
       ...(prices ? { cost: { context: { home, cwd, env }, prices } } : {}),
     });
     if (this.json) {

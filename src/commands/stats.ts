@@ -47,6 +47,7 @@ export class StatsCommand extends TracerCommand {
       ...(this.range === undefined ? {} : { range: this.range }),
       by: this.by,
       urls: this.cost,
+      onWait: this.waitNotice(),
       onCorrupt: (line) => this.warn({ code: 'unreadable_line', message: `ledgers.jsonl line ${line} is not valid JSON; it is skipped.` }),
     });
     const report = statsOf(range, this.by);

@@ -113,6 +113,35 @@ test('the hook is bounded: past its commit count the rest is deferred, in order;
   }
 });
 
+test('blame waits for the reconcile another process holds, says so once on stderr, then reconciles what it reads', async () => {
+  const pr = await pullRequestRepo();
+  const landed = rebaseOnService(pr.origin, 'feature');
+  gitIn(pr.a.repo, ['pull', '-q', '--no-rebase', 'origin', 'main']);
+  const release = await lockReconcile(pr.a.dir, 0);
+  assert.ok(release, 'the lock is free');
+  let released = false;
+  try {
+    const blamed = runMain(['blame', 'src/parse.ts', '--json'], { cwd: pr.a.repo, home: pr.a.home });
+    // The notice comes once the wait has lasted a second (src/store/file-lock.ts).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.not.ok(
+      landed.some((commit) => ledgerOf(pr.a, commit)),
+      'nothing reconciled while the lock is held',
+    );
+    released = true;
+    await release!();
+    const result = await blamed;
+    assert.is(result.code, 0, result.stderr);
+    assert.is(result.stderr, `tracer: waiting for the background reconcile, pid ${process.pid}\n`);
+    const shown = new Set(JSON.parse(result.stdout).lines.map((line: any) => line.commit));
+    const reconciled = landed.filter((commit) => shown.has(commit));
+    assert.ok(reconciled.length > 0, 'blame shows landed commits');
+    for (const commit of reconciled) assert.ok(ledgerOf(pr.a, commit), `${commit} got its ledger once the lock was free`);
+  } finally {
+    if (!released) await release!().catch(() => undefined);
+  }
+});
+
 async function until(done: () => boolean, what: string): Promise<void> {
   for (let tries = 0; tries < 200 && !done(); tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
   assert.ok(done(), what);

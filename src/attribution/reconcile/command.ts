@@ -3,6 +3,7 @@
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { GitCommandError, runGit } from '../../capture/ledger/git-exec.js';
 import type { GitOptions } from '../git-read.js';
+import type { LockHolder } from '../../store/file-lock.js';
 import { reconcile, type ReconcileReport } from './reconcile.js';
 
 export interface ReconcileRangeQuery {
@@ -11,6 +12,8 @@ export interface ReconcileRangeQuery {
   range?: string;
   limit?: number;
   dryRun: boolean;
+  /** Told once a wait for the background reconcile lasts. */
+  onWait?: (holder: LockHolder) => void;
 }
 
 export async function reconcileRange(query: ReconcileRangeQuery): Promise<ReconcileReport> {
@@ -30,6 +33,7 @@ export async function reconcileRange(query: ReconcileRangeQuery): Promise<Reconc
     dryRun: query.dryRun,
     depth: 'full',
     retry: true,
+    ...(query.onWait ? { onWait: query.onWait } : {}),
   });
 }
 

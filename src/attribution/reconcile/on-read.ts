@@ -3,6 +3,7 @@
 // fetched) gets its ledger before it is shown. Only that quick part runs here:
 // no fetch, no search of branches. Reading never fails because of it.
 import type { GitOptions } from '../../capture/ledger/git-exec.js';
+import type { LockHolder } from '../../store/file-lock.js';
 import type { LedgerLines } from '../ledger-lines.js';
 
 /** Long enough for a hook's run in the background (a fetch times out after 5 s), short enough that a blame never seems stuck. */
@@ -15,12 +16,19 @@ export function readOnlyProcess(): void {
   writes = false;
 }
 
+export interface OnReadOptions {
+  /** ledgers.jsonl as the caller read it. */
+  index?: LedgerLines;
+  /** Told once a wait for the background reconcile lasts, to say so. */
+  onWait?: (holder: LockHolder) => void;
+}
+
 /** True when some of `commits` (which had no ledger) has one now, so the caller reads the ledgers again. */
 export async function reconcileOnRead(
   projectDir: string,
   git: GitOptions,
   commits: readonly string[],
-  index?: LedgerLines,
+  { index, onWait }: OnReadOptions = {},
 ): Promise<boolean> {
   if (commits.length === 0 || !writes) return false;
   try {
@@ -35,6 +43,7 @@ export async function reconcileOnRead(
       // A post-merge hook's run in the background is finishing this very branch: what it writes is what this read should show.
       waitMs: ON_READ_WAIT_MS,
       ...(index ? { index } : {}),
+      ...(onWait ? { onWait } : {}),
     });
     if (report.reconciled.length > 0) return true;
     // The hook's run in the background, which this one waited for, may have written them instead.

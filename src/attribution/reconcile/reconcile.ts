@@ -42,6 +42,7 @@ import {
   unmergedTips,
   type FetchPolicy,
 } from './sources.js';
+import type { LockHolder } from '../../store/file-lock.js';
 
 export type ReconcileMethod = 'patch-id' | 'pull-request' | 'branch' | 'content-hash';
 
@@ -98,6 +99,8 @@ export interface ReconcileRequest {
   bounded?: { maxCommits: number };
   /** How long to wait for a reconcile running in this project (a hook's run in the background) to finish; default 60 s. */
   waitMs?: number;
+  /** Told once the wait for that run lasts (about a second), to say so. */
+  onWait?: (holder: LockHolder) => void;
 }
 
 export const DEFAULT_LIMIT = 200;
@@ -122,7 +125,7 @@ export async function reconcile(request: ReconcileRequest): Promise<ReconcileRep
   if (targets.length === 0) return report;
   // Most reads find every commit ledgered: they answer from the caller's index and never take the lock.
   if (pendingOf(targets, seen).length === 0) return report;
-  const release = await lockReconcile(projectDir, request.bounded ? 0 : (request.waitMs ?? DEFAULT_WAIT_MS));
+  const release = await lockReconcile(projectDir, request.bounded ? 0 : (request.waitMs ?? DEFAULT_WAIT_MS), request.onWait);
   if (!release) {
     if (request.bounded) {
       report.deferred = pendingOf(targets, await LedgerLines.read(projectDir));
