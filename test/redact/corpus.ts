@@ -324,6 +324,7 @@ export function benign(options: { seed?: number } = {}): string[] {
     'env:\n  - name: LOG_LEVEL\n    value: debug\n  - name: TOKEN_URL\n    value: "https://auth.example.com/oauth/token"',
     '  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef: {name: db-credentials, key: password}',
     'docker run --rm -u 1000:1000 -v "$PWD:/src" node:20 npm test',
+    'docker exec -u postgres:postgres db psql -c "select 1"',
     'curl -u "$DEPLOY_USER:$DEPLOY_TOKEN" https://artifacts.internal.example.com/upload',
     `passwordHash: "$2b$12$${v.pick(`${ALNUM}./`, 53)}"`,
     `etag: W/"${sha1()}"`,

@@ -71,8 +71,9 @@ const FORMATS: Format[] = [
     // curl's and httpie's `-u user:password` / `--user user:password` (RFC 7617 credentials on a command line).
     id: 'basic-auth-cli',
     description: "password of a command line's -u / --user user:password (curl, httpie)",
-    pattern: /(?<![^\s"'`(])(?:-u|--user)(?:[ \t]+|=)?["']?[^\s:"'@]{1,100}:([^\s"'@]{3,200})/dg,
-    group: 1,
+    // A user:group pair of the same name (`docker exec -u postgres:postgres`) is not a login.
+    pattern: /(?<![^\s"'`(])(?:-u|--user)(?:[ \t]+|=)?["']?([^\s:"'@]{1,100}):(?!\1(?:[\s"']|$))([^\s"'@]{3,200})/dg,
+    group: 2,
     accept: (password) =>
       !isReference(password) && !/^[0-9]+$/.test(password) && !/^(?:password|passwd|pass|secret|changeme)$/i.test(password),
   },
