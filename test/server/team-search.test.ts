@@ -5,6 +5,7 @@ import { onPostgres, startService, stopAllServices, type ServiceHandle } from '.
 import { signIn, tokenWithRole } from '../privacy/support.js';
 import { clientFor, commitLink, conversation, ledger, summary, trace, type Client } from './http.js';
 import { until } from './team-backlog.js';
+import type { SearchResults } from '../../src/viewer/data-source.js';
 
 /**
  * The team view's search (issue 32), on each backend, from pushed rows: a
@@ -52,23 +53,6 @@ function hostileTranscript(): Buffer {
   ].join('\n');
   const good = claudeTranscript(HOSTILE, 'hostile prompt with platypus', text, '/work/app/evil/"quoted" path.ts');
   return Buffer.concat([Buffer.from('{"torn": \n\u0000\u0000not json at all\n'), good, Buffer.from('{"type":"user","message":')]);
-}
-
-interface Hit {
-  kind: string;
-  conversation_id: string | null;
-  commit: string | null;
-  agent: string | null;
-  model: string | null;
-  ts: string | null;
-  snippet: string;
-  marks: Array<[number, number]>;
-  url: string;
-}
-interface Results {
-  hits: Hit[];
-  pending: number;
-  content_hidden: boolean;
 }
 
 function searchSuite(backend: 'sqlite' | 'postgres') {
@@ -162,7 +146,7 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
     ] as const)
       await until(
         async () => search(service, cookie!, 'backoff', project),
-        (reply) => reply.status === 200 && (reply.json as Results).pending === 0,
+        (reply) => reply.status === 200 && (reply.json as SearchResults).pending === 0,
       );
   }
   test.after(async () => {
@@ -174,7 +158,7 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
     service,
     cookies,
   }) => {
-    const found = (await search(service, cookies.read, 'backoff')).json as Results;
+    const found = (await search(service, cookies.read, 'backoff')).json as SearchResults;
     assert.is(found.content_hidden, false);
     const kinds = found.hits.map((hit) => `${hit.kind}:${hit.conversation_id ?? hit.commit}`);
     assert.ok(kinds.includes(`transcript:${SESSION}`), kinds.join());
@@ -197,7 +181,9 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
 
     // A tool call's path; a summary; a phrase; a prefix; AND, OR, NOT.
     const ids = async (q: string) =>
-      ((await search(service, cookies.read, q)).json as Results).hits.map((hit) => `${hit.kind}:${hit.conversation_id ?? hit.commit}`);
+      ((await search(service, cookies.read, q)).json as SearchResults).hits.map(
+        (hit) => `${hit.kind}:${hit.conversation_id ?? hit.commit}`,
+      );
     assert.equal(await ids('retry.ts'), [`transcript:${SESSION}`]);
     assert.equal(await ids('configurable'), [`summary:${SESSION}`]);
     assert.equal(await ids('"exponential backoff"'), [`transcript:${SESSION}`]);
@@ -243,7 +229,7 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
     service,
     cookies,
   }) => {
-    const hits = ((await search(service, cookies.read, 'pwned')).json as Results).hits;
+    const hits = ((await search(service, cookies.read, 'pwned')).json as SearchResults).hits;
     assert.equal(
       hits.map((hit) => hit.conversation_id),
       [HOSTILE],
@@ -251,16 +237,16 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
     assert.match(hits[0]!.snippet, /<script>window\.__pwned/);
     for (const control of ['\u0000', '\u0002', '\u0003']) assert.not.ok(hits[0]!.snippet.includes(control));
     assert.equal(
-      ((await search(service, cookies.read, 'marker')).json as Results).hits.map((hit) => hit.conversation_id),
+      ((await search(service, cookies.read, 'marker')).json as SearchResults).hits.map((hit) => hit.conversation_id),
       [HOSTILE],
     );
     // A word after 84 KB of one message is found too.
     assert.equal(
-      ((await search(service, cookies.read, 'needle')).json as Results).hits.map((hit) => hit.conversation_id),
+      ((await search(service, cookies.read, 'needle')).json as SearchResults).hits.map((hit) => hit.conversation_id),
       [HOSTILE],
     );
     assert.equal(
-      ((await search(service, cookies.read, '"quoted" path')).json as Results).hits.map((hit) => hit.conversation_id),
+      ((await search(service, cookies.read, '"quoted" path')).json as SearchResults).hits.map((hit) => hit.conversation_id),
       [HOSTILE],
     );
   });
@@ -291,14 +277,14 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
     assert.is(pushed.status, 200, pushed.text);
     const found = await until(
       async () => search(service, cookies.read, 'wallaby'),
-      (reply) => (reply.json as Results).pending === 0,
+      (reply) => (reply.json as SearchResults).pending === 0,
     );
     assert.equal(
-      (found.json as Results).hits.map((hit) => hit.conversation_id),
+      (found.json as SearchResults).hits.map((hit) => hit.conversation_id),
       ['c-huge'],
     );
     // Other documents are still indexed and found.
-    assert.ok(((await search(service, cookies.read, 'quokka')).json as Results).hits.length > 0);
+    assert.ok(((await search(service, cookies.read, 'quokka')).json as SearchResults).hits.length > 0);
   });
 
   test('a token never finds another project, of its org or another; a push token finds commit subjects only', async ({
@@ -306,11 +292,11 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
     cookies,
   }) => {
     assert.equal(
-      ((await search(service, cookies.neighbour, 'backoff', 'acme/api')).json as Results).hits.map((hit) => hit.conversation_id),
+      ((await search(service, cookies.neighbour, 'backoff', 'acme/api')).json as SearchResults).hits.map((hit) => hit.conversation_id),
       ['c-api'],
     );
-    assert.is(((await search(service, cookies.read, 'zanzibar')).json as Results).hits.length, 0);
-    assert.is(((await search(service, cookies.read, 'globexonly')).json as Results).hits.length, 0);
+    assert.is(((await search(service, cookies.read, 'zanzibar')).json as SearchResults).hits.length, 0);
+    assert.is(((await search(service, cookies.read, 'globexonly')).json as SearchResults).hits.length, 0);
     for (const [cookie, project] of [
       [cookies.read, 'acme/api'],
       [cookies.read, 'globex/shop'],
@@ -324,13 +310,13 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
     const unsigned = await fetch(`${service.url}/ui/api/p/acme/web/search?q=backoff`);
     assert.is(unsigned.status, 401);
 
-    const pushed = (await search(service, cookies.push, 'backoff')).json as Results;
+    const pushed = (await search(service, cookies.push, 'backoff')).json as SearchResults;
     assert.is(pushed.content_hidden, true);
     assert.equal(
       pushed.hits.map((hit) => hit.kind),
       ['commit'],
     );
-    assert.is(((await search(service, cookies.push, 'configurable')).json as Results).hits.length, 0, 'no summary for push');
+    assert.is(((await search(service, cookies.push, 'configurable')).json as SearchResults).hits.length, 0, 'no summary for push');
   });
 
   test('commit links name their commit in the list and on the commit page; older links without a subject stay valid', async ({
@@ -370,22 +356,22 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
       refused.json.errors.map((error: { field: string }) => error.field),
       ['subject'],
     );
-    assert.is(((await search(service, cookies.read, 'Rotate')).json as Results).hits.length, 0);
+    assert.is(((await search(service, cookies.read, 'Rotate')).json as SearchResults).hits.length, 0);
   });
 
   test('forget and retention take the text out of the search index at once', async ({ service, cookies, admin }) => {
-    assert.is(((await search(service, cookies.read, 'exponential')).json as Results).hits.length, 1);
+    assert.is(((await search(service, cookies.read, 'exponential')).json as SearchResults).hits.length, 1);
     const forgot = await admin.post('/api/v1/forget', JSON.stringify({ conversation_ids: [SESSION] }), 'application/json');
     assert.is(forgot.status, 200, forgot.text);
     for (const q of ['exponential', 'configurable', 'retry.ts'])
-      assert.equal(((await search(service, cookies.read, q)).json as Results).hits, [], q);
+      assert.equal(((await search(service, cookies.read, q)).json as SearchResults).hits, [], q);
     // The commit's subject is not the conversation's: it stays.
     assert.equal(
-      ((await search(service, cookies.read, 'jittered')).json as Results).hits.map((hit) => hit.kind),
+      ((await search(service, cookies.read, 'jittered')).json as SearchResults).hits.map((hit) => hit.kind),
       ['commit'],
     );
 
-    assert.is(((await search(service, cookies.read, 'quokka')).json as Results).hits.length, 1);
+    assert.is(((await search(service, cookies.read, 'quokka')).json as SearchResults).hits.length, 1);
     const set = await fetch(`${service.url}/api/v1/retention`, {
       method: 'PUT',
       headers: { ...admin.headers(), 'content-type': 'application/json' },
@@ -394,13 +380,13 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
     assert.is(set.status, 200, await set.text());
     const run = await admin.post('/api/v1/retention/run', '{}', 'application/json');
     assert.is(run.status, 200, run.text);
-    assert.equal(((await search(service, cookies.read, 'quokka')).json as Results).hits, []);
+    assert.equal(((await search(service, cookies.read, 'quokka')).json as SearchResults).hits, []);
     // And the indexer, run again, does not bring them back.
     const settled = await until(
       async () => search(service, cookies.read, 'quokka'),
-      (reply) => (reply.json as Results).pending === 0,
+      (reply) => (reply.json as SearchResults).pending === 0,
     );
-    assert.equal((settled.json as Results).hits, []);
+    assert.equal((settled.json as SearchResults).hits, []);
   });
 
   return test;
