@@ -2,40 +2,13 @@
 // is taken over at once (never waited for), a live one is waited for and named,
 // a pid taken since by another process is no holder, and staleness is left for
 // what cannot be asked (another host, an older tracer's lock folder).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { holderState, processRecord, takeLock, type LockHolder } from '../../src/store/file-lock.js';
 import { tempDir } from '../helpers/cli.js';
-
-const WORKER = join(import.meta.dirname, 'lock-holder-worker.ts');
-
-/** A process holding `path`, once it says it holds it. */
-function holder(path: string): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER, path], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TRACER_LOCK_HOLDER: '1' },
-    });
-    let stderr = '';
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('held')) resolve(child);
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`holder exited ${code}: ${stderr}`)));
-  });
-}
-
-function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
+import { killed, lockHolder } from './lock-holder.js';
 
 function record(path: string): LockHolder {
   return JSON.parse(readFileSync(path, 'utf8')) as LockHolder;
@@ -43,7 +16,7 @@ function record(path: string): LockHolder {
 
 test('a holder killed by SIGKILL is taken over at once: the waiter never waits for it as for a live one', async () => {
   const path = join(tempDir('tracer-lock-'), 'fold.lock');
-  const child = await holder(path);
+  const child = await lockHolder(path);
   assert.is(record(path).pid, child.pid);
   assert.is(record(path).purpose, 'the background fold');
   await killed(child);
@@ -59,7 +32,7 @@ test('a holder killed by SIGKILL is taken over at once: the waiter never waits f
 
 test('a live holder is waited for and named; with no wait the lock is not taken', async () => {
   const path = join(tempDir('tracer-lock-'), 'fold.lock');
-  const child = await holder(path);
+  const child = await lockHolder(path);
   try {
     assert.is(await takeLock(path, { waitMs: 0 }), undefined);
     const slow: LockHolder[] = [];
@@ -79,7 +52,7 @@ test('a live holder is waited for and named; with no wait the lock is not taken'
 
 test('a waiter gets the lock the moment a killed holder is found, while others wait on the same lock', async () => {
   const path = join(tempDir('tracer-lock-'), 'fold.lock');
-  const child = await holder(path);
+  const child = await lockHolder(path);
   const waiters = Array.from({ length: 4 }, () => takeLock(path, { waitMs: 30_000, pollMs: 5 }));
   await new Promise((resolve) => setTimeout(resolve, 50));
   await killed(child);

@@ -2,16 +2,16 @@
 // git's installed, events spooled as the installed hook command spools them,
 // a process that holds the fold's lock until killed, and readers of what the
 // folds made.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
 import { BIN, cleanEnv, sandbox } from '../../helpers/cli.js';
 import { payload, projectDir, readJsonl } from '../../capture/hook-fixtures.js';
+export { killed, lockHolder } from '../../store/lock-holder.js';
 
 export const HOOK_SCRIPT = fileURLToPath(new URL('../../../bin/tracer-hook.sh', import.meta.url));
-const LOCK_HOLDER = fileURLToPath(new URL('../../store/lock-holder-worker.ts', import.meta.url));
 /** A `node` that starts nothing: entries stay in the spool until a command folds them. */
 export const NO_FOLD = '/bin/true';
 
@@ -90,32 +90,6 @@ export function locksLeft(home: string): string[] {
   };
   if (existsSync(home)) walk(home);
   return found;
-}
-
-/** A process holding `lockPath` (store/file-lock.ts) as a fold does, once it holds it. */
-export function lockHolder(lockPath: string, purpose = 'the background fold'): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', LOCK_HOLDER, lockPath, purpose], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TRACER_LOCK_HOLDER: '1' },
-    });
-    let stderr = '';
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('held')) resolve(child);
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`lock holder exited ${code}: ${stderr}`)));
-  });
-}
-
-export function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
 }
 
 export function foldLock(home: string): string {
