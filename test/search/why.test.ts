@@ -93,8 +93,8 @@ test('bad targets: a line out of range, a path outside git, malformed ranges', a
   assert.not.match(missing.stderr, /\n\s+at /);
 });
 
-test('a squash merge made without tracer (a merge button), its branch gone: once reconciled, its lines are answered', async () => {
-  const b = await threeAgents();
+/** git in b's repository as the code host's merge button runs it: another name, and tracer's home for the hooks that run. */
+function hubGit(b: { home: string; repo: string }): (...args: string[]) => string {
   const env = {
     ...cleanEnv(),
     TRACER_HOME: b.home,
@@ -103,11 +103,16 @@ test('a squash merge made without tracer (a merge button), its branch gone: once
     GIT_COMMITTER_NAME: 'Hub',
     GIT_COMMITTER_EMAIL: 'hub@example.com',
   };
-  const git = (...args: string[]) => {
+  return (...args) => {
     const result = spawnSync('git', args, { cwd: b.repo, env, encoding: 'utf8' });
     assert.is(result.status, 0, `git ${args.join(' ')}: ${result.stderr}`);
     return result.stdout.trim();
   };
+}
+
+test('a squash merge made without tracer (a merge button), its branch gone: once reconciled, its lines are answered', async () => {
+  const b = await threeAgents();
+  const git = hubGit(b);
   // The agents' commit is on a branch; main gets one squashed commit made with no hooks at all.
   git('branch', 'feature');
   git('reset', '-q', '--hard', b.base);
@@ -129,19 +134,7 @@ test('a squash merge made without tracer (a merge button), its branch gone: once
 
 test('a rebase-and-merge (the same patch replayed without tracer) is reconciled on read: why answers at once', async () => {
   const b = await threeAgents();
-  const env = {
-    ...cleanEnv(),
-    TRACER_HOME: b.home,
-    GIT_AUTHOR_NAME: 'Hub',
-    GIT_AUTHOR_EMAIL: 'hub@example.com',
-    GIT_COMMITTER_NAME: 'Hub',
-    GIT_COMMITTER_EMAIL: 'hub@example.com',
-  };
-  const git = (...args: string[]) => {
-    const result = spawnSync('git', args, { cwd: b.repo, env, encoding: 'utf8' });
-    assert.is(result.status, 0, `git ${args.join(' ')}: ${result.stderr}`);
-    return result.stdout.trim();
-  };
+  const git = hubGit(b);
   git('branch', 'feature');
   git('reset', '-q', '--hard', b.base);
   git('-c', 'core.hooksPath=/dev/null', 'cherry-pick', b.head);
