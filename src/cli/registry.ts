@@ -168,7 +168,6 @@ async function foldSpoolFirst(context: TracerContext, began: number): Promise<Tr
   return (await import('../capture/spool/fold-first.js')).foldSpoolFirst(context.env, context.stderr, began);
 }
 
-/** clipanion colours piped output by default; honour NO_COLOR and non-TTYs. */
 /**
  * How many colours a coloured run may use: the terminal's answer, or 256 when
  * FORCE_COLOR colours a pipe. (The build gives clipanion its Node-free platform
@@ -179,6 +178,7 @@ function colorDepth(io: MainIo): number {
   return typeof stdout.getColorDepth === 'function' ? stdout.getColorDepth(io.env) : 8;
 }
 
+/** clipanion colours piped output by default; honour NO_COLOR and non-TTYs. */
 function wantsColor(env: NodeJS.ProcessEnv, stdout: MainIo['stdout']): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
