@@ -2,8 +2,9 @@
 // segments of whole lines (about SEGMENT_BYTES each), each redacted on its own.
 // A segment with nothing to redact goes out as the very bytes that came in; one
 // that changes is UTF-8 decoded and encoded again, which gives back the same
-// bytes wherever nothing was replaced. Lines that are not UTF-8 (a binary blob)
-// are not text and pass through unscanned and untouched.
+// bytes wherever nothing was replaced. A line that is not UTF-8 but reads as
+// text (a stray Latin-1 byte in a tool's output) is scanned byte for byte as
+// Latin-1; lines of binary (a blob's random bytes) pass through unscanned.
 import { isUtf8 } from 'node:buffer';
 import type { Finding, Redactor } from './engine.js';
 
@@ -45,38 +46,64 @@ export async function* lineSegments(source: AsyncIterable<Uint8Array> | Iterable
 }
 
 /**
- * A segment as redaction reads it: runs of lines that are text (valid UTF-8),
- * and runs that are not (binary), which pass through unscanned. Transcripts are
- * UTF-8 JSON lines; random bytes read as text would only make findings up.
+ * A segment as redaction reads it: runs of lines that are text and runs that
+ * are binary, which pass through unscanned (random bytes read as text would only
+ * make findings up). Text is UTF-8 if it is valid UTF-8; a line that is not but
+ * reads as text is Latin-1, one character a byte, so a secret beside a broken
+ * byte is still found and every other byte goes out as it came.
  */
 export interface SegmentPart {
   bytes: Buffer;
-  /** The text of a text run; undefined for bytes that are not UTF-8. */
+  /** The text of a text run; undefined for binary. */
   text?: string;
+  encoding?: 'utf8' | 'latin1';
 }
 
 export function partsOf(segment: Buffer): SegmentPart[] {
-  if (isUtf8(segment)) return [{ bytes: segment, text: segment.toString('utf8') }];
+  if (isUtf8(segment)) return [{ bytes: segment, text: segment.toString('utf8'), encoding: 'utf8' }];
   const parts: SegmentPart[] = [];
   let runStart = 0;
-  let runIsText: boolean | undefined;
+  let runKind: Kind | undefined;
   for (let start = 0; start < segment.length;) {
     const newline = segment.indexOf(0x0a, start);
     const end = newline === -1 ? segment.length : newline + 1;
-    const isText = isUtf8(segment.subarray(start, end));
-    if (runIsText !== undefined && isText !== runIsText) {
-      parts.push(part(segment.subarray(runStart, start), runIsText));
+    const kind = kindOf(segment.subarray(start, end));
+    if (runKind !== undefined && kind !== runKind) {
+      parts.push(part(segment.subarray(runStart, start), runKind));
       runStart = start;
     }
-    runIsText = isText;
+    runKind = kind;
     start = end;
   }
-  if (runIsText !== undefined) parts.push(part(segment.subarray(runStart), runIsText));
+  if (runKind !== undefined) parts.push(part(segment.subarray(runStart), runKind));
   return parts;
 }
 
-function part(bytes: Buffer, isText: boolean): SegmentPart {
-  return isText ? { bytes, text: bytes.toString('utf8') } : { bytes };
+type Kind = 'utf8' | 'latin1' | 'binary';
+
+/**
+ * Binary is a line with a NUL, or with more than two bytes, and more than one
+ * in fifty, that text does not hold: a control character (tab, line breaks,
+ * form feed and the escape of terminal colours do occur in text) or a byte that
+ * starts no UTF-8 character. A tool's output with a stray Latin-1 byte has one;
+ * random bytes have one in two.
+ */
+function kindOf(line: Buffer): Kind {
+  if (isUtf8(line)) return 'utf8';
+  let strange = 0;
+  for (const byte of line) {
+    if (byte === 0) return 'binary';
+    if ((byte < 0x20 && !TEXT_CONTROLS.has(byte)) || byte === 0x7f) strange += 1;
+  }
+  const decoded = line.toString('utf8');
+  for (let index = decoded.indexOf('\uFFFD'); index !== -1; index = decoded.indexOf('\uFFFD', index + 1)) strange += 1;
+  return strange > 2 && strange * 50 > line.length ? 'binary' : 'latin1';
+}
+
+const TEXT_CONTROLS = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b]);
+
+function part(bytes: Buffer, kind: Kind): SegmentPart {
+  return kind === 'binary' ? { bytes } : { bytes, text: bytes.toString(kind), encoding: kind };
 }
 
 /** The text runs of a stream, with how many lines come before each (binary lines counted, not read). */
@@ -113,14 +140,14 @@ export async function* redactedSegments(
 ): AsyncGenerator<{ input: Buffer; output: Buffer[] }> {
   for await (const segment of lineSegments(source)) {
     const output: Buffer[] = [];
-    for (const { bytes, text } of partsOf(segment)) {
+    for (const { bytes, text, encoding } of partsOf(segment)) {
       const result = text === undefined ? undefined : await redactor.redact(text);
       if (!result || result.findings.length === 0) {
         output.push(bytes);
         continue;
       }
       report.findings += result.findings.length;
-      output.push(Buffer.from(result.text, 'utf8'));
+      output.push(Buffer.from(result.text, encoding));
     }
     yield { input: segment, output };
   }

@@ -202,6 +202,16 @@ test('binary lines pass through unscanned and untouched; a text line between the
   await redactor.close();
 });
 
+test('a text line that is not UTF-8 (a stray Latin-1 byte) is still scanned, and every byte but the secret kept', async () => {
+  const { redactor } = await builtinRedactor();
+  const secret = github();
+  const line = Buffer.concat([Buffer.from('{"content":"caf'), Buffer.from([0xe9]), Buffer.from(` token ${secret} \\u001b[0m"}\n`)]);
+  const out = await collect(redactStream([Buffer.from('first line\n'), line], redactor));
+  assert.not.ok(out.includes(Buffer.from(secret)), 'the secret beside the broken byte is redacted');
+  assert.match(out.toString('latin1'), /^first line\n\{"content":"caf\xe9 token \[REDACTED:github-token:[0-9a-f]{6}\] \\u001b\[0m"\}\n$/);
+  await redactor.close();
+});
+
 test('a secret cut across stream chunks is found, and lines without one come out as the same bytes', async () => {
   const { redactor } = await builtinRedactor();
   const secret = awsSecret();

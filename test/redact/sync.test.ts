@@ -185,6 +185,12 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     assert.is(blob.json.code, 'secret_detected');
     assert.match(blob.json.detail, /password-assignment/);
     assert.is((await raw(service, token, 'HEAD', `/api/v1/blobs/${bigSha}`)).status, 404, 'the blob was not kept');
+    // A line that is not UTF-8 (a stray Latin-1 byte) is text all the same: its secret is found.
+    const latin1 = Buffer.concat([Buffer.from('{"content":"caf'), Buffer.from([0xe9]), Buffer.from(` ${GITHUB}"}\n`)]);
+    const latin1Sha = createHash('sha256').update(latin1).digest('hex');
+    const broken = await raw(service, token, 'POST', '/api/v1/blobs', latin1, { 'x-content-sha256': latin1Sha });
+    assert.is(broken.status, 422);
+    assert.is(broken.json.code, 'secret_detected');
     assert.not.ok(holdsSecret(await serviceContents(service)), 'nothing of the refused uploads is stored');
 
     // A client with redaction switched off meets the gate too: the row is refused, the rest goes.
