@@ -50,11 +50,21 @@ test('a team rule redacts under its own id; a named group `secret` narrows it; s
 for (const [name, file, named] of [
   ['a file that is not JSON', '{"rules": [', /is not valid JSON/],
   ['rules that are not a list', { rules: { id: 'x' } }, /must be an object with a "rules" array/],
-  ['an id a placeholder cannot carry', { rules: [{ id: 'Has Spaces', pattern: 'x' }] }, /rule "Has Spaces" .* needs an "id"/],
+  [
+    'an id a placeholder cannot carry',
+    { rules: [{ id: 'Has Spaces', pattern: 'x', samples: ['x'] }] },
+    /rule "Has Spaces" .* needs an "id"/,
+  ],
   [
     'a pattern that is not a regular expression',
-    { rules: [{ id: 'broken', pattern: '([a-z' }] },
+    { rules: [{ id: 'broken', pattern: '([a-z', samples: ['a'] }] },
     /rule "broken" .* not a valid regular expression/,
+  ],
+  ['a rule without samples', { rules: [{ id: 'untested', pattern: 'abc' }] }, /rule "untested" .* needs "samples"/],
+  [
+    'a rule with an empty list of samples',
+    { rules: [{ id: 'untested', pattern: 'abc', samples: [] }] },
+    /rule "untested" .* needs "samples"/,
   ],
   [
     'a rule that misses its sample',
@@ -85,7 +95,7 @@ test('a pattern that backtracks catastrophically is stopped by its time box and 
   const { redactor, problems } = await team({
     rules: [
       { id: 'greedy', pattern: '(a+)+$', samples: ['aaaa'] },
-      { id: 'acme-internal-key', pattern: 'ACME-[0-9a-f]{32}' },
+      { id: 'acme-internal-key', pattern: 'ACME-[0-9a-f]{32}', samples: ['ACME-00112233445566778899aabbccddeeff'] },
     ],
   });
   const text = `ACME-00112233445566778899aabbccddeeff ${GITHUB}\n${'a'.repeat(40)}!\n`;

@@ -105,9 +105,12 @@ export function parseTeamRules(text: string, path: string): { rules: TeamRule[] 
       return { problem: `rule "${rule.id}" of ${path} has a pattern that is not a valid regular expression (${(error as Error).message})` };
     }
     if (new RegExp(rule.pattern, flags).test('')) return { problem: `rule "${rule.id}" of ${path} has a pattern that matches empty text` };
-    const samples = rule.samples === undefined ? [] : rule.samples;
-    if (!Array.isArray(samples) || !samples.every((sample) => typeof sample === 'string'))
-      return { problem: `rule "${rule.id}" of ${path} has "samples" that are not a list of strings` };
+    // Samples are how a mistake in a pattern shows when the file is loaded rather than as a secret let through.
+    const samples = rule.samples;
+    if (!Array.isArray(samples) || samples.length === 0 || !samples.every((sample) => typeof sample === 'string' && sample !== ''))
+      return {
+        problem: `rule "${rule.id}" of ${path} needs "samples": a list of at least one text the pattern must match (an example of the secret it is for)`,
+      };
     rules.push({ id: rule.id, pattern: rule.pattern, flags, samples });
   }
   return { rules };
@@ -131,7 +134,6 @@ class TeamRunner {
 
   /** Why the file is refused, when a rule misses one of its samples (or takes too long on them). */
   async checkSamples(): Promise<string | undefined> {
-    if (this.rules.every((rule) => rule.samples.length === 0)) return undefined;
     const answer = await this.#call({ type: 'samples', samples: this.rules.map((rule) => rule.samples) }, SAMPLES_TIME_BOX_MS);
     if ('timedOut' in answer)
       return `rule "${this.rules[answer.timedOut]!.id}" of ${this.path} ran longer than ${SAMPLES_TIME_BOX_MS} ms on its own samples (a pattern that backtracks catastrophically)`;
