@@ -212,6 +212,26 @@ test('a text line that is not UTF-8 (a stray Latin-1 byte) is still scanned, and
   await redactor.close();
 });
 
+test("a full stop after a secret is the sentence's: it stays, and the secret reads the same with or without it", async () => {
+  const { redactor } = await builtinRedactor();
+  const secret = awsSecret();
+  const bearer = `Zq8vR3nT5wY1uK7pL2mX9cB4dF6gH${v.pick('abcdef0123456789', 8)}`;
+  for (const [line, rule] of [
+    [`export AWS_SECRET_ACCESS_KEY=${secret}`, 'aws-secret-access-key'],
+    [`password=hunter2-${v.pick('abcdef0123456789', 8)}`, 'password-assignment'],
+    [`--token=${v.pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 32)}`, 'high-entropy-assignment'],
+    [`Authorization: Bearer ${bearer}`, 'bearer-token'],
+  ] as const) {
+    const { text } = await redactor.redact(`Set it with ${line}. Then ${line} again\n`);
+    const placeholders = [...text.matchAll(PLACEHOLDER)].map((match) => match[0]);
+    assert.is(placeholders.length, 2, line);
+    assert.match(placeholders[0]!, new RegExp(`^\\[REDACTED:${rule}:`), line);
+    assert.is(placeholders[0], placeholders[1], `${line}: one secret, one placeholder`);
+    assert.ok(text.includes(`${placeholders[0]}. Then`), `${line}: the full stop is kept`);
+  }
+  await redactor.close();
+});
+
 test('a secret cut across stream chunks is found, and lines without one come out as the same bytes', async () => {
   const { redactor } = await builtinRedactor();
   const secret = awsSecret();

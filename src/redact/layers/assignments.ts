@@ -42,6 +42,8 @@ const ASSIGNMENT =
 const NAME_VALUE_PAIR =
   /(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'])?[ \t]*(?:\r?\n|\\{1,3}n)[ \t]*value:[ \t]*(?:(?<q>\\{0,3}["'])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,256})\k<q>|(?<uv>[^\s\p{C}"'`,;)}\]\\]{1,256}))/duy;
 const NAME_KEY_BEFORE = /(?:^|[\s{,-]|\\n)name:[ \t]*(?:\\{0,3}["'])?$/;
+/** Punctuation that ends a sentence rather than a value written without quotes. */
+const SENTENCE_END = /[.!?:]+$/;
 /** `--password hunter2`, `--token=abc`, read from the first dash. */
 const FLAG = /--?(?<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?<q>\\{0,3}["'])?(?<uv>[^\s\p{C}"'\\]{1,256})\k<q>?/duy;
 
@@ -73,11 +75,14 @@ export function findAssignments(text: string): Assignment[] {
     const span = match.indices!.groups![valueGroup];
     if (!span) continue;
     NAMED_ALL.lastIndex = span[0];
+    // An unquoted value at the end of a sentence (`password=hunter2.`) leaves the full stop to the sentence.
+    const value = valueGroup === 'uv' ? groups.uv!.replace(SENTENCE_END, '') : groups.qv!;
+    if (value === '') continue;
     found.push({
       name: groups.name!,
       start: span[0],
-      end: span[1],
-      value: groups[valueGroup]!,
+      end: span[0] + value.length,
+      value,
       quoted: groups.qv !== undefined,
       tight:
         !flag &&

@@ -56,7 +56,8 @@ const FORMATS: Format[] = [
     // RFC 6750 bearer tokens, in a header or a curl command line.
     id: 'bearer-token',
     description: 'Bearer token of an Authorization header',
-    pattern: /\b[Bb]earer\s+([A-Za-z0-9\-._~+/]{20,}=*)/dg,
+    // The token's last character is not a full stop: that one ends the sentence it stands in.
+    pattern: /\b[Bb]earer\s+([A-Za-z0-9\-._~+/]{19,}[A-Za-z0-9\-_~+/]=*)/dg,
     group: 1,
     accept: hasDigitAndLetter,
   },
