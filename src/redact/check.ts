@@ -112,5 +112,16 @@ function located(text: string, finding: Finding, all: readonly Finding[], linesB
   const close = masked.indexOf(']', at);
   const to = Math.min(masked.length, (close === -1 ? at : close + 1) + PREVIEW_CONTEXT);
   const preview = `${from > 0 ? '…' : ''}${masked.slice(from, to).replace(/\s+/g, ' ').trim()}${to < masked.length ? '…' : ''}`;
-  return { rule: finding.rule, line: linesBefore + line, column: finding.start - lineStart + 1, preview };
+  return { rule: finding.rule, line: linesBefore + line, column: characters(text, lineStart, finding.start) + 1, preview };
+}
+
+/** Characters (code points, as an editor counts them) between two offsets: a surrogate pair is one. */
+function characters(text: string, from: number, to: number): number {
+  let count = to - from;
+  for (let index = from; index < to; index += 1) {
+    const unit = text.charCodeAt(index);
+    const before = index > from ? text.charCodeAt(index - 1) : 0;
+    if (unit >= 0xdc00 && unit <= 0xdfff && before >= 0xd800 && before <= 0xdbff) count -= 1;
+  }
+  return count;
 }

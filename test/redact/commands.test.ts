@@ -56,6 +56,12 @@ test('check - (stdin) with nothing to redact: exit 0, and {"findings": []}', asy
   const piped = await box.run(['redact', 'check', '--json'], { input: `x ${GITHUB}\n` });
   assert.is(piped.code, 1, 'stdin is read when no file is named and it is piped');
   assert.is(JSON.parse(piped.stdout).findings[0].rule, 'github-token');
+  // Columns count characters as an editor does: é, € and an emoji (two UTF-16 units) are one each.
+  const wide = await box.run(['redact', 'check', '-', '--json'], { input: `é€😀 ${GITHUB}\n` });
+  assert.equal(
+    JSON.parse(wide.stdout).findings.map((finding: any) => [finding.line, finding.column]),
+    [[1, 5]],
+  );
 });
 
 test('check works outside any repository, and a missing file is a clear error', async () => {

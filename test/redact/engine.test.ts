@@ -91,7 +91,7 @@ test("AWS's documented example keys, which secretlint skips, are redacted under 
   await redactor.close();
 });
 
-test('a PEM private key the preset would not take for a real one loses its body; a placeholder body stays', async () => {
+test('a PEM private key the preset would not take for a real one loses its body, the line breaks around it kept; a placeholder body stays', async () => {
   const { redactor } = await builtinRedactor();
   const body = Array.from({ length: 3 }, () => v.pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 64)).join('\n');
   const short = v.pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 40);
@@ -105,7 +105,8 @@ test('a PEM private key the preset would not take for a real one loses its body;
     const redacted = (await redactor.redact(text)).text;
     assert.not.ok(redacted.includes(body.slice(0, 64)), redacted);
     assert.not.ok(redacted.includes(short), redacted);
-    assert.match(redacted, /-----BEGIN RSA PRIVATE KEY-----\[REDACTED:private-key:[0-9a-f]{6}\]-----END RSA PRIVATE KEY-----/);
+    // The line breaks around the body are the text's, kept as they were (a JSON string's are escaped).
+    assert.match(redacted, /-----BEGIN RSA PRIVATE KEY-----(\n|\\n)\[REDACTED:private-key:[0-9a-f]{6}\]\1-----END RSA PRIVATE KEY-----/);
     assert.ok(redacted.includes(text === before ? placeholder : JSON.stringify(placeholder).slice(1, -1)), 'the placeholder body is kept');
   }
   await redactor.close();

@@ -87,7 +87,7 @@ const COMPLEMENTS: ReadonlyArray<Omit<Format, 'description'>> = [
   { id: 'aws-secret-access-key', pattern: /wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY/dg },
   {
     id: 'private-key',
-    pattern: /-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----([\s\S]{1,12000}?)-----END[ A-Z0-9]{0,30}PRIVATE KEY/dg,
+    pattern: /-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----\s*([\s\S]{1,12000}?)\s*-----END[ A-Z0-9]{0,30}PRIVATE KEY/dg,
     group: 1,
     accept: (body) => /[A-Za-z0-9+/]{16}/.test(body),
   },
