@@ -10,7 +10,7 @@ import { loadedFiles, modulesIn } from '../helpers/build-meta.js';
 // built-in plugin, for them (the files it loads, mapped to their source modules by dist/meta.json).
 test.after(cleanup);
 
-test('remote, config, blame, show, stats, context, ci, the git hook commands and the hook load nothing of the kernel', async () => {
+test('remote, rule, config, blame, show, stats, context, ci, the git hook commands and the hook load nothing of the kernel', async () => {
   const box = sandbox();
   assert.is((await box.run(['init', '--agents', 'none'])).code, 0);
   assert.is((await box.run(['remote', 'add', 'origin', 'http://127.0.0.1:9/acme/web'])).code, 0);
@@ -20,6 +20,9 @@ test('remote, config, blame, show, stats, context, ci, the git hook commands and
   const lines = [
     ['remote', 'list'],
     ['remote', 'show', 'origin'],
+    ['rule', 'list'],
+    ['rule', 'add', 'house-style', '--text', 'Use tabs.'],
+    ['rule', 'remove', 'house-style'],
     ['config', 'list'],
     ['blame', 'a.txt'],
     ['show'],
@@ -33,8 +36,11 @@ test('remote, config, blame, show, stats, context, ci, the git hook commands and
   for (const args of lines) {
     const modules = modulesIn(loadedFiles(args, { cwd: box.repo, home: box.home }));
     assert.ok(modules.includes('src/cli/registry.ts'), `${args.join(' ')}: the build's modules were mapped`);
-    // The plugin lists (kernel/plugin-list.ts) are read by the agents' hooks too; the kernel is its hook bus, its boot and the plugins.
-    const kernel = modules.filter((module) => /^src\/(kernel\/(kernel|boot|hooks|families)\.ts|plugins\/)|tapable/.test(module));
+    // The plugin lists (kernel/plugin-list.ts) and the agents' own modules are read by the agents' hooks too (rule reads
+    // where each agent keeps its rules); the kernel is its hook bus, its boot and the other plugins.
+    const kernel = modules.filter((module) =>
+      /^src\/(kernel\/(kernel|boot|hooks|families)\.ts|plugins\/(?!agents\/))|tapable/.test(module),
+    );
     assert.equal(kernel, [], `tracer ${args.join(' ')} loads nothing of the kernel`);
   }
   // The test can fail: a command that uses the plugins loads them.

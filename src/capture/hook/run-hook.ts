@@ -330,6 +330,27 @@ export async function loadAgent(id: string, context: LoadContext): Promise<Loade
   return customAgent(id, context, enabled, layers);
 }
 
+/**
+ * Every agent the plugin lists enable (the built-in list, the user's, the project's), in
+ * list order, found as loadAgent finds one: without the kernel (`tracer rule` uses it).
+ */
+export async function loadEnabledAgents(context: LoadContext): Promise<AgentAdapter[]> {
+  const { importPlugin, projectLayer } = await import('./custom-agents.js');
+  const layers = [listLayer(BUILTIN_LIST_FILE, 'builtin'), listLayer(homePaths(context.home).plugins, 'user')];
+  const project = projectLayer(context);
+  const agents: AgentAdapter[] = [];
+  for (const entry of effectivePluginList(project ? [...layers, project] : layers).enabled) {
+    const path = builtinPluginPath(entry.spec);
+    // Only `agents/<id>` of the built-in plugins brings agents; the others are families and fallbacks.
+    if (path ? !entry.spec.startsWith('agents/') : entry.source === 'builtin') continue;
+    const plugin = path
+      ? ((await import(pathToFileURL(path).href)) as { default?: { agents?: AgentAdapter[] } }).default
+      : await importPlugin(entry);
+    agents.push(...(plugin?.agents ?? []));
+  }
+  return agents;
+}
+
 /** An adapter, the plugin-list entry that brought it, and the built-in and user lists it was found with. */
 export interface LoadedAgent {
   adapter: AgentAdapter;

@@ -2,6 +2,7 @@ import { Command, Option } from 'clipanion';
 import { readFileSync } from 'node:fs';
 import { resolve, relative } from 'node:path';
 import { TracerCommand } from '../../cli/tracer-command.js';
+import { loadEnabledAgents } from '../../capture/hook/run-hook.js';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { errnoCode } from '../../files/index.js';
 import { parseAgentList } from '../../capture/install/agents.js';
@@ -39,7 +40,7 @@ export class RuleAddCommand extends TracerCommand {
   async run() {
     const { cwd, env } = this.context;
     const name = checkRuleName(this.name);
-    const agents = parseAgentList(this.agents, ruleAgents(await (await this.kernel()).loadAgents()));
+    const agents = parseAgentList(this.agents, ruleAgents(await loadEnabledAgents(this.context)));
     const source = this.source(cwd);
     const worktree = worktreeFor(cwd, env);
     const writes = planRule(worktree, agents, name, source, this.force);

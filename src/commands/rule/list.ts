@@ -1,6 +1,7 @@
 import { Command, Option } from 'clipanion';
 import { relative } from 'node:path';
 import { TracerCommand } from '../../cli/tracer-command.js';
+import { loadEnabledAgents } from '../../capture/hook/run-hook.js';
 import { listRules, ruleAgents, rulePath, worktreeFor } from '../../capture/install/rules.js';
 
 export class RuleListCommand extends TracerCommand {
@@ -22,7 +23,7 @@ export class RuleListCommand extends TracerCommand {
   async run() {
     const { cwd, env } = this.context;
     const worktree = worktreeFor(cwd, env);
-    const rules = listRules(worktree, ruleAgents(await (await this.kernel()).loadAgents()));
+    const rules = listRules(worktree, ruleAgents(await loadEnabledAgents(this.context)));
     if (this.json) {
       this.printJson(
         [...rules].map(([name, agents]) => ({

@@ -1,6 +1,7 @@
 import { Command, Option } from 'clipanion';
 import { relative } from 'node:path';
 import { TracerCommand } from '../../cli/tracer-command.js';
+import { loadEnabledAgents } from '../../capture/hook/run-hook.js';
 import { parseAgentList } from '../../capture/install/agents.js';
 import { checkRuleName, removeRule, ruleAgents, worktreeFor } from '../../capture/install/rules.js';
 
@@ -27,7 +28,7 @@ export class RuleRemoveCommand extends TracerCommand {
     const { cwd, env } = this.context;
     const name = checkRuleName(this.name);
     const worktree = worktreeFor(cwd, env);
-    const removed = removeRule(worktree, parseAgentList(this.agents, ruleAgents(await (await this.kernel()).loadAgents())), name);
+    const removed = removeRule(worktree, parseAgentList(this.agents, ruleAgents(await loadEnabledAgents(this.context))), name);
     this.print(`Removed rule ${name}:`);
     for (const path of removed) this.print(`  ${relative(worktree, path)}`);
   }
