@@ -24,6 +24,7 @@ test('remote, rule, config, blame, show, stats, context, ci, the git hook comman
     ['rule', 'add', 'house-style', '--text', 'Use tabs.'],
     ['rule', 'remove', 'house-style'],
     ['config', 'list'],
+    ['token', 'create', '--help'],
     ['blame', 'a.txt'],
     ['show'],
     ['stats', 'HEAD~1..HEAD'],

@@ -1,7 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../../cli/tracer-command.js';
 import { parseRemoteUrl } from '../../core/remote-url.js';
-import { adminSecretFrom, registerProjectOnService } from '../../server/admin-client.js';
 
 export class ProjectCreateCommand extends TracerCommand {
   static override foldsSpoolFirst = false;
@@ -20,6 +19,8 @@ export class ProjectCreateCommand extends TracerCommand {
   url = Option.String({ name: 'url' });
 
   async run() {
+    // The HTTP client is the kernel's layer: loaded when a request is made, not for --help or a usage error.
+    const { adminSecretFrom, registerProjectOnService } = await import('../../server/admin-client.js');
     const target = parseRemoteUrl(this.url);
     const adminSecret = adminSecretFrom(this.context.env);
     // Spec §4.4: the scope pre-flight, with the token of this project's remote for the same URL when there is one.

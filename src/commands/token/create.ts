@@ -2,7 +2,6 @@ import { Command, Option } from 'clipanion';
 import * as t from 'typanion';
 import { TracerCommand } from '../../cli/tracer-command.js';
 import { parseRemoteUrl } from '../../core/remote-url.js';
-import { adminSecretFrom, createTokenOnService } from '../../server/admin-client.js';
 
 export class TokenCreateCommand extends TracerCommand {
   static override foldsSpoolFirst = false;
@@ -43,6 +42,8 @@ export class TokenCreateCommand extends TracerCommand {
   url = Option.String({ name: 'url' });
 
   async run() {
+    // The HTTP client is the kernel's layer: loaded when a request is made, not for --help or a usage error.
+    const { adminSecretFrom, createTokenOnService } = await import('../../server/admin-client.js');
     const target = parseRemoteUrl(this.url);
     const adminSecret = adminSecretFrom(this.context.env);
     const created = await createTokenOnService(

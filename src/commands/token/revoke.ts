@@ -2,7 +2,6 @@ import { Command, Option } from 'clipanion';
 import * as t from 'typanion';
 import { TracerCommand } from '../../cli/tracer-command.js';
 import { parseRemoteUrl } from '../../core/remote-url.js';
-import { adminSecretFrom, revokeTokenOnService } from '../../server/admin-client.js';
 
 export class TokenRevokeCommand extends TracerCommand {
   static override foldsSpoolFirst = false;
@@ -30,6 +29,8 @@ export class TokenRevokeCommand extends TracerCommand {
   url = Option.String({ name: 'url' });
 
   async run() {
+    // The HTTP client is the kernel's layer: loaded when a request is made, not for --help or a usage error.
+    const { adminSecretFrom, revokeTokenOnService } = await import('../../server/admin-client.js');
     const target = parseRemoteUrl(this.url);
     const env = this.context.env;
     const revoked = await revokeTokenOnService(target, adminSecretFrom(env), { orgWide: this.orgWide, name: this.name }, env);
