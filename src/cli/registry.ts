@@ -15,7 +15,7 @@ import type { Kernel } from '../kernel/kernel.js';
 import { isCommandClass, TABLE_FILE, type CommandEntry } from './command-table.js';
 import { commandContext, type MainIo, type TracerContext } from './context.js';
 import { withPluginUsage } from './plugin-usage.js';
-import { reportError } from './report.js';
+import { reportError, reportWarnings } from './report.js';
 
 type Commands = CommandClass<TracerContext>[];
 
@@ -32,7 +32,7 @@ export async function runCommandLine(argv: readonly string[], io: MainIo): Promi
   const { Builtins, Cli } = await import('clipanion');
   const colored = wantsColor(io.env, io.stdout);
   const context = commandContext(io, colored ? colorDepth(io) : 1);
-  const line = argv.length === 0 ? ['--help'] : [...argv];
+  let line = argv.length === 0 ? ['--help'] : [...argv];
   let cli: Cli<TracerContext>;
   let command: ReturnType<Cli<TracerContext>['process']>;
   try {
@@ -43,12 +43,15 @@ export async function runCommandLine(argv: readonly string[], io: MainIo): Promi
       enableCapture: false,
       enableColors: colored,
     });
-    const { commands, everything } = await commandsFor(line, context);
+    const { commands, everything, namespace } = await commandsFor(line, context);
     for (const commandClass of commands) cli.register(commandClass);
     // `tracer --help` and the list of commands; a command's own -h is its own.
     if (everything) for (const builtin of [Builtins.HelpCommand, Builtins.VersionCommand]) cli.register(builtin);
+    // `tracer token` or `tracer token --help`: the list of the commands under that word.
+    if (namespace) line = ['--help'];
     command = cli.process(line, context);
   } catch (error) {
+    reportWarnings(context.warnings, io.stderr);
     return reportError(error, io.stderr, io.env);
   }
   // Whatever reads traces reads them after the agents' spooled events are in (src/capture/spool/fold-first.ts).
@@ -59,7 +62,10 @@ export async function runCommandLine(argv: readonly string[], io: MainIo): Promi
       if ((command as { json?: unknown }).json === true) return withJsonNotice(context, notice, () => cli.run(command, context));
     }
   }
-  return cli.run(command, context);
+  const code = await cli.run(command, context);
+  // A command reports its own notices; help (clipanion's, or a command's -h) reports none: a broken plugin list says so here.
+  reportWarnings(context.warnings, io.stderr);
+  return code;
 }
 
 /**
@@ -95,10 +101,18 @@ function withWarning(text: string, notice: TracerWarning): string {
   }
 }
 
-/** The command classes `line` may name: its own command's module, or every command when it names none. */
-async function commandsFor(line: readonly string[], context: TracerContext): Promise<{ commands: Commands; everything: boolean }> {
+/**
+ * The command classes `line` may name: its own command's module; the commands under its first word when that word
+ * is only a namespace (`tracer token`, `tracer token --help`); or every command when it names none.
+ */
+async function commandsFor(
+  line: readonly string[],
+  context: TracerContext,
+): Promise<{ commands: Commands; everything: boolean; namespace?: boolean }> {
   const table = await commandTable();
   const named = longestMatch(table, line);
+  const under = namespaceEntries(table, line);
+  if (under.length > 0) return { commands: [...new Set(await Promise.all(under.map(importCommand)))], everything: true, namespace: true };
   if (named.length > 0 && named.every((entry) => !entry.kernel)) {
     const classes = await Promise.all(named.map(importCommand));
     // Help that lists the enabled plugins' families (push, pull) needs their kernel, which those commands boot anyway.
@@ -116,6 +130,19 @@ async function commandsFor(line: readonly string[], context: TracerContext): Pro
 }
 
 const VERSION_FLAGS = new Set(['--version', '-v']);
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+/**
+ * The core commands under `line`'s first word, when that word names no command of its own and the line is that word
+ * alone or asks for help (`tracer token`, `tracer config --help`); none otherwise.
+ */
+function namespaceEntries(table: readonly CommandEntry[], line: readonly string[]): CommandEntry[] {
+  const [word, next] = line;
+  if (word === undefined || line.length > 2 || (next !== undefined && !HELP_FLAGS.has(next))) return [];
+  if (table.some((entry) => entry.path.length === 1 && entry.path[0] === word)) return [];
+  const under = table.filter((entry) => entry.path.length > 1 && entry.path[0] === word);
+  return under.every((entry) => !entry.kernel) ? under : [];
+}
 
 /** The entries whose path is the longest one `line` starts with (several classes may share a path). */
 function longestMatch(table: readonly CommandEntry[], line: readonly string[]): CommandEntry[] {

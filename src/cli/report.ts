@@ -3,7 +3,7 @@ import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 
 /** Runs a command's work and reports it: the run's warnings, then a failure as one line with its exit code. */
 export async function runReported(
-  io: { warnings: readonly TracerWarning[]; stderr: Writable; env: NodeJS.ProcessEnv },
+  io: { warnings: TracerWarning[]; stderr: Writable; env: NodeJS.ProcessEnv },
   run: () => Promise<number | void>,
 ): Promise<number> {
   try {
@@ -37,8 +37,9 @@ export function reportError(error: unknown, stderr: Writable, env: NodeJS.Proces
   return ExitCode.failure;
 }
 
-export function reportWarnings(warnings: readonly TracerWarning[], stderr: Writable): void {
-  for (const warning of warnings) stderr.write(`tracer: warning: ${warning.message} (${warning.code})\n`);
+/** Prints the notices and empties the list: a notice is printed once, whoever reports the run last. */
+export function reportWarnings(warnings: TracerWarning[], stderr: Writable): void {
+  for (const warning of warnings.splice(0)) stderr.write(`tracer: warning: ${warning.message} (${warning.code})\n`);
 }
 
 function isClipanionUsageError(error: unknown): error is Error & { name: string } {
@@ -78,13 +79,15 @@ function unknownCommand(lines: readonly string[]): string {
   const word = typed.split(' ')[0] ?? '';
   // A command that exists, given arguments none of its forms takes: say its forms.
   if (commands.length > 0 && commands.every((command) => command.split(' ')[0] === word)) {
-    const forms = lines.map((line) => /^\s*\d+\. (tracer .*)$/.exec(line)?.[1]).filter((form): form is string => form !== undefined);
-    return `tracer ${word} does not take "${typed.split(' ').slice(1).join(' ')}": it takes ${forms.join(', or ')}. Run tracer ${word} --help for the usage`;
+    const forms = new Set(
+      lines.map((line) => /^\s*\d+\. (tracer .*)$/.exec(line)?.[1]).filter((form): form is string => form !== undefined),
+    );
+    return `tracer ${word} does not take "${typed.split(' ').slice(1).join(' ')}": it takes ${[...forms].join(', or ')}. Run tracer ${word} --help for the usage.`;
   }
   const closest = [...commands].sort((a, b) => editDistance(word, a.split(' ')[0]!) - editDistance(word, b.split(' ')[0]!))[0];
   const near =
     closest && editDistance(word, closest.split(' ')[0]!) <= Math.max(2, word.length / 3) ? ` Did you mean tracer ${closest}?` : '';
-  return `"${word}" is not a tracer command.${near} The commands are: ${commands.join(', ')}; run tracer --help for what each does`;
+  return `"${word}" is not a tracer command.${near} The commands are: ${commands.join(', ')}; run tracer --help for what each does.`;
 }
 
 function editDistance(a: string, b: string): number {

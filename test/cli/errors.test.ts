@@ -56,6 +56,37 @@ test('--version, --help and per-command help with examples', async () => {
   assertOneLineError(await run(['reset', '--bogus']), 'invalid_usage', 2);
 });
 
+test('a word that only groups commands (token, config, rule) lists them, alone or with --help; a wrong word under it says its forms once', async () => {
+  const { run } = sandbox();
+  for (const [args, commands] of [
+    [['token'], ['token create', 'token revoke']],
+    [
+      ['token', '--help'],
+      ['token create', 'token revoke'],
+    ],
+    [
+      ['config', '-h'],
+      ['config get', 'config list', 'config set', 'config unset'],
+    ],
+    [['rule'], ['rule add', 'rule list', 'rule remove']],
+  ] as const) {
+    const listed = await run([...args]);
+    assertOk(listed);
+    for (const command of commands) assert.ok(listed.stdout.includes(`tracer ${command}`), `${args.join(' ')} lists ${command}`);
+    assert.not.ok(listed.stdout.includes('tracer push'), 'only the commands under that word');
+    assert.is(listed.stderr, '');
+  }
+  const wrong = await run(['token', 'frob']);
+  assertOneLineError(wrong, 'invalid_usage', 2);
+  assert.match(
+    wrong.stderr,
+    /it takes tracer token create .*, or tracer token revoke .*\. Run tracer token --help for the usage\. \(invalid_usage\)$/m,
+  );
+  const show = await run(['show', 'HEAD', '--cost=3']);
+  assertOneLineError(show, 'invalid_usage', 2);
+  assert.is(show.stderr.split('tracer show [').length, 2, `one form, said once: ${show.stderr}`);
+});
+
 test('commands that need a project say so in one line, before init and outside git', async () => {
   const { run } = sandbox();
   for (const args of [['remote', 'list'], ['remote', 'add', 'o', 'https://h.example.com/a/b'], ['reset'], ['config', 'get', 'notes']]) {

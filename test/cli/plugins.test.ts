@@ -87,6 +87,14 @@ test('a plugin entry that does not load still lets config and plugins run, so it
   assert.match(listed.stderr, /missing-plugin\.js.*Only the built-in plugins are loaded until it is fixed \(invalid_plugin\)/);
 
   assertOk(await run(['config', 'list']));
+
+  // Help and a usage error say so too: they are where someone looks for how to fix it.
+  const help = await run(['--help']);
+  assertOk(help);
+  assert.match(help.stderr, /missing-plugin\.js.*\(invalid_plugin\)\n$/);
+  const unknown = await run(['hello']);
+  assert.is(unknown.code, 2);
+  assert.match(unknown.stderr, /missing-plugin\.js.*\(invalid_plugin\)\ntracer: "hello" is not a tracer command/);
 });
 
 test.run();
