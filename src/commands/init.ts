@@ -41,7 +41,7 @@ export class InitCommand extends TracerCommand {
     description: "Install the agent hooks in the user's settings ($HOME/.claude, .cursor, .codex) instead of the repository",
   });
   gitHooks = Option.Boolean('--git-hooks', true, {
-    description: 'Install the git post-commit and post-rewrite hooks (--no-git-hooks to skip)',
+    description: 'Install the git post-commit, post-rewrite and post-merge hooks (--no-git-hooks to skip)',
   });
   notes = Option.String('--notes', false, {
     tolerateBoolean: true,

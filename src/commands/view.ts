@@ -58,7 +58,7 @@ export class ViewCommand extends TracerCommand {
         import('../viewer/local/store-source.js'),
         import('../viewer/blame-wiring.js'),
       ]);
-      source = new LocalDataSource(home, await loadBlameFile());
+      source = new LocalDataSource({ home, cwd: this.context.cwd, env: this.context.env }, await loadBlameFile(this.context.env));
       return source;
     };
     let viewer;

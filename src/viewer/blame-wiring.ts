@@ -2,12 +2,12 @@
 // loaded only when a blame page is first asked for.
 import type { BlameFile } from './blame-source.js';
 
-export async function loadBlameFile(): Promise<BlameFile> {
+export async function loadBlameFile(env: NodeJS.ProcessEnv): Promise<BlameFile> {
   const { blameFile } = await import('../attribution/blame.js');
   return async (where, path, options) => {
     const { report } = await blameFile({
       projectDir: where.projectDir,
-      git: { cwd: where.repo, env: process.env },
+      git: { cwd: where.repo, env },
       path,
       rev: options.rev,
     });

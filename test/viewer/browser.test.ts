@@ -51,7 +51,7 @@ async function bigSession(box: { repo: string; home: string }): Promise<void> {
 test.before(async () => {
   store = await recordedStore();
   await bigSession(store);
-  const source = new LocalDataSource(store.home, await loadBlameFile());
+  const source = new LocalDataSource({ home: store.home, cwd: process.cwd(), env: process.env }, await loadBlameFile(process.env));
   viewer = await startViewer({ host: '127.0.0.1', port: 0, source });
   headless = await launchSignedIn(viewer.url);
 });

@@ -45,7 +45,11 @@ test.before(async () => {
     const result = await runMain(args, { cwd: b.repo, home: b.home });
     if (result.code !== 0) throw new Error(`tracer ${args[0]} failed: ${result.stderr}`);
   }
-  viewer = await startViewer({ host: '127.0.0.1', port: 0, source: new LocalDataSource(b.home, await loadBlameFile()) });
+  viewer = await startViewer({
+    host: '127.0.0.1',
+    port: 0,
+    source: new LocalDataSource({ home: b.home, cwd: process.cwd(), env: process.env }, await loadBlameFile(process.env)),
+  });
   headless = await launchSignedIn(viewer.url);
 });
 

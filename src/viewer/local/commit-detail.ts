@@ -17,7 +17,7 @@ export async function commitDetail(state: ProjectState, requested: string): Prom
   // A full sha the ledgers name needs no git; a prefix or a commit without a ledger asks git.
   let aggregate = state.ledgers.commits.get(wanted);
   if (!aggregate) {
-    const full = (await resolveCommit(repo, wanted)) ?? [...state.ledgers.commits.keys()].find((sha) => sha.startsWith(wanted));
+    const full = (await resolveCommit(repo, wanted, state.env)) ?? [...state.ledgers.commits.keys()].find((sha) => sha.startsWith(wanted));
     aggregate = full === undefined ? undefined : state.ledgers.commits.get(full);
     if (!aggregate && full === undefined) throw unknownCommit(requested);
     if (!aggregate) return withGit(state, full!, emptyDetail(full!));
@@ -38,9 +38,9 @@ export async function commitDetail(state: ProjectState, requested: string): Prom
 
 async function withGit(state: ProjectState, sha: string, detail: CommitDetail): Promise<CommitDetail> {
   const repo = state.project.repoPath;
-  if (repo === null || (await resolveCommit(repo, sha)) === undefined) return detail;
-  const header = (await commitHeaders(repo, [sha])).get(sha);
-  const { files, truncated } = await commitDiff(repo, sha);
+  if (repo === null || (await resolveCommit(repo, sha, state.env)) === undefined) return detail;
+  const header = (await commitHeaders(repo, [sha], state.env)).get(sha);
+  const { files, truncated } = await commitDiff(repo, sha, state.env);
   markAgentLines(files, detail.files);
   return {
     ...detail,

@@ -17,9 +17,16 @@ export interface CommitHeader {
   parents: string[];
 }
 
-function git(repo: string, args: string[], input?: string, maxBuffer = DIFF_MAX_BYTES): Promise<{ out: string; capped: boolean }> {
+/** git in `repo`, with the command's environment less the GIT_ variables a hook may have left (they name another repository). */
+function git(
+  repo: string,
+  args: string[],
+  environment: NodeJS.ProcessEnv,
+  input?: string,
+  maxBuffer = DIFF_MAX_BYTES,
+): Promise<{ out: string; capped: boolean }> {
   return new Promise((resolve) => {
-    const env = { ...process.env };
+    const env = { ...environment };
     for (const key of Object.keys(env)) if (key.startsWith('GIT_')) delete env[key];
     const child = execFile(
       'git',
@@ -40,13 +47,18 @@ function git(repo: string, args: string[], input?: string, maxBuffer = DIFF_MAX_
 const FIELD = '\u001f';
 const RECORD = '\u001e';
 
-export async function commitHeaders(repo: string | null, shas: readonly string[]): Promise<Map<string, CommitHeader>> {
+export async function commitHeaders(
+  repo: string | null,
+  shas: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<Map<string, CommitHeader>> {
   const headers = new Map<string, CommitHeader>();
   if (repo === null || shas.length === 0) return headers;
   const format = ['%H', '%s', '%b', '%an', '%aI', '%P'].join(FIELD) + RECORD;
   const { out } = await git(
     repo,
     ['log', '--no-walk=unsorted', '--ignore-missing', '--stdin', `--format=${format}`],
+    env,
     `${shas.join('\n')}\n`,
   );
   for (const record of out.split(RECORD)) {
@@ -65,16 +77,20 @@ export async function commitHeaders(repo: string | null, shas: readonly string[]
 }
 
 /** The commit's full sha when git knows it (a prefix is accepted), else undefined. */
-export async function resolveCommit(repo: string | null, sha: string): Promise<string | undefined> {
+export async function resolveCommit(repo: string | null, sha: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   if (repo === null) return undefined;
-  const { out } = await git(repo, ['rev-parse', '--verify', '--quiet', `${sha}^{commit}`]);
+  const { out } = await git(repo, ['rev-parse', '--verify', '--quiet', `${sha}^{commit}`], env);
   const full = out.trim();
   return /^[0-9a-f]{40,64}$/.test(full) ? full : undefined;
 }
 
 /** The commit's diff against its first parent (the root commit against nothing), parsed per file. */
-export async function commitDiff(repo: string, sha: string): Promise<{ files: DiffFile[]; truncated: boolean }> {
-  const { out, capped } = await git(repo, ['show', '--format=', '--no-color', '--no-ext-diff', '--first-parent', '-m', '-U3', sha, '--']);
+export async function commitDiff(repo: string, sha: string, env: NodeJS.ProcessEnv): Promise<{ files: DiffFile[]; truncated: boolean }> {
+  const { out, capped } = await git(
+    repo,
+    ['show', '--format=', '--no-color', '--no-ext-diff', '--first-parent', '-m', '-U3', sha, '--'],
+    env,
+  );
   return { files: parseDiff(out), truncated: capped };
 }
 

@@ -39,6 +39,8 @@ interface ProjectState {
   ledgers: LedgerIndex;
   transcripts: TranscriptStore;
   headers: Map<string, CommitHeader>;
+  /** The environment git runs with: the command's. */
+  env: NodeJS.ProcessEnv;
   /** Usage read from this project's transcripts, kept while the project is (src/cost/usage-cache.ts). */
   usage?: UsageCache;
 }
@@ -49,10 +51,15 @@ const PROJECTS_INDEXED = 4;
 export class LocalDataSource implements ViewerDataSource {
   private readonly states = new Map<string, ProjectState>();
 
+  private readonly home: string;
+
+  /** `where`: the command's tracer home, folder and environment (tracer view's, never the process's). */
   constructor(
-    private readonly home: string,
+    private readonly where: { home: string; cwd: string; env: NodeJS.ProcessEnv },
     private readonly blameFile?: BlameFile,
-  ) {}
+  ) {
+    this.home = where.home;
+  }
 
   async projects(): Promise<ProjectSummary[]> {
     const summaries = await Promise.all((await listLocalProjects(this.home)).map(summarize));
@@ -196,7 +203,7 @@ export class LocalDataSource implements ViewerDataSource {
   }
 
   private get context() {
-    return { home: this.home, cwd: process.cwd(), env: process.env };
+    return this.where;
   }
 
   async commit(projectId: string, sha: string): Promise<CommitDetail> {
@@ -239,7 +246,7 @@ export class LocalDataSource implements ViewerDataSource {
 
   private async headersFor(state: ProjectState, shas: readonly string[]): Promise<void> {
     const missing = shas.filter((sha) => !state.headers.has(sha));
-    for (const [sha, header] of await commitHeaders(state.project.repoPath, missing)) state.headers.set(sha, header);
+    for (const [sha, header] of await commitHeaders(state.project.repoPath, missing, state.env)) state.headers.set(sha, header);
   }
 
   private async fresh(projectId: string): Promise<ProjectState> {
@@ -266,8 +273,9 @@ export class LocalDataSource implements ViewerDataSource {
         commitLinks: join(project.dir, 'commit-links.jsonl'),
         summaries: join(project.dir, 'session-summaries.jsonl'),
       }),
-      transcripts: new TranscriptStore(project.dir, { home: this.home, cwd: process.cwd(), env: process.env }),
+      transcripts: new TranscriptStore(project.dir, this.where),
       headers: new Map(),
+      env: this.where.env,
     };
     this.states.set(projectId, state);
     // Each index of a large project is tens of MB: a home with many projects keeps only the latest few.
