@@ -19,8 +19,10 @@ export interface CommandEntry {
   module: string;
   /** The module's export that holds the class; a plugin's commands are in its default export's `commands` instead. */
   export?: string;
-  /** A built-in plugin's command: the plugin kernel is booted first, and the command exists only while its plugin is enabled. */
+  /** Whether running it boots the plugin kernel (`static usesKernel` of its class; a plugin's command always does). */
   kernel: boolean;
+  /** A built-in plugin's command: the plugin kernel is booted first, and the command exists only while its plugin is enabled. */
+  plugin: boolean;
 }
 
 export const TABLE_FILE = 'commands.json';
@@ -36,7 +38,8 @@ export async function scanCommands(root = CODE_ROOT): Promise<CommandEntry[]> {
       if (seen.has(value))
         throw new Error(`${name} is exported by both ${seen.get(value)} and ${module}: export each command from its own module only.`);
       seen.set(value, module);
-      for (const path of value.paths) entries.push({ path: [...path], module, export: name, kernel: false });
+      const kernel = (value as { usesKernel?: unknown }).usesKernel === true;
+      for (const path of value.paths) entries.push({ path: [...path], module, export: name, kernel, plugin: false });
     }
   }
   for (const file of modulesUnder(join(root, 'plugins'))) {
@@ -44,7 +47,7 @@ export async function scanCommands(root = CODE_ROOT): Promise<CommandEntry[]> {
     const commands = (typeof plugin === 'object' && plugin?.commands) || [];
     for (const command of commands)
       if (isCommandClass(command))
-        for (const path of command.paths) entries.push({ path: [...path], module: moduleName(root, file), kernel: true });
+        for (const path of command.paths) entries.push({ path: [...path], module: moduleName(root, file), kernel: true, plugin: true });
   }
   return entries;
 }

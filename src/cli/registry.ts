@@ -113,7 +113,7 @@ async function commandsFor(
   const named = longestMatch(table, line);
   const under = namespaceEntries(table, line);
   if (under.length > 0) return { commands: [...new Set(await Promise.all(under.map(importCommand)))], everything: true, namespace: true };
-  if (named.length > 0 && named.every((entry) => !entry.kernel)) {
+  if (named.length > 0 && named.every((entry) => !entry.plugin)) {
     const classes = await Promise.all(named.map(importCommand));
     // Help that lists the enabled plugins' families (push, pull) needs their kernel, which those commands boot anyway.
     if (!classes.some((commandClass) => 'usageWith' in commandClass)) return { commands: classes, everything: false };
@@ -122,9 +122,9 @@ async function commandsFor(
   }
   // Help, a line that names no command of the table, or a built-in plugin's command: everything, plugins' commands included.
   // A broken plugin list must not hide the help that says how to fix it.
-  const kernel = await context.kernel({ builtinsIfBroken: !named.some((entry) => entry.kernel) });
+  const kernel = await context.kernel({ builtinsIfBroken: !named.some((entry) => entry.plugin) });
   const every = FROM_SOURCE ? await scannedTable() : table;
-  const core = await Promise.all(every.filter((entry) => !entry.kernel).map(importCommand));
+  const core = await Promise.all(every.filter((entry) => !entry.plugin).map(importCommand));
   const commands = [...new Set(core)].map((commandClass) => withPluginUsage(commandClass, kernel)).concat(pluginCommands(kernel));
   return { commands, everything: true };
 }
@@ -141,7 +141,7 @@ function namespaceEntries(table: readonly CommandEntry[], line: readonly string[
   if (word === undefined || line.length > 2 || (next !== undefined && !HELP_FLAGS.has(next))) return [];
   if (table.some((entry) => entry.path.length === 1 && entry.path[0] === word)) return [];
   const under = table.filter((entry) => entry.path.length > 1 && entry.path[0] === word);
-  return under.every((entry) => !entry.kernel) ? under : [];
+  return under.every((entry) => !entry.plugin) ? under : [];
 }
 
 /** The entries whose path is the longest one `line` starts with (several classes may share a path). */

@@ -22,6 +22,14 @@ export abstract class TracerCommand extends Command<TracerContext> {
    */
   static foldsSpoolFirst = true;
 
+  /**
+   * Whether the command boots the plugin kernel (families, remotes' transports, detectors, agents' installers): the
+   * command table records it (dist/commands.json). A core command that calls kernel() says so
+   * (test/structure/one-way-in.test.ts); the others start without the kernel's code (test/cli/kernel-free.test.ts).
+   * A plugin's command needs not: its plugin's kernel is booted before it runs.
+   */
+  static usesKernel = false;
+
   abstract run(): Promise<number | void>;
 
   async execute(): Promise<number> {
@@ -30,6 +38,11 @@ export abstract class TracerCommand extends Command<TracerContext> {
 
   /** The plugin kernel, booted on first use: only the commands that need plugins (families, remotes' transports, agents) call it. */
   protected kernel(options?: KernelOptions): Promise<Kernel> {
+    const command = this.constructor as typeof TracerCommand;
+    if (!command.usesKernel)
+      throw new Error(
+        `${command.name} boots the plugin kernel without static usesKernel = true: the command table would say it starts without it.`,
+      );
     return this.context.kernel(options);
   }
 

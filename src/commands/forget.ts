@@ -5,6 +5,7 @@ import { AGENT_ID } from '../core/agent.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 
 export class ForgetCommand extends TracerCommand {
+  static override usesKernel = true;
   static override paths = [['forget']];
   static override usage = Command.Usage({
     category: 'Sync',

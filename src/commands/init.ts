@@ -9,6 +9,7 @@ import { applyInstall, planInstall, uninstall, type InstallOptions, type Install
 
 export class InitCommand extends TracerCommand {
   static override foldsSpoolFirst = false;
+  static override usesKernel = true;
   static override paths = [['init']];
   static override usage = Command.Usage({
     category: 'Project',

@@ -8,6 +8,7 @@ const SOURCE_LABEL: Record<PluginSource, string> = { builtin: 'builtin', user: '
 
 export class PluginsCommand extends TracerCommand {
   static override foldsSpoolFirst = false;
+  static override usesKernel = true;
   static override paths = [['plugins']];
   static override usage = Command.Usage({
     category: 'Plugins',

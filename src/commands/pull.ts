@@ -5,6 +5,7 @@ import { TracerCommand } from '../cli/tracer-command.js';
 import type { Kernel } from '../kernel/kernel.js';
 
 export class PullCommand extends TracerCommand {
+  static override usesKernel = true;
   static override paths = [['pull']];
   static override usage = pullUsage('the families of the enabled plugins (see `tracer plugins`)');
   static usageWith(kernel: Kernel) {

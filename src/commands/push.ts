@@ -6,6 +6,7 @@ import type { Kernel } from '../kernel/kernel.js';
 import { onlyChoices } from '../engine/only.js';
 
 export class PushCommand extends TracerCommand {
+  static override usesKernel = true;
   static override paths = [['push']];
   static override usage = pushUsage('the families of the enabled plugins (see `tracer plugins`)');
   static usageWith(kernel: Kernel) {

@@ -21,6 +21,7 @@ const RESETTABLE_STATE = [
 ];
 
 export class ResetCommand extends TracerCommand {
+  static override usesKernel = true;
   static override paths = [['reset']];
   static override usage = Command.Usage({
     category: 'Project',

@@ -8,6 +8,8 @@ import { ExitCode, TracerError } from '../core/errors.js';
 
 export class ServeCommand extends TracerCommand {
   static override foldsSpoolFirst = false;
+  // The service's own kernel (its families and detectors), not the command line's.
+  static override usesKernel = true;
   static override paths = [['serve']];
   static override usage = Command.Usage({
     category: 'Service',

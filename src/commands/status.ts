@@ -2,6 +2,7 @@ import { Command, Option } from 'clipanion';
 import { TracerCommand } from '../cli/tracer-command.js';
 
 export class StatusCommand extends TracerCommand {
+  static override usesKernel = true;
   static override paths = [['status']];
   static override usage = Command.Usage({
     category: 'Sync',

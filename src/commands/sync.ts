@@ -2,6 +2,7 @@ import { Command, Option, UsageError } from 'clipanion';
 import { TracerCommand } from '../cli/tracer-command.js';
 
 export class SyncCommand extends TracerCommand {
+  static override usesKernel = true;
   static override paths = [['sync']];
   static override usage = Command.Usage({
     category: 'Sync',

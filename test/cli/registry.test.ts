@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
@@ -11,6 +11,7 @@ import { payload } from '../capture/hook-fixtures.js';
 // a line names (a path of one or more words; several commands may share one), clipanion parses the
 // line, and a command that reads what the agents' spool feeds has it folded in first, others not.
 const HOOK_SCRIPT = fileURLToPath(new URL('../../bin/tracer-hook.sh', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 test.after(cleanup);
 
@@ -35,6 +36,26 @@ test('a path of one word or two; one path, two commands', async () => {
   const version = await box.run(['--version']);
   assert.equal([version.code, version.stderr], [0, '']);
   assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
+});
+
+test('the command table says which commands boot the kernel', async () => {
+  const table: Array<{ path: string[]; kernel: boolean }> = JSON.parse(readFileSync(join(ROOT, 'dist', 'commands.json'), 'utf8'));
+  const boots = (path: string) => table.filter((entry) => entry.path.join(' ') === path).map((entry) => entry.kernel);
+  for (const path of ['push', 'pull', 'sync', 'status', 'doctor', 'plugins']) assert.equal(boots(path), [true], path);
+  for (const path of [
+    'remote list',
+    'config list',
+    'token create',
+    'rule list',
+    'blame',
+    'show',
+    'stats',
+    'context',
+    'ci github',
+    'commit-link',
+  ])
+    assert.equal(boots(path), [false], path);
+  assert.equal(boots('hook'), [false, false], 'hook <agent> <event> and hook --fold');
 });
 
 test('the spool is folded first for a command that reads what it feeds, and left for one that does not', async () => {

@@ -34,6 +34,17 @@ test("no file but the registry imports clipanion's parser or reads the command l
   assert.equal(offenders, []);
 });
 
+test('a command that boots the kernel says so, for the command table (static usesKernel)', () => {
+  const commands = sourceFiles().filter((file) => file.startsWith(join(SRC, 'commands')));
+  const boots = (text: string) => /\bthis\.kernel\(|loadServiceFamilies\(/.test(text);
+  const declares = (text: string) => /static override usesKernel = true;/.test(text);
+  const undeclared = commands.filter((file) => boots(code(file)) && !declares(code(file))).map((file) => relative(SRC, file));
+  const needless = commands.filter((file) => !boots(code(file)) && declares(code(file))).map((file) => relative(SRC, file));
+  assert.equal(undeclared, [], 'they boot the kernel without saying so');
+  assert.equal(needless, [], 'they say so without booting it');
+  assert.ok(commands.filter((file) => declares(code(file))).length >= 6, 'push, pull, sync, status, doctor and plugins at least');
+});
+
 test('dist/ holds every source module once: no second copy, and no file the build did not make', () => {
   const outputs = buildOutputs();
   const holders = new Map<string, string[]>();

@@ -5,6 +5,7 @@ import { parseRemoteUrl } from '../../core/remote-url.js';
 
 export class AuditListCommand extends TracerCommand {
   static override foldsSpoolFirst = false;
+  static override usesKernel = true;
   static override paths = [['audit']];
   static override usage = Command.Usage({
     category: 'Service',

@@ -6,6 +6,7 @@ import { parseRemoteUrl } from '../../core/remote-url.js';
 
 export class AuditVerifyCommand extends TracerCommand {
   static override foldsSpoolFirst = false;
+  static override usesKernel = true;
   static override paths = [['audit', 'verify']];
   static override usage = Command.Usage({
     category: 'Service',

@@ -4,6 +4,7 @@ import { parseRemoteUrl } from '../../core/remote-url.js';
 
 export class ProjectCreateCommand extends TracerCommand {
   static override foldsSpoolFirst = false;
+  static override usesKernel = true;
   static override paths = [['project', 'create']];
   static override usage = Command.Usage({
     category: 'Remotes',

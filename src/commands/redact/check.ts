@@ -5,6 +5,7 @@ import { ExitCode } from '../../core/errors.js';
 
 export class RedactCheckCommand extends TracerCommand {
   static override foldsSpoolFirst = false;
+  static override usesKernel = true;
   static override paths = [['redact', 'check']];
   static override usage = Command.Usage({
     category: 'Capture',

@@ -4,6 +4,7 @@ import { TracerCommand } from '../../cli/tracer-command.js';
 
 export class RedactRulesCommand extends TracerCommand {
   static override foldsSpoolFirst = false;
+  static override usesKernel = true;
   static override paths = [['redact', 'rules']];
   static override usage = Command.Usage({
     category: 'Capture',

@@ -3,6 +3,7 @@ import { reportWarnings } from '../../cli/report.js';
 import { TracerCommand } from '../../cli/tracer-command.js';
 
 export class RedactStoreCommand extends TracerCommand {
+  static override usesKernel = true;
   static override paths = [['redact']];
   static override usage = Command.Usage({
     category: 'Capture',

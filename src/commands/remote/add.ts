@@ -28,6 +28,7 @@ export interface RemoteAddPlan {
 
 export class RemoteAddCommand extends TracerCommand {
   static override foldsSpoolFirst = false;
+  static override usesKernel = true;
   static override paths = [['remote', 'add']];
   static override usage = Command.Usage({
     category: 'Remotes',
