@@ -38,11 +38,6 @@ export abstract class TracerCommand extends Command<TracerContext> {
 
   /** The plugin kernel, booted on first use: only the commands that need plugins (families, remotes' transports, agents) call it. */
   protected kernel(options?: KernelOptions): Promise<Kernel> {
-    const command = this.constructor as typeof TracerCommand;
-    if (!command.usesKernel)
-      throw new Error(
-        `${command.name} boots the plugin kernel without static usesKernel = true: the command table would say it starts without it.`,
-      );
     return this.context.kernel(options);
   }
 
