@@ -26,7 +26,7 @@ export abstract class TracerCommand extends Command<TracerContext> {
    * Whether the command boots the plugin kernel (families, remotes' transports, detectors, agents' installers): the
    * command table records it (dist/commands.json). A core command that calls kernel() says so
    * (test/structure/one-way-in.test.ts); the others start without the kernel's code (test/cli/kernel-free.test.ts).
-   * A plugin's command needs not: its plugin's kernel is booted before it runs.
+   * A plugin's command need not: its plugin's kernel is booted before it runs.
    */
   static usesKernel = false;
 
