@@ -26,7 +26,7 @@ const jobs = positive(process.env.TRACER_TEST_JOBS) ?? availableParallelism() + 
 const fileTimeoutMs = positive(process.env.TRACER_TEST_FILE_TIMEOUT_MS) ?? 15 * 60_000;
 // Durations of the last run: the longest files start first, so the run does not end waiting on one.
 // A fresh clone has none yet and falls back on test/durations.json (seconds, from a full run on the
-// 2-core machine; only the order matters, so it needs refreshing only when a file's rank changes a lot).
+// 2-core machine): the order, and which quick files share a process, come from it.
 const timesDir = join(root, '.tracer-test');
 const timesPath = join(timesDir, 'times.json');
 const seedPath = join(root, 'test', 'durations.json');
@@ -40,7 +40,10 @@ if (suites.length === 0) {
 }
 const previous = readTimes();
 const seed = dir === 'test' ? readJson(seedPath) : {};
-const expected = (name) => previous[name] ?? (seed[name] === undefined ? Infinity : seed[name] * 1000);
+// A file with no time yet (new since the seed was written) is taken for a quick one: alone, it would cost a uvu
+// process of its own (~0.5 s of CPU) for a file that most likely takes seconds; the next run knows its time.
+const UNKNOWN_MS = 10_000;
+const expected = (name) => previous[name] ?? (seed[name] === undefined ? UNKNOWN_MS : seed[name] * 1000);
 const queue = batches(suites).sort((a, b) => b.expected - a.expected);
 
 const started = Date.now();
@@ -199,7 +202,7 @@ function writeTimes() {
     mkdirSync(timesDir, { recursive: true });
     // A batch's time is shared out in proportion to what its files were expected to take.
     const times = results.flatMap(({ batch, ms }) => {
-      const sum = batch.names.reduce((total, name) => total + (Number.isFinite(expected(name)) ? expected(name) : 0), 0);
+      const sum = batch.names.reduce((total, name) => total + expected(name), 0);
       return batch.names.map((name) => [name, batch.names.length === 1 || sum === 0 ? ms : Math.round((ms * expected(name)) / sum)]);
     });
     writeFileSync(timesPath, JSON.stringify({ ...previous, ...Object.fromEntries(times) }));
