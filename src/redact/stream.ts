@@ -84,26 +84,55 @@ type Kind = 'utf8' | 'latin1' | 'binary';
 /**
  * Binary is a line with a NUL, or with more than two bytes, and more than one
  * in fifty, that text does not hold: a control character (tab, line breaks,
- * form feed and the escape of terminal colours do occur in text) or a byte that
- * starts no UTF-8 character. A tool's output with a stray Latin-1 byte has one;
- * random bytes have one in two.
+ * form feed, bell, backspace and the escape of terminal colours do occur in
+ * text), or a byte of 0x80-0x9F outside any UTF-8 character (no Latin-1 letter
+ * is one). Latin-1 letters and whole UTF-8 characters are text; random bytes
+ * hold about one such byte in five.
  */
 function kindOf(line: Buffer): Kind {
   if (isUtf8(line)) return 'utf8';
   let strange = 0;
-  for (const byte of line) {
+  for (let index = 0; index < line.length;) {
+    const byte = line[index]!;
     if (byte === 0) return 'binary';
-    if ((byte < 0x20 && !TEXT_CONTROLS.has(byte)) || byte === 0x7f) strange += 1;
+    const length = byte < 0x80 ? 1 : utf8Length(line, index);
+    if (length === 0) {
+      if (byte < 0xa0) strange += 1;
+      index += 1;
+      continue;
+    }
+    if (length === 1 && ((byte < 0x20 && !TEXT_CONTROLS.has(byte)) || byte === 0x7f)) strange += 1;
+    index += length;
   }
-  const decoded = line.toString('utf8');
-  for (let index = decoded.indexOf('\uFFFD'); index !== -1; index = decoded.indexOf('\uFFFD', index + 1)) strange += 1;
   return strange > 2 && strange * 50 > line.length ? 'binary' : 'latin1';
 }
 
-const TEXT_CONTROLS = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b]);
+const TEXT_CONTROLS = new Set([0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b]);
+
+/** The length of the UTF-8 character that starts at `index` (a lead byte and its continuation bytes), or 0 if none does. */
+function utf8Length(line: Buffer, index: number): number {
+  const lead = line[index]!;
+  const length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  for (let next = 1; next < length; next += 1) {
+    const byte = line[index + next];
+    if (byte === undefined || byte < 0x80 || byte > 0xbf) return 0;
+  }
+  return length;
+}
 
 function part(bytes: Buffer, kind: Kind): SegmentPart {
   return kind === 'binary' ? { bytes } : { bytes, text: bytes.toString(kind), encoding: kind };
+}
+
+/**
+ * A Latin-1 line as redacted, ready to encode back one byte a character: a JSON
+ * string that held a secret comes back written out again, where an escape such
+ * as `\u4e2d` became the character itself, which Latin-1 cannot hold; it goes
+ * out as the escape again (only a JSON string can hold one: every other
+ * character of the line came from one byte).
+ */
+function escapedAboveLatin1(text: string): string {
+  return text.replace(/[^\x00-\xff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The text runs of a stream, with how many lines come before each (binary lines counted, not read). */
@@ -147,7 +176,7 @@ export async function* redactedSegments(
         continue;
       }
       report.findings += result.findings.length;
-      output.push(Buffer.from(result.text, encoding));
+      output.push(encoding === 'latin1' ? Buffer.from(escapedAboveLatin1(result.text), 'latin1') : Buffer.from(result.text, 'utf8'));
     }
     yield { input: segment, output };
   }

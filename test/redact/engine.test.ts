@@ -203,13 +203,22 @@ test('binary lines pass through unscanned and untouched; a text line between the
   await redactor.close();
 });
 
-test('a text line that is not UTF-8 (a stray Latin-1 byte) is still scanned, and every byte but the secret kept', async () => {
+test('a text line that is not UTF-8 (Latin-1 bytes) is still scanned, and every byte but the secret kept', async () => {
   const { redactor } = await builtinRedactor();
   const secret = github();
-  const line = Buffer.concat([Buffer.from('{"content":"caf'), Buffer.from([0xe9]), Buffer.from(` token ${secret} \\u001b[0m"}\n`)]);
-  const out = await collect(redactStream([Buffer.from('first line\n'), line], redactor));
-  assert.not.ok(out.includes(Buffer.from(secret)), 'the secret beside the broken byte is redacted');
-  assert.match(out.toString('latin1'), /^first line\n\{"content":"caf\xe9 token \[REDACTED:github-token:[0-9a-f]{6}\] \\u001b\[0m"\}\n$/);
+  const latin1 = (text: string) => Buffer.from(text, 'latin1');
+  // A JSON string whose escapes (\u4e2d, an emoji's surrogates) come back as escapes, not cut to one byte.
+  const json = latin1(`{"content":"caf\xe9 \\u4e2d\\u6587 token ${secret} \\ud83d\\ude00 \\u001b[0m"}\n`);
+  // Latin-1 prose with many accented letters; a terminal title ended by BEL, and backspaces.
+  const prose = latin1(`Mot de passe cr\xe9\xe9 pour l'\xe9l\xe8ve \xe0 l'\xe9cole: ${secret}\n`);
+  const terminal = latin1(`\x1b]0;build\x07\x08\x08\x08 caf\xe9 ${secret}\n`);
+  for (const line of [json, prose, terminal]) {
+    const out = await collect(redactStream([Buffer.from('first line\n'), line], redactor));
+    assert.not.ok(out.includes(Buffer.from(secret)), `the secret beside the Latin-1 bytes is redacted: ${line.toString('latin1')}`);
+    const placeholder = /\[REDACTED:github-token:[0-9a-f]{6}\]/.exec(out.toString('latin1'))![0];
+    const expected = Buffer.concat([Buffer.from('first line\n'), latin1(line.toString('latin1').replace(secret, placeholder))]);
+    assert.ok(out.equals(expected), `every other byte kept: ${out.toString('latin1')}`);
+  }
   await redactor.close();
 });
 
