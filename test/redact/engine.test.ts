@@ -239,6 +239,19 @@ test("a full stop after a secret is the sentence's: it stays, and the secret rea
     assert.is(placeholders[0], placeholders[1], `${line}: one secret, one placeholder`);
     assert.ok(text.includes(`${placeholders[0]}. Then`), `${line}: the full stop is kept`);
   }
+  // Only a full stop, and only after a value without quotes: `!` is as likely the password's own, and a quote closes the value.
+  for (const [line, secret] of [
+    ['PASSWORD=Summer2024!', 'Summer2024!'],
+    ['--password "Summer2024."', 'Summer2024.'],
+    ["--password='Hunter2pass.'", 'Hunter2pass.'],
+  ]) {
+    const { findings } = await redactor.redact(`${line}\n`);
+    assert.equal(
+      findings.map((finding) => line.slice(finding.start, finding.end)),
+      [secret],
+      line,
+    );
+  }
   await redactor.close();
 });
 

@@ -42,8 +42,11 @@ const ASSIGNMENT =
 const NAME_VALUE_PAIR =
   /(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'])?[ \t]*(?:\r?\n|\\{1,3}n)[ \t]*value:[ \t]*(?:(?<q>\\{0,3}["'])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,256})\k<q>|(?<uv>[^\s\p{C}"'`,;)}\]\\]{1,256}))/duy;
 const NAME_KEY_BEFORE = /(?:^|[\s{,-]|\\n)name:[ \t]*(?:\\{0,3}["'])?$/;
-/** Punctuation that ends a sentence rather than a value written without quotes. */
-const SENTENCE_END = /[.!?:]+$/;
+/**
+ * A full stop that ends a sentence rather than a value written without quotes (one: `!` and `?` are as
+ * likely a password's own, and a second full stop is not a sentence's).
+ */
+const SENTENCE_END = /(?<!\.)\.$/;
 /** `--password hunter2`, `--token=abc`, read from the first dash. */
 const FLAG = /--?(?<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?<q>\\{0,3}["'])?(?<uv>[^\s\p{C}"'\\]{1,256})\k<q>?/duy;
 
@@ -76,7 +79,7 @@ export function findAssignments(text: string): Assignment[] {
     if (!span) continue;
     NAMED_ALL.lastIndex = span[0];
     // An unquoted value at the end of a sentence (`password=hunter2.`) leaves the full stop to the sentence.
-    const value = valueGroup === 'uv' ? groups.uv!.replace(SENTENCE_END, '') : groups.qv!;
+    const value = valueGroup === 'uv' && groups.q === undefined ? groups.uv!.replace(SENTENCE_END, '') : groups[valueGroup]!;
     if (value === '') continue;
     found.push({
       name: groups.name!,
