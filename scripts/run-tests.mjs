@@ -41,7 +41,7 @@ if (suites.length === 0) {
 const previous = readTimes();
 const seed = dir === 'test' ? readJson(seedPath) : {};
 // A file with no time yet (new since the seed was written) is taken for a quick one: alone, it would cost a uvu
-// process of its own (~0.5 s of CPU) for a file that most likely takes seconds; the next run knows its time.
+// process of its own (~0.5-0.8 s of CPU) for a file that most likely takes seconds; the next run knows its time.
 const UNKNOWN_MS = 10_000;
 const expected = (name) => previous[name] ?? (seed[name] === undefined ? UNKNOWN_MS : seed[name] * 1000);
 const queue = batches(suites).sort((a, b) => b.expected - a.expected);
@@ -87,10 +87,10 @@ process.stdout.write(`\n  Duration:  ${seconds(Date.now() - started)}\n\n`);
 process.exitCode = totals.failedFiles || notRun ? 1 : (process.exitCode ?? 0);
 
 /**
- * Files known to be quick share one uvu process, a batch of about BATCH_MS: starting
- * node with tsx and uvu costs ~0.8 s of CPU per process, a tenth of the whole suite's
- * CPU when every small file pays it (BENCHMARKS.md, "Test suite"). Long files, and
- * files with no time yet, keep a process of their own.
+ * Quick files (and files with no time yet, taken for quick ones) share one uvu process, a
+ * batch of about BATCH_MS: starting node with tsx and uvu costs ~0.5-0.8 s of CPU per
+ * process, a tenth of the whole suite's CPU when every small file pays it (BENCHMARKS.md,
+ * "Test suite"). Long files keep a process of their own.
  */
 function batches(found) {
   const alone = [];
