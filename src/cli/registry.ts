@@ -112,7 +112,16 @@ async function commandsFor(
   const table = await commandTable();
   const named = longestMatch(table, line);
   const under = namespaceEntries(table, line);
-  if (under.length > 0) return { commands: [...new Set(await Promise.all(under.map(importCommand)))], everything: true, namespace: true };
+  if (under.length > 0) {
+    // Help, so the plugins may load: the commands they bring under that word are listed too, and one that takes the
+    // word alone (`tracer config` of a plugin) is a command, not a namespace.
+    const kernel = await context.kernel({ builtinsIfBroken: true });
+    const brought = pluginCommands(kernel).filter((command) => (command.paths ?? []).some((path) => path[0] === line[0]));
+    if (!brought.some((command) => (command.paths ?? []).some((path) => path.length === 1))) {
+      const core = [...new Set(await Promise.all(under.map(importCommand)))];
+      return { commands: [...core, ...brought], everything: true, namespace: true };
+    }
+  }
   if (named.length > 0 && named.every((entry) => !entry.plugin)) {
     const classes = await Promise.all(named.map(importCommand));
     // Help that lists the enabled plugins' families (push, pull) needs their kernel, which those commands boot anyway.

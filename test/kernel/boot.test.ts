@@ -125,6 +125,18 @@ test('a plugin listed by the user contributes a command to the built binary', as
   assert.is.not(gone.code, 0, 'without the plugin the command does not exist');
 });
 
+test("a plugin's command under a word of tracer's own (token rotate) is listed with the others by tracer token --help", async () => {
+  const home = join(tempDir(), 'home');
+  mkdirSync(home, { recursive: true });
+  writeFileSync(homePaths(home).plugins, JSON.stringify({ plugins: [join(FIXTURES, 'token-rotate.mjs')] }));
+  const cwd = tempDir('tracer-not-git-');
+  const help = await runTracer(['token', '--help'], { cwd, home });
+  assert.is(help.code, 0, help.stderr);
+  for (const command of ['token create', 'token revoke', 'token rotate']) assert.ok(help.stdout.includes(`tracer ${command}`), command);
+  const rotated = await runTracer(['token', 'rotate'], { cwd, home });
+  assert.equal([rotated.code, rotated.stdout], [0, 'rotated\n'], rotated.stderr);
+});
+
 test("the kernel's built-in plugins are their modules, the same instances an import of the file gives", async () => {
   const { repo, home } = initializedRepo();
   const kernel = await bootKernel({ home, cwd: repo, env: {} });

@@ -244,7 +244,7 @@ test("a full stop after a secret is the sentence's: it stays, and the secret rea
     ['PASSWORD=Summer2024!', 'Summer2024!'],
     ['--password "Summer2024."', 'Summer2024.'],
     ["--password='Hunter2pass.'", 'Hunter2pass.'],
-  ]) {
+  ] as const) {
     const { findings } = await redactor.redact(`${line}\n`);
     assert.equal(
       findings.map((finding) => line.slice(finding.start, finding.end)),
