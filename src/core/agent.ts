@@ -8,12 +8,43 @@
 // the one adapter module it needs, so an adapter module must stay light (it
 // imports `tracer/plugin/agent`, never `tracer/plugin`).
 
+import { ExitCode, TracerError } from './errors.js';
 import type { TranscriptFormat } from './transcript.js';
 
 export type Payload = Record<string, unknown>;
 
 /** Lowercase letters, digits and dashes: `tracer init --agents <id>`, `tracer hook <id> <event>`, the traces' `agent`. */
 export const AGENT_ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
+
+/**
+ * Adds the agent a plugin brings to `agents`, named after its plugin: refused when it lacks a valid id, an install
+ * or a normalize (invalid_plugin), or when another plugin already brought its id (duplicate_agent). The kernel and
+ * the commands that find the agents without it (tracer rule) check alike.
+ */
+export function addAgent(
+  agents: Array<AgentAdapter & { plugin: string }>,
+  agent: AgentAdapter,
+  plugin: string,
+): AgentAdapter & { plugin: string } {
+  if (typeof agent?.id !== 'string' || !AGENT_ID.test(agent.id) || typeof agent.normalize !== 'function' || !agent.install) {
+    throw new TracerError(
+      'invalid_plugin',
+      `Plugin "${plugin}" brings an agent without a valid id (lowercase letters, digits, dashes), install or normalize; fix the plugin.`,
+      { exitCode: ExitCode.localState },
+    );
+  }
+  const other = agents.find((known) => known.id === agent.id);
+  if (other) {
+    throw new TracerError(
+      'duplicate_agent',
+      `Plugins "${other.plugin}" and "${plugin}" both bring the agent "${agent.id}"; switch one of them off (tracer plugins shows the list).`,
+      { exitCode: ExitCode.localState },
+    );
+  }
+  const added = Object.assign(Object.create(agent) as AgentAdapter, agent, { plugin });
+  agents.push(added);
+  return added;
+}
 
 export interface HookEvent {
   /** The adapter's id. */

@@ -1,7 +1,7 @@
 import type { CommandClass } from 'clipanion';
-import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
+import { TracerError, type TracerWarning } from '../core/errors.js';
 import type { Project } from '../store/project.js';
-import { AGENT_ID, type AgentAdapter } from '../core/agent.js';
+import { addAgent, type AgentAdapter } from '../core/agent.js';
 import { registeredFamily, type FamilyDefinition, type RegisteredFamily } from './families.js';
 import { createHooks, type KernelHooks } from './hooks.js';
 
@@ -98,24 +98,7 @@ export class Kernel {
   }
 
   #registerAgent(agent: AgentAdapter, plugin: string): AgentAdapter & { plugin: string } {
-    if (typeof agent?.id !== 'string' || !AGENT_ID.test(agent.id) || typeof agent.normalize !== 'function' || !agent.install) {
-      throw new TracerError(
-        'invalid_plugin',
-        `Plugin "${plugin}" brings an agent without a valid id (lowercase letters, digits, dashes), install or normalize; fix the plugin.`,
-        { exitCode: ExitCode.localState },
-      );
-    }
-    const other = this.#agents.find((known) => known.id === agent.id);
-    if (other) {
-      throw new TracerError(
-        'duplicate_agent',
-        `Plugins "${other.plugin}" and "${plugin}" both bring the agent "${agent.id}"; switch one of them off (tracer plugins shows the list).`,
-        { exitCode: ExitCode.localState },
-      );
-    }
-    const registered = Object.assign(Object.create(agent) as AgentAdapter, agent, { plugin });
-    this.#agents.push(registered);
-    return registered;
+    return addAgent(this.#agents, agent, plugin);
   }
 
   get families(): readonly RegisteredFamily[] {

@@ -103,4 +103,18 @@ test('rules need a git repository', async () => {
   assertOneLineError(await runMain(['rule', 'add', 'context'], { cwd: outside, home }), 'not_a_git_repository');
 });
 
+test('an agent two plugins bring is refused as the kernel refuses it (duplicate_agent), and nothing is written', async () => {
+  const { home, repo, run } = sandbox();
+  const plugin = join(tempDir(), 'second-claude.mjs');
+  writeFileSync(
+    plugin,
+    "export default { name: 'second-claude', apply() {}, agents: [{ id: 'claude-code', normalize() {}, install: { files: [] }, rules: { dir: '.claude/rules', extension: '.md' } }] };\n",
+  );
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, 'plugins.json'), JSON.stringify({ plugins: [plugin] }));
+  assertOneLineError(await run(['rule', 'add', 'ctx']), 'duplicate_agent');
+  assert.not.ok(existsSync(join(repo, '.claude/rules/tracer-ctx.md')), 'nothing written');
+  assertOneLineError(await run(['rule', 'list']), 'duplicate_agent');
+});
+
 test.run();

@@ -21,7 +21,7 @@ import {
   type PluginEntry,
   type PluginLayer,
 } from '../../kernel/plugin-list.js';
-import type { AgentAdapter } from '../../core/agent.js';
+import { addAgent, type AgentAdapter } from '../../core/agent.js';
 import { AGENT_ID, isObject, PayloadError, type HookEvent, type Payload } from './hook-event.js';
 import { listLayer } from './list-layer.js';
 import { PAYLOAD_CAP_BYTES, readPayload, type PayloadRead } from './payload.js';
@@ -317,38 +317,42 @@ export interface LoadContext {
  */
 export async function loadAgent(id: string, context: LoadContext): Promise<LoadedAgent | undefined> {
   if (!AGENT_ID.test(id)) return undefined;
-  const layers = [listLayer(BUILTIN_LIST_FILE, 'builtin'), listLayer(homePaths(context.home).plugins, 'user')];
+  const layers = userLayers(context);
   const enabled = effectivePluginList(layers).enabled;
-  const spec = `agents/${id}`;
-  const entry = enabled.find((candidate) => candidate.spec === spec);
-  if (entry) {
-    const path = builtinPluginPath(spec);
-    const module = path ? ((await import(pathToFileURL(path).href)) as { default?: { agents?: AgentAdapter[] } }) : undefined;
-    const adapter = module && agentOf(module, id);
-    if (adapter) return { adapter, entry, layers };
-  }
+  const entry = enabled.find((candidate) => candidate.spec === `agents/${id}`);
+  const adapter = entry && (await builtinPlugin(entry.spec))?.agents?.find((agent) => agent.id === id);
+  if (entry && adapter) return { adapter, entry, layers };
   return customAgent(id, context, enabled, layers);
 }
 
 /**
- * Every agent the plugin lists enable (the built-in list, the user's, the project's), in
- * list order, found as loadAgent finds one: without the kernel (`tracer rule` uses it).
+ * Every agent the plugin lists enable (the built-in list, the user's, the project's), in list order, checked as the
+ * kernel checks them (src/core/agent.ts addAgent), found as loadAgent finds one: without the kernel (tracer rule).
  */
-export async function loadEnabledAgents(context: LoadContext): Promise<AgentAdapter[]> {
+export async function loadEnabledAgents(context: LoadContext): Promise<Array<AgentAdapter & { plugin: string }>> {
   const { importPlugin, projectLayer } = await import('./custom-agents.js');
-  const layers = [listLayer(BUILTIN_LIST_FILE, 'builtin'), listLayer(homePaths(context.home).plugins, 'user')];
+  const layers = userLayers(context);
   const project = projectLayer(context);
-  const agents: AgentAdapter[] = [];
+  const agents: Array<AgentAdapter & { plugin: string }> = [];
   for (const entry of effectivePluginList(project ? [...layers, project] : layers).enabled) {
-    const path = builtinPluginPath(entry.spec);
+    const builtin = builtinPluginPath(entry.spec) !== undefined;
     // Only `agents/<id>` of the built-in plugins brings agents; the others are families and fallbacks.
-    if (path ? !entry.spec.startsWith('agents/') : entry.source === 'builtin') continue;
-    const plugin = path
-      ? ((await import(pathToFileURL(path).href)) as { default?: { agents?: AgentAdapter[] } }).default
-      : await importPlugin(entry);
-    agents.push(...(plugin?.agents ?? []));
+    if (builtin ? !entry.spec.startsWith('agents/') : entry.source === 'builtin') continue;
+    const plugin = builtin ? await builtinPlugin(entry.spec) : await importPlugin(entry);
+    for (const agent of plugin?.agents ?? []) addAgent(agents, agent, plugin?.name ?? entry.spec);
   }
   return agents;
+}
+
+/** The built-in plugin list and the user's, read as the hook reads lists (never moved aside). */
+function userLayers(context: LoadContext): PluginLayer[] {
+  return [listLayer(BUILTIN_LIST_FILE, 'builtin'), listLayer(homePaths(context.home).plugins, 'user')];
+}
+
+/** A built-in plugin's module by its spec (`agents/claude-code`), or undefined when no built-in has that spec. */
+async function builtinPlugin(spec: string): Promise<{ name?: string; agents?: AgentAdapter[] } | undefined> {
+  const path = builtinPluginPath(spec);
+  return path ? ((await import(pathToFileURL(path).href)) as { default?: { name?: string; agents?: AgentAdapter[] } }).default : undefined;
 }
 
 /** An adapter, the plugin-list entry that brought it, and the built-in and user lists it was found with. */
@@ -389,8 +393,4 @@ async function customAgent(
     if (adapter) return { adapter, entry, layers };
   }
   return undefined;
-}
-
-function agentOf(module: { default?: { agents?: AgentAdapter[] } }, id: string): AgentAdapter | undefined {
-  return module.default?.agents?.find((agent) => agent.id === id);
 }
