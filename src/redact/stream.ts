@@ -132,7 +132,7 @@ function part(bytes: Buffer, kind: Kind): SegmentPart {
  * character of the line came from one byte).
  */
 function escapedAboveLatin1(text: string): string {
-  return text.replace(/[^\x00-\xff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(/[\u0100-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The text runs of a stream, with how many lines come before each (binary lines counted, not read). */
