@@ -46,10 +46,25 @@ import { lazyBuiltins } from './lazy-builtins.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
+/**
+ * Packages imported only when called, each built as a file of its own, `dist/vendor/<file>.js`, with every package it
+ * imports compiled in (as published they are dozens of files, CommonJS among them). `packages`: the imports it
+ * answers; `contents`: what it exports. secretlint is one file, so its core and the profiler tracer quiets are one.
+ */
+const VENDOR = [
+  { file: 'node-fetch', packages: ['node-fetch'], contents: "export { default } from 'node-fetch';" },
+  {
+    file: 'secretlint',
+    packages: ['@secretlint/core', '@secretlint/secretlint-rule-preset-recommend', '@secretlint/profiler'],
+    contents: [
+      "export { lintSource } from '@secretlint/core';",
+      "export { creator, rules } from '@secretlint/secretlint-rule-preset-recommend';",
+      "export { secretLintProfiler } from '@secretlint/profiler';",
+    ].join('\n'),
+  },
+];
 /** Packages compiled in; every other package stays an import of node_modules. */
-const COMPILED_IN = ['clipanion', 'typanion', 'tapable', 'node-fetch'];
-/** Packages a module imports only when called, built as files of their own (dist/vendor/<name>.js). */
-const VENDOR = ['node-fetch'];
+const COMPILED_IN = ['clipanion', 'typanion', 'tapable', ...VENDOR.flatMap((vendor) => vendor.packages)];
 
 const builtinPlugins = modulesUnder('src/plugins').filter((module) => !module.startsWith('src/plugins/agents/'));
 const LAYERS = [
@@ -188,7 +203,7 @@ for (const layer of LAYERS) {
     stdin: { contents: lines.join('\n'), resolveDir: root, sourcefile: `${layer.name}.js`, loader: 'js' },
     outfile: join(root, layer.file),
     ...(layer.commonJs ? { banner: REQUIRE } : {}),
-    plugins: [throughLayers(layer), externalPackagesExcept(COMPILED_IN), lazy(), clipanionWithoutTty()],
+    plugins: [vendored(), throughLayers(layer), externalPackagesExcept(COMPILED_IN), lazy(), clipanionWithoutTty()],
   });
   metafiles[layer.name] = built.metafile;
 }
@@ -205,29 +220,32 @@ const rest = await build({
   outdir: 'dist',
   chunkNames: 'chunks/[name]-[hash]',
   splitting: true,
-  plugins: [throughLayers(undefined), externalPackagesExcept(COMPILED_IN), lazy(), clipanionWithoutTty()],
+  plugins: [vendored(), throughLayers(undefined), externalPackagesExcept(COMPILED_IN), lazy(), clipanionWithoutTty()],
 });
 metafiles.rest = rest.metafile;
 // A vendored package, one file of its own (its own dynamic imports compiled in): loaded by the first call that needs it.
-for (const name of VENDOR) {
+for (const vendor of VENDOR) {
   const vendored = await build({
     ...common,
-    stdin: { contents: `export { default } from '${name}';`, resolveDir: root, sourcefile: `${name}.js`, loader: 'js' },
-    outfile: join(dist, 'vendor', `${name}.js`),
+    stdin: { contents: vendor.contents, resolveDir: root, sourcefile: `${vendor.file}.js`, loader: 'js' },
+    outfile: join(dist, 'vendor', `${vendor.file}.js`),
     banner: REQUIRE,
     plugins: [externalPackagesExcept(COMPILED_IN), lazy(), clipanionWithoutTty()],
   });
-  metafiles[`vendor:${name}`] = vendored.metafile;
+  metafiles[`vendor:${vendor.file}`] = vendored.metafile;
 }
-// `#tracer-<layer>`, which esbuild left as it is, becomes the path of the layer's file from each file.
+// `#tracer-<layer>` and `#tracer-vendor-<file>`, which esbuild left as they are, become the paths of the layer's
+// and the vendored file from each file.
 for (const file of readdirSync(dist, { recursive: true })) {
   if (!file.endsWith('.js') || file.startsWith(`viewer${sep}`)) continue;
   const path = join(dist, file);
   const text = readFileSync(path, 'utf8');
-  const linked = text.replace(/(["'])#tracer-([a-z]+)\1/g, (_, quote, name) => {
+  const linked = text.replace(/(["'])#tracer-([a-z-]+)\1/g, (_, quote, name) => {
+    const vendor = name.startsWith('vendor-') && VENDOR.find((candidate) => `vendor-${candidate.file}` === name);
     const layer = LAYERS.find((candidate) => candidate.name === name);
-    if (!layer) throw new Error(`${file} imports #tracer-${name}, which is no layer of scripts/build.mjs.`);
-    return `${quote}${relativeImport(dirname(path), join(root, layer.file))}${quote}`;
+    if (!vendor && !layer) throw new Error(`${file} imports #tracer-${name}, which is no layer nor vendored file of scripts/build.mjs.`);
+    const target = vendor ? join(dist, 'vendor', `${vendor.file}.js`) : join(root, layer.file);
+    return `${quote}${relativeImport(dirname(path), target)}${quote}`;
   });
   if (linked !== text) writeFileSync(path, linked);
 }
@@ -390,6 +408,23 @@ function externalPackagesExcept(compiled) {
   };
 }
 
+/** A vendored package, imported by tracer's own modules, is its file in dist/vendor/ (linked after the build). */
+function vendored() {
+  return {
+    name: 'vendored',
+    setup(builder) {
+      builder.onResolve({ filter: /^[^./#]/ }, (args) => {
+        if (args.importer.includes(`${sep}node_modules${sep}`)) return undefined;
+        const vendor = VENDOR.find((candidate) => candidate.packages.includes(sourceOf(args.path, args.importer)));
+        if (!vendor) return undefined;
+        if (args.kind !== 'dynamic-import')
+          throw new Error(`${args.importer} imports ${args.path} when it loads: a vendored package is imported when called (import()).`);
+        return { path: `#tracer-vendor-${vendor.file}`, external: true };
+      });
+    },
+  };
+}
+
 /** For step 1: what a module imports only when called is not part of its layer. */
 function dynamicImportsExternal() {
   return {
@@ -431,7 +466,6 @@ function throughLayers(own) {
         const from = dirname(join(root, own.file));
         // clipanion imports typanion when a command declares a `schema` (none does): it would be the runtime's largest part.
         if (module === 'typanion') return { path: 'typanion', external: true };
-        if (VENDOR.includes(module)) return { path: relativeImport(from, join(dist, 'vendor', `${module}.js`)), external: true };
         if (!module.startsWith('src/')) return undefined;
         return { path: relativeImport(from, join(dist, builtPath(module))), external: true, pluginData: { module } };
       });
