@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +56,22 @@ test('the command table says which commands boot the kernel', async () => {
   ])
     assert.equal(boots(path), [false], path);
   assert.equal(boots('hook'), [false, false], 'hook <agent> <event> and hook --fold');
+});
+
+test('a reader that stops early (| head) ends the output, not the command: no crash, its own exit code', async () => {
+  const { repo, home } = sandbox();
+  const child = spawn(process.execPath, [BIN, '--help'], {
+    cwd: repo,
+    env: { ...cleanEnv(), TRACER_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Our end of the pipe closes before tracer writes: its writes meet EPIPE, as after `head` has read its lines.
+  child.stdout!.destroy();
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.is(code, 0, stderr);
+  assert.not.match(stderr, /EPIPE|Unhandled|Error/);
 });
 
 test('the spool is folded first for a command that reads what it feeds, and left for one that does not', async () => {
