@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
+import { ExitCode, TracerError, USAGE_ERRORS, type TracerWarning } from '../core/errors.js';
 
 /** Runs a command's work and reports it: the run's warnings, then a failure as one line with its exit code. */
 export async function runReported(
@@ -43,7 +43,7 @@ export function reportWarnings(warnings: TracerWarning[], stderr: Writable): voi
 }
 
 function isClipanionUsageError(error: unknown): error is Error & { name: string } {
-  return error instanceof Error && ['UsageError', 'UnknownSyntaxError', 'AmbiguousSyntaxError'].includes(error.name);
+  return error instanceof Error && USAGE_ERRORS.has(error.name);
 }
 
 function usageSentence(error: Error): string {

@@ -1,5 +1,5 @@
 import { Command } from 'clipanion';
-import type { TracerWarning } from '../core/errors.js';
+import { errorJson, wasPrintedAsJson, type TracerWarning } from '../core/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { LockHolder } from '../store/file-lock.js';
 import { resolveProject, type ResolvedProject } from '../store/project.js';
@@ -33,7 +33,16 @@ export abstract class TracerCommand extends Command<TracerContext> {
   abstract run(): Promise<number | void>;
 
   async execute(): Promise<number> {
-    return runReported(this.context, () => this.run());
+    return runReported(this.context, async () => {
+      try {
+        return await this.run();
+      } catch (error) {
+        // With --json, a failure is an object on stdout too (besides its line on stderr): a script always has one to read.
+        if ((this as { json?: unknown }).json === true && !wasPrintedAsJson(error))
+          this.context.stdout.write(`${JSON.stringify({ ok: false, error: errorJson(error) }, null, 2)}\n`);
+        throw error;
+      }
+    });
   }
 
   /** The plugin kernel, booted on first use: only the commands that need plugins (families, remotes' transports, agents) call it. */

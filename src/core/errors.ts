@@ -39,6 +39,30 @@ export class TracerError extends Error {
   }
 }
 
+/**
+ * Failures a command already printed in its own `--json` answer (push, pull and sync print their report with
+ * `"ok": false`): the command base (src/cli/tracer-command.ts) prints `{"ok": false, "error"}` for the others.
+ */
+const printedAsJson = new WeakSet<object>();
+
+export function markPrintedAsJson(error: unknown): void {
+  if (typeof error === 'object' && error !== null) printedAsJson.add(error);
+}
+
+export function wasPrintedAsJson(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && printedAsJson.has(error);
+}
+
+/** A failure as `--json` output says it: `{"code", "message"}` (a failure that is no TracerError is `internal_error`). */
+export function errorJson(error: unknown): { code: string; message: string } {
+  if (error instanceof TracerError) return { code: error.code, message: error.message };
+  // clipanion's: an option's value a command refused (a UsageError), or a line no command takes.
+  if (error instanceof Error && USAGE_ERRORS.has(error.name)) return { code: 'invalid_usage', message: error.message };
+  return { code: 'internal_error', message: error instanceof Error ? error.message : String(error) };
+}
+
+export const USAGE_ERRORS = new Set(['UsageError', 'UnknownSyntaxError', 'AmbiguousSyntaxError']);
+
 export function isTracerError(error: unknown): error is TracerError {
   return error instanceof TracerError;
 }

@@ -2,12 +2,12 @@
 // resolves, the server answers, and whoami matches the URL. One line per check;
 // the exit code is the category of the first failure (0 when all pass).
 import type { Writable } from 'node:stream';
-import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
+import { errorJson, ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
 import { parseRemoteUrl } from '../core/remote-url.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { preflightRemote, requireProject, resolveRemote } from './session.js';
 import { readRemotes } from '../store/remotes.js';
-import { errorJson, writeJson } from './transfer-commands.js';
+import { writeJson } from './transfer-commands.js';
 
 export interface Check {
   remote?: string;

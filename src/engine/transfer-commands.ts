@@ -1,7 +1,7 @@
 // The work behind `tracer push`, `pull` and `sync`, loaded only when one of them
 // runs (it brings the HTTP client and the display). Returns the exit code.
 import type { Writable } from 'node:stream';
-import { ExitCode, TracerError, type TracerWarning } from '../core/errors.js';
+import { errorJson, ExitCode, markPrintedAsJson, TracerError, type TracerWarning } from '../core/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { PullReport } from './pull.js';
 import { checkOnly } from './only.js';
@@ -74,7 +74,10 @@ async function transfer(
   try {
     legs = await run(mode, warnings);
   } catch (error) {
-    if (mode === 'json') writeJson(io.stdout, { ok: false, command, remote, error: errorJson(error), warnings });
+    if (mode === 'json') {
+      writeJson(io.stdout, { ok: false, command, remote, error: errorJson(error), warnings });
+      markPrintedAsJson(error);
+    }
     passWarnings(io.kernel, mode, warnings);
     throw error;
   }
@@ -185,12 +188,6 @@ function passWarnings(kernel: Kernel, mode: OutputMode, warnings: readonly Trace
     seen.add(key);
     kernel.warn(warning);
   }
-}
-
-export function errorJson(error: unknown): { code: string; message: string } {
-  return error instanceof TracerError
-    ? { code: error.code, message: error.message }
-    : { code: 'internal_error', message: error instanceof Error ? error.message : String(error) };
 }
 
 export function writeJson(stdout: Writable, value: unknown): void {

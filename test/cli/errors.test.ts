@@ -87,6 +87,22 @@ test('a word that only groups commands (token, config, rule) lists them, alone o
   assert.is(show.stderr.split('tracer show [').length, 2, `one form, said once: ${show.stderr}`);
 });
 
+test('with --json, a failure is also one object on stdout: {"ok": false, "error": {"code", "message"}}', async () => {
+  const { run } = sandbox();
+  for (const args of [
+    ['why', 'nowhere.ts', '--json'],
+    ['search', 'retry', '--json'],
+    ['push', '--json', '--since', 'yesterday'],
+  ]) {
+    const failed = await run(args);
+    assertOneLineError(failed, /\(([a-z_]+)\)\n$/.exec(failed.stderr)![1]!);
+    const answer = JSON.parse(failed.stdout);
+    assert.is(answer.ok, false, args.join(' '));
+    assert.ok(failed.stderr.includes(`(${answer.error.code})`), `${args.join(' ')}: the code stderr names`);
+    assert.type(answer.error.message, 'string');
+  }
+});
+
 test('commands that need a project say so in one line, before init and outside git', async () => {
   const { run } = sandbox();
   for (const args of [['remote', 'list'], ['remote', 'add', 'o', 'https://h.example.com/a/b'], ['reset'], ['config', 'get', 'notes']]) {
