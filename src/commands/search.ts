@@ -24,7 +24,8 @@ export class SearchCommand extends TracerCommand {
     ],
   });
 
-  query = Option.String({ name: 'query', required: false });
+  // The words of the query, quoted or not: `tracer search retry logic` is `tracer search "retry logic"` without the phrase.
+  words = Option.Rest({ name: 'query' });
   agent = Option.String('--agent', { description: 'Only conversations of this agent (claude-code, codex, gemini, …)' });
   since = Option.String('--since', { description: 'Only conversations active on or after this date (ISO-8601)' });
   until = Option.String('--until', { description: 'Only conversations active on or before this date (ISO-8601; a date means its end)' });
@@ -34,10 +35,11 @@ export class SearchCommand extends TracerCommand {
   reindex = Option.Boolean('--reindex', false, { description: 'Build the index again from the store before searching' });
 
   async run() {
+    const query = this.words.length === 0 ? undefined : this.words.join(' ');
     const limit = this.limit === undefined ? 20 : Number(this.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 200)
       throw new UsageError(`--limit takes a number from 1 to 200, not "${this.limit}"`);
-    if (this.query === undefined && !this.reindex) throw new UsageError('Give a query to search for (or --reindex to build the index).');
+    if (query === undefined && !this.reindex) throw new UsageError('Give a query to search for (or --reindex to build the index).');
     const { parseSince } = await import('../cli/since.js');
     const since = parseSince(this.since);
     const until = parseUntil(this.until);
@@ -45,7 +47,7 @@ export class SearchCommand extends TracerCommand {
     const { cwd, home, env } = this.context;
     const progress = progressLine(this.context.stderr);
     const common = { projectDir: project.dir, formats: { home, cwd, env }, git: { cwd, env }, ...(progress ? { progress } : {}) };
-    if (this.query === undefined) {
+    if (query === undefined) {
       const { syncIndex } = await import('../search/local-index.js');
       const { db, report } = await syncIndex({ ...common, reset: true });
       db.close();
@@ -58,7 +60,7 @@ export class SearchCommand extends TracerCommand {
     const result = await searchProject({
       ...common,
       projectId: project.id,
-      query: this.query,
+      query,
       reset: this.reindex,
       filters: {
         limit,

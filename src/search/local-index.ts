@@ -420,7 +420,8 @@ async function syncLinks(db: Db, options: IndexOptions, touched: Set<string>): P
   const unknown = [...described.keys()].filter((sha) => !hasCommit(db, sha));
   for (const [sha, about] of await describeCommits(unknown, options.git)) described.set(sha, about);
   const putCommit = db.prepare(
-    'INSERT INTO commits (sha, subject, author) VALUES (?, ?, ?) ON CONFLICT (sha) DO UPDATE SET subject = coalesce(excluded.subject, commits.subject), author = coalesce(excluded.author, commits.author)',
+    // An author with an email (git's answer) is never replaced by a link's later name without it.
+    "INSERT INTO commits (sha, subject, author) VALUES (?, ?, ?) ON CONFLICT (sha) DO UPDATE SET subject = coalesce(excluded.subject, commits.subject), author = CASE WHEN commits.author LIKE '%<%>' THEN commits.author ELSE coalesce(excluded.author, commits.author) END",
   );
   const link = db.prepare('INSERT INTO conv_commits (conv, sha) VALUES (?, ?) ON CONFLICT DO NOTHING');
   db.transaction(() => {

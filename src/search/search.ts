@@ -114,8 +114,9 @@ export function runQuery(db: Database.Database, match: string, projectId: string
     first_ts: row.first_ts,
     snippet: row.snippet.replace(/\s+/g, ' ').trim(),
     url: sessionPath(projectId, row.id),
-    // bm25 is lower for better matches; shown as a positive score, higher is better.
-    score: Math.round(-row.score * 1000) / 1000,
+    // bm25 is lower for better matches; shown as a positive score, higher is better (six significant digits: in a
+    // store of a few conversations every score is near zero, and rounding to a fixed place made them all 0).
+    score: Number((-row.score).toPrecision(6)),
     commits: commitsOf.all(row.id) as string[],
   }));
 }

@@ -81,6 +81,12 @@ test('commit subjects are searched; prefix, OR, NOT, phrases; BM25 puts the conv
   const ranked = await search(['numpy OR proxy OR greet']);
   assert.is(ranked.length, 3);
   for (let at = 1; at < ranked.length; at += 1) assert.ok(ranked[at - 1]!.score >= ranked[at]!.score, 'best first');
+  assert.ok(
+    ranked.every((hit) => hit.score > 0),
+    `a store of three conversations still scores above zero: ${ranked.map((hit) => hit.score)}`,
+  );
+  // Words given unquoted are one query, as if quoted as a whole.
+  assert.equal((await search(['numpy', 'OR', 'greet'])).map((h) => h.conversation_id).sort(), [CLAUDE_SESSION, GEMINI_SESSION].sort());
 });
 
 test('--agent, --since, --until, --author and --limit narrow the hits', async () => {
@@ -94,6 +100,10 @@ test('--agent, --since, --until, --author and --limit narrow the hits', async ()
   assert.is((await search(['quarterly', '--since', '2999-01-01'])).length, 0);
   assert.is((await search(['quarterly', '--author', 'ALICE@example'])).length, 3);
   assert.is((await search(['quarterly', '--author', 'bob'])).length, 0);
+  // A later link of the same commit names its author without the email: git's answer, with it, stays.
+  const links = join(projectDir((await box()).home), 'commit-links.jsonl');
+  appendFileSync(links, readFileSync(links, 'utf8').trim().split('\n').at(-1)! + '\n');
+  assert.is((await search(['quarterly', '--author', 'alice@example.com'])).length, 3, 'the email still matches');
   assert.is((await search(['quarterly', '--limit', '2'])).length, 2);
   const b = await box();
   const bad = await b.run(['search', 'x', '--limit', '0']);
