@@ -57,8 +57,10 @@ export class InitCommand extends TracerCommand {
 
   async run() {
     const { cwd, env, home } = this.context;
-    // Agents are plugins: the kernel knows which are enabled.
-    const agents = parseAgentList(this.agents, await (await this.kernel()).loadAgents());
+    // Agents are plugins: the kernel knows which are enabled. Uninstalling without --agents looks at every agent: it
+    // removes what any earlier init added (--agents gemini, say), and finds nothing where there is nothing.
+    const enabled = await (await this.kernel()).loadAgents();
+    const agents = this.uninstall && this.agents === undefined ? [...enabled] : parseAgentList(this.agents, enabled);
     const git = findGit(cwd, env);
     // Outside a repository only the user-wide agent hooks make sense; resolveProject says why otherwise.
     if (!git && !this.global) resolveProject({ cwd, home, env });

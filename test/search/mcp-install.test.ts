@@ -98,6 +98,17 @@ test('registered beside the user’s servers; a second run changes nothing; the 
   assert.not.ok(existsSync(files.cursor), 'a file only tracer wrote is gone');
 });
 
+test("init --uninstall without --agents takes back what any init added, Gemini's hooks and server included", async () => {
+  const { box, env, files, original } = setup();
+  assert.is((await box.run(['init', '--mcp', '--agents', AGENTS], { env })).code, 0);
+  assert.ok(JSON.parse(readFileSync(files.gemini, 'utf8')).hooks, 'gemini hooks installed');
+  const removed = await box.run(['init', '--uninstall'], { env });
+  assert.is(removed.code, 0, removed.stderr);
+  assert.is(readFileSync(files.gemini, 'utf8'), original.gemini, 'hooks and server both gone');
+  assert.is(readFileSync(files.claude, 'utf8'), original.claude);
+  assert.is(readFileSync(files.codex, 'utf8'), original.codex);
+});
+
 test('a server named tracer that tracer did not write stops init before anything is written', async () => {
   const { box, env, files } = setup();
   const theirs = write(files.cursor, `${JSON.stringify({ mcpServers: { tracer: { command: 'someone-else' } } })}\n`);
