@@ -45,11 +45,16 @@ export class WhyCommand extends TracerCommand {
   }
 }
 
-/** `file`, `file:N` or `file:A-B`; a colon not followed by a line range is part of the path. */
+/**
+ * `file`, `file:N` or `file:A-B`. After the last colon, digits and dashes are a line range, which must then be one
+ * (`file:1-`, `file:-1` are refused); anything else is part of the path.
+ */
 export function parseTarget(text: string): { path: string; lines?: { start: number; end: number } } {
   const match = /^(.*):(\d+)(?:-(\d+))?$/.exec(text);
   if (!match) {
     if (text.trim() === '') throw new UsageError('Give a file, optionally with :LINE or :A-B.');
+    if (/:[\d-]+$/.test(text))
+      throw new UsageError(`The lines must be a number or A-B with 1 ≤ A ≤ B (for example src/a.ts:12-20), not "${text}"`);
     return { path: text };
   }
   const start = Number(match[2]);

@@ -127,14 +127,10 @@ export const TOOLS: Record<string, Tool> = {
       const { blameFile } = await import('../attribution/blame.js');
       const { report } = await blameFile({ projectDir: project.dir, git: project.git, path, lines: { start, end } }).catch(
         async (error: unknown) => {
-          // A file shorter than the default window: the whole file.
-          if (isTracerError(error) && error.code === 'line_out_of_range' && args.end_line === undefined)
-            return blameFile({
-              projectDir: project.dir,
-              git: project.git,
-              path,
-              lines: { start, end: Number(/has only (\d+)/.exec(error.message)?.[1] ?? start) },
-            });
+          // A file shorter than the default window: the file from start_line on (start_line itself must be in it).
+          const count = Number(/has only (\d+)/.exec(isTracerError(error) ? error.message : '')?.[1] ?? 0);
+          if (isTracerError(error) && error.code === 'line_out_of_range' && args.end_line === undefined && start <= count)
+            return blameFile({ projectDir: project.dir, git: project.git, path, lines: { start, end: count } });
           throw error;
         },
       );

@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { blameFile, type AttributedBlameLine } from '../attribution/blame.js';
 import { conversationIdsOfUrls } from '../core/conversation-members.js';
+import { ExitCode, TracerError } from '../core/errors.js';
 import type { TranscriptFormat, TranscriptItem } from '../core/transcript.js';
 import { readRecords } from '../store/jsonl.js';
 import { recognizeFormat, transcriptFormat, type FormatContext } from '../transcript/agents.js';
@@ -58,13 +59,20 @@ export interface WhyReport {
   lines: WhyLine[];
 }
 
+/** The lines asked for, each with the conversation behind it; a range that is not all in the file is refused (line_out_of_range). */
 export async function whyLines(query: WhyQuery): Promise<WhyReport> {
   const { report, details } = await blameFile({
     projectDir: query.projectDir,
     git: query.git,
     path: query.path,
     ...(query.lines ? { lines: query.lines } : {}),
+  }).catch((error: unknown) => {
+    const count = error instanceof TracerError && error.code === 'line_out_of_range' ? /has only (\d+) line/.exec(error.message) : null;
+    throw count ? outOfRange(query.path, Number(count[1])) : error;
   });
+  // git answers a range that runs past the end with the lines there are: a range asked for is all there, or refused.
+  const last = report.lines.at(-1)?.line;
+  if (query.lines && last !== undefined && last < query.lines.end) throw outOfRange(query.path, last);
   const wanted = new Map<string, { agent: string | null; lines: string[] }>();
   const conversationOf = (line: AttributedBlameLine) => conversationIdsOfUrls([line.conversation_url])[0];
   for (const line of report.lines) {
@@ -224,4 +232,12 @@ async function latestSummaries(projectDir: string, ids: Set<string>): Promise<Ma
     for (const id of named) if (ids.has(id)) found.set(id, clip(row.summary));
   }
   return found;
+}
+
+function outOfRange(path: string, count: number): TracerError {
+  return new TracerError(
+    'line_out_of_range',
+    `"${path}" has only ${count} line${count === 1 ? '' : 's'}; ask for lines inside it (${path}:1-${count} at most).`,
+    { exitCode: ExitCode.usage },
+  );
 }

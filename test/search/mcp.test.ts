@@ -117,6 +117,8 @@ test('bad arguments are tool errors with a sentence, and the server keeps servin
       ['why', { file: 'greet.py' }, /"line" is required/],
       ['why', { file: 'greet.py', line: 0 }, /"line" must be an integer/],
       ['why', { file: 'greet.py', line: 99 }, /line_out_of_range/],
+      ['why', { file: 'greet.py', line: 1, end_line: 40 }, /line_out_of_range/],
+      ['blame', { file: 'greet.py', start_line: 99 }, /line_out_of_range/],
       ['why', { file: 'no/such.py', line: 1 }, /./],
       ['blame', { file: 42 }, /"file" is required/],
       ['show_commit', { commit: '--output=/tmp/x' }, /revision, not an option/],

@@ -85,9 +85,15 @@ test('bad targets: a line out of range, a path outside git, malformed ranges', a
   const b = await box();
   const out = await b.run(['why', 'greet.py:99']);
   assert.is(out.code, 2);
-  assert.match(out.stderr, /line_out_of_range/);
-  const reversed = await b.run(['why', 'greet.py:5-2']);
-  assert.is(reversed.code, 2);
+  assert.match(out.stderr, /"greet\.py" has only \d+ lines?; ask for lines inside it .*\(line_out_of_range\)/);
+  const past = await b.run(['why', 'greet.py:1-99']);
+  assert.is(past.code, 2, 'a range that runs past the end is refused, not cut short');
+  assert.match(past.stderr, /\(line_out_of_range\)/);
+  for (const target of ['greet.py:5-2', 'greet.py:1-', 'greet.py:-1', 'greet.py:0']) {
+    const bad = await b.run(['why', target]);
+    assert.is(bad.code, 2, target);
+    assert.match(bad.stderr, /The lines must be .*\(invalid_usage\)/, target);
+  }
   const missing = await b.run(['why', 'nowhere.txt']);
   assert.not.equal(missing.code, 0);
   assert.not.match(missing.stderr, /\n\s+at /);
