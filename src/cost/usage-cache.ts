@@ -21,7 +21,8 @@ export const USAGE_CACHE_FILE = join(PROJECT_STATE_FILES.cache, 'usage.jsonl');
  * figures read by an older reader are read again. A plugin's reader is keyed by
  * its agent id only: its author changes the id's figures by bumping this too.
  */
-export const USAGE_READ_VERSION = 1;
+// 2: a transcript whose usage records are all refused reads as unknown, not as $0 of known usage.
+export const USAGE_READ_VERSION = 2;
 
 /** One request as kept: [turn, unix seconds | null, model index | -1, input, output, cacheWrite, cacheRead, reasoning, cacheWrite1h, 1 for session totals]. */
 export type CompactRequest = [number, number | null, number, number, number, number, number, number, number, 0 | 1];

@@ -145,6 +145,12 @@ function settle(pending: Pending[], skipped: number): UsageReport {
     });
     addTokens(totals, checked);
   }
+  // Usage there is but none of it counted: unknown, never $0 (every surface reads this report, so all of them say so).
+  if (records.length === 0 && refused.length > 0)
+    return {
+      usage: 'unknown',
+      reason: `None of its ${refused.length} usage record${refused.length === 1 ? '' : 's'} could be counted (${refused[0]!.code}: ${refused[0]!.message})`,
+    };
   return { usage: 'known', records, refused, totals, skipped };
 }
 

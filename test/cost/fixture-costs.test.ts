@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { conversationCosts } from '../../src/cost/conversation-cost.js';
 import { loadPriceTable } from '../../src/cost/prices.js';
 import type { ConversationTraces } from '../../src/cost/trace-summary.js';
-import { USAGE_CACHE_FILE } from '../../src/cost/usage-cache.js';
+import { USAGE_CACHE_FILE, USAGE_READ_VERSION } from '../../src/cost/usage-cache.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
 
 // Issue 33, "Must hold": on real transcripts of Claude Code (with cache tokens),
@@ -139,7 +139,7 @@ test('a snapshot is read once: its usage comes from the cache afterwards, even i
   let read = 0;
   const first = await conversationCosts({ projectDir, context, prices, conversations, onRead: (count) => (read += count) });
   assert.is(read, 1);
-  assert.ok(readFileSync(join(projectDir, USAGE_CACHE_FILE), 'utf8').includes('"v":1'), 'the usage is kept');
+  assert.ok(readFileSync(join(projectDir, USAGE_CACHE_FILE), 'utf8').includes(`"v":${USAGE_READ_VERSION}`), 'the usage is kept');
   // A snapshot's name is its bytes' SHA-256: bytes changed under that name are never read again.
   const sha = JSON.parse(readFileSync(join(projectDir, 'conversations', '_index.json'), 'utf8'))['claude-code-session'];
   writeFileSync(join(projectDir, 'conversations', sha.slice(0, 2), sha), '{"not": "the same"}\n');
