@@ -52,7 +52,8 @@ export function addCounts(into: LineCounts, more: LineCounts): void {
 
 export function tallyCommit(diff: CommitDiff, ledger: LedgerView | undefined): CommitLines {
   const files = new Map<string, LineCounts>();
-  const conversations = new Map<ConversationView, number>();
+  // One entry a conversation, whatever number of files it wrote: a ledger's files each hold their own view of it.
+  const conversations = new Map<string, { conversation: ConversationView; lines: number }>();
   const paths = diff.added ? [...diff.added.keys()] : ledger ? [...ledger.files.keys()] : [];
   for (const path of paths) {
     const added = diff.added?.get(path);
@@ -71,7 +72,7 @@ export function tallyCommit(diff: CommitDiff, ledger: LedgerView | undefined): C
     ledger,
     lines,
     files,
-    conversations: [...conversations].map(([conversation, count]) => ({ conversation, lines: count })),
+    conversations: [...conversations.values()],
   };
 }
 
@@ -85,7 +86,7 @@ function tallyFile(
   path: string,
   added: number | undefined,
   counts: LineCounts,
-  conversations: Map<ConversationView, number>,
+  conversations: Map<string, { conversation: ConversationView; lines: number }>,
 ): void {
   const byLine = new Map<number, ConversationView>();
   for (const range of ledger.files.get(path) ?? []) {
@@ -103,7 +104,12 @@ function tallyFile(
       const taken = Math.min(count, left);
       left -= taken;
       counts[type] += taken;
-      if ((type === 'ai' || type === 'mixed') && taken > 0) conversations.set(conversation, (conversations.get(conversation) ?? 0) + taken);
+      if ((type === 'ai' || type === 'mixed') && taken > 0) {
+        const key = `${conversation.url ?? ''}\0${conversation.agent ?? ''}\0${conversation.model_id ?? ''}\0${conversation.type}`;
+        const entry = conversations.get(key);
+        if (entry) entry.lines += taken;
+        else conversations.set(key, { conversation, lines: taken });
+      }
     }
   }
   if (added !== undefined) counts.human += left;
