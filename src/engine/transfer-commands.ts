@@ -91,13 +91,16 @@ async function transfer(
     if (legs.pull) io.stdout.write(`${pullConclusion(legs.pull)}\n`);
   }
   if (failed > 0) {
-    throw new TracerError(
+    const unsynced = new TracerError(
       'items_unsynced',
       `${failed} item${failed === 1 ? ' was' : 's were'} refused and left unsynced (nothing was dropped); see the warnings above and ${PUSH_LOG_FILE} in the project folder.`,
       {
         exitCode: ExitCode.validation,
       },
     );
+    // The report above, with "ok": false, is the --json answer.
+    if (mode === 'json') markPrintedAsJson(unsynced);
+    throw unsynced;
   }
   return exitCode;
 }

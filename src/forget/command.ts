@@ -5,7 +5,7 @@
 // refused before that point (an unknown id, a token whose role forbids it, no
 // remote) changes nothing anywhere.
 import type { Writable } from 'node:stream';
-import { ExitCode, TracerError } from '../core/errors.js';
+import { ExitCode, markPrintedAsJson, TracerError } from '../core/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { openSession, requireProject } from '../engine/session.js';
 import { isRouteMissing } from '../protocol/problem.js';
@@ -90,13 +90,16 @@ export async function forgetCommand(kernel: Kernel, stdout: Writable, flags: For
       if (flags.json) writeJson(stdout, { ok: flags.dryRun, dry_run: true, remote: remote?.name, plan });
       else stdout.write(planText(remote?.name, planned, here));
       if (flags.dryRun) return ExitCode.ok;
-      throw new TracerError(
+      const unconfirmed = new TracerError(
         'confirmation_required',
         'Nothing was forgotten: this cannot be undone, so run it again with --yes (or --dry-run to only list it).',
         {
           exitCode: ExitCode.usage,
         },
       );
+      // The plan above, with "ok": false, is the --json answer.
+      if (flags.json) markPrintedAsJson(unconfirmed);
+      throw unconfirmed;
     }
 
     let done: ForgetAnswer | undefined;
