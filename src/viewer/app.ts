@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../core/package-root.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isTracerError } from '../core/errors.js';
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../server/problem.js';
 import type { ListQuery, ViewerDataSource } from './data-source.js';
 import { SECURITY_HEADERS, type Gate } from './security.js';
 import { notFoundPage, plainPage, shellPage } from './pages.js';
@@ -45,7 +46,7 @@ export async function buildApp(options: { server: Server; gate: Gate; source: Vi
   registerApi(app, mount);
   registerPages(app, mount);
   app.setNotFoundHandler((request, reply) => {
-    if (request.url.startsWith('/api/')) return reply.code(404).send({ code: 'not_found', message: 'No such API route.' });
+    if (request.url.startsWith('/api/')) return apiError(request, reply, 404, 'not_found', 'No such API route.');
     return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
   });
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
@@ -68,8 +69,7 @@ async function guard(gate: Gate, request: FastifyRequest, reply: FastifyReply): 
     return reply.redirect(`${url.pathname}${url.search}`, 303);
   }
   if (gate.tokenMatches(gate.cookieFrom(request.headers.cookie))) return undefined;
-  if (request.url.startsWith('/api/'))
-    return reply.code(401).send({ code: 'viewer_token_required', message: 'Open the URL tracer view printed.' });
+  if (request.url.startsWith('/api/')) return apiError(request, reply, 401, 'viewer_token_required', 'Open the URL tracer view printed.');
   return reply
     .code(401)
     .type('text/html; charset=utf-8')
@@ -120,23 +120,22 @@ export function registerApi(app: FastifyInstance, mount: ViewerMount): void {
   app.get(`${base}/facets`, (request) => mount.source(request).facets(id(request)));
   app.get(`${base}/share`, async (request, reply) => {
     const source = mount.source(request);
-    if (!source.share) return reply.code(404).send({ code: 'not_found', message: 'This viewer has no share breakdown.' });
+    if (!source.share) return apiError(request, reply, 404, 'not_found', 'This viewer has no share breakdown.');
     return source.share(id(request));
   });
   app.get(`${base}/cost`, async (request, reply) => {
     const source = mount.source(request);
-    if (!source.cost)
-      return reply.code(404).send({ code: 'not_found', message: 'This viewer has no cost breakdown; tracer stats --cost has it.' });
+    if (!source.cost) return apiError(request, reply, 404, 'not_found', 'This viewer has no cost breakdown; tracer stats --cost has it.');
     return source.cost(id(request));
   });
   app.get(`${base}/progress`, async (request, reply) => {
     const source = mount.source(request);
-    if (!source.progress) return reply.code(404).send({ code: 'not_found', message: 'This viewer is never behind its data.' });
+    if (!source.progress) return apiError(request, reply, 404, 'not_found', 'This viewer is never behind its data.');
     return source.progress(id(request));
   });
   app.get<{ Querystring: Record<string, string> }>(`${base}/search`, async (request, reply) => {
     const source = mount.source(request);
-    if (!source.search) return reply.code(404).send({ code: 'not_found', message: 'This viewer has no search; tracer search has it.' });
+    if (!source.search) return apiError(request, reply, 404, 'not_found', 'This viewer has no search; tracer search has it.');
     const limit = /^\d{1,3}$/.test(request.query.limit ?? '') ? Number(request.query.limit) : undefined;
     return source.search(id(request), typeof request.query.q === 'string' ? request.query.q : '', limit ?? 20);
   });
@@ -221,11 +220,22 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
             : error.code === 'blame_unavailable'
               ? 501
               : 500;
-    return reply.code(status).send({ code: error.code, message: error.message });
+    return apiError(request, reply, status, error.code, error.message);
   }
   const status = (error as { statusCode?: number }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500)
-    return reply.code(status).send({ code: 'bad_request', message: 'The request is malformed.' });
+    return apiError(request, reply, status, 'bad_request', 'The request is malformed.');
   request.log.error({ err: error }, 'viewer request failed');
-  return reply.code(500).send({ code: 'viewer_failed', message: `The viewer could not read this: ${(error as Error).message ?? error}` });
+  return apiError(request, reply, 500, 'viewer_failed', `The viewer could not read this: ${(error as Error).message ?? error}`);
+}
+
+/**
+ * An error of the viewers' JSON API, as every error of the service is (wire contract, "Transport and errors"): an
+ * RFC 9457 problem with its `code`, and `message` beside `detail` for the viewer's own pages, which read it.
+ */
+export function apiError(request: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
+  return reply
+    .code(status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send({ ...problemBody(status, code, message, String(request.id)), message });
 }

@@ -42,7 +42,14 @@ export function teamViewCases(test: Test<{ team: Team }>) {
     for (const path of ['/ui/api/projects', '/ui/api/p/acme/app/sessions', '/ui/api/p/acme/app/share']) {
       const data = await client.get(path);
       assert.is(data.status, 401, path);
-      assert.is(((await data.json()) as { code: string }).code, 'sign_in_required');
+      // Every error of the service is an RFC 9457 problem (wire contract), the team view's data included.
+      assert.match(data.headers.get('content-type') ?? '', /^application\/problem\+json/, path);
+      const problem = (await data.json()) as Record<string, unknown>;
+      assert.equal(
+        [problem.status, problem.code, typeof problem.type, typeof problem.title, typeof problem.detail, typeof problem.request_id],
+        [401, 'sign_in_required', 'string', 'string', 'string', 'string'],
+        path,
+      );
     }
   });
 

@@ -8,7 +8,7 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { registerApi, registerAssets, registerPages, sendError, type ViewerMount } from '../../viewer/app.js';
+import { apiError, registerApi, registerAssets, registerPages, sendError, type ViewerMount } from '../../viewer/app.js';
 import { shellPage } from '../../viewer/pages.js';
 import { SECURITY_HEADERS } from '../../viewer/security.js';
 import { hashToken } from '../auth.js';
@@ -53,9 +53,7 @@ export function uiRoutes(context: ServiceContext) {
       const token = await webSessionToken(context.storage, request.cookies[SESSION_COOKIE]);
       if (!token) {
         if (path.startsWith(`${UI_PREFIX}/api/`))
-          return reply
-            .code(401)
-            .send({ code: 'sign_in_required', message: `Sign in at ${UI_PREFIX}/sign-in with a token of this service.` });
+          return apiError(request, reply, 401, 'sign_in_required', `Sign in at ${UI_PREFIX}/sign-in with a token of this service.`);
         return reply.code(401).type('text/html; charset=utf-8').send(signInPage(UI_PREFIX));
       }
       request.tracerViewer = {
@@ -95,7 +93,7 @@ export function uiRoutes(context: ServiceContext) {
     registerForgetAction(app, context, { base: UI_PREFIX, tokenOf: (request) => viewer(request).token, sameOrigin });
 
     app.setNotFoundHandler((request, reply) => {
-      if (request.url.startsWith(`${UI_PREFIX}/api/`)) return reply.code(404).send({ code: 'not_found', message: 'No such API route.' });
+      if (request.url.startsWith(`${UI_PREFIX}/api/`)) return apiError(request, reply, 404, 'not_found', 'No such API route.');
       return reply
         .code(404)
         .type('text/html; charset=utf-8')
