@@ -76,11 +76,12 @@ function useFakeTracer(hookPath: string, behaviour: 'log' | 'fail' | 'missing'):
   return log;
 }
 
+/** The calls the stand-in logged so far; the background fold may be writing its line as it is read (a line not yet whole is left for the next look). */
 const calls = (log: string) =>
   existsSync(log)
     ? read(log)
-        .trim()
         .split('\n')
+        .filter((line) => line.endsWith('}'))
         .map((line) => JSON.parse(line))
     : [];
 
