@@ -60,16 +60,20 @@ export async function authorizedProject(request: FastifyRequest, token: TokenRec
     throw new ProblemError(403, 'forbidden', `The token covers ${scope}, not ${org}/${project}; use a token for this project.`);
   }
   const found = await storage.findProject(org, project);
-  if (!found)
-    throw new ProblemError(
-      404,
-      'project_not_found',
-      `The project ${org}/${project} is not registered on this service; register it with tracer project create.`,
-    );
+  if (!found) throw projectNotFound(org, project);
   return found;
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** 404 project_not_found (wire contract): the target project is not registered. */
+export function projectNotFound(org: string, project: string): ProblemError {
+  return new ProblemError(
+    404,
+    'project_not_found',
+    `The project ${org}/${project} is not registered on this service; register it with tracer project create.`,
+  );
 }

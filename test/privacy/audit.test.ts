@@ -63,6 +63,15 @@ test('reads, forgets and token changes are audited, and the chain verifies until
   assert.is(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /verifies: 5 entries/);
 
+  // The secret covers every org: a project that is not registered is not found, not an empty log.
+  const nowhere = await runTracer(['audit', `${service.url}/nosuch/web`], {
+    cwd: tempDir(),
+    home: tempDir(),
+    env: { TRACER_ADMIN_SECRET: service.adminSecret },
+  });
+  assert.is.not(nowhere.code, 0);
+  assert.match(nowhere.stderr, /\(project_not_found\)\n$/);
+
   // A read token cannot read the log, and a project admin token can read but not verify the org's chain.
   const asReader = await fetch(`${service.url}/api/v1/audit`, { headers: reader.headers() });
   assert.is(asReader.status, 403);

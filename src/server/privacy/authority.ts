@@ -5,7 +5,7 @@ import { authenticate, bearerToken, secretsEqual, tokenCovers } from '../auth.js
 import type { ServiceContext } from '../context.js';
 import { ProblemError } from '../problem.js';
 import { requireRole } from '../roles.js';
-import { authorizedProject, requestTarget } from '../target.js';
+import { authorizedProject, projectNotFound, requestTarget } from '../target.js';
 import type { ProjectRef, TokenRecord } from '../storage/types.js';
 import { actorOf, type AuditActor } from './audit.js';
 
@@ -30,12 +30,7 @@ export async function adminOfProject(
   if (isAdminSecret(context, request)) {
     const { org, project } = requestTarget(request);
     const found = await context.storage.findProject(org, project);
-    if (!found)
-      throw new ProblemError(
-        404,
-        'project_not_found',
-        `The project ${org}/${project} is not registered on this service; register it with tracer project create.`,
-      );
+    if (!found) throw projectNotFound(org, project);
     return { actor: { kind: 'admin_secret' }, project: found };
   }
   const token = await authenticate(request, context.storage);
@@ -51,7 +46,11 @@ export async function adminOfOrg(
   what: string,
 ): Promise<Authority & { org: string; onlyProject?: string }> {
   const { org, project } = requestTarget(request);
-  if (isAdminSecret(context, request)) return { actor: { kind: 'admin_secret' }, org };
+  if (isAdminSecret(context, request)) {
+    // The secret covers every org: a target that is not registered is not found, rather than read as an empty log.
+    if (project !== '' && !(await context.storage.findProject(org, project))) throw projectNotFound(org, project);
+    return { actor: { kind: 'admin_secret' }, org };
+  }
   const token = await authenticate(request, context.storage);
   if (!tokenCovers(token, org, project)) {
     const scope = token.project_slug === null ? `org ${token.org_slug}` : `project ${token.org_slug}/${token.project_slug}`;
