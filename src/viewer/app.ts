@@ -136,8 +136,11 @@ export function registerApi(app: FastifyInstance, mount: ViewerMount): void {
   app.get<{ Querystring: Record<string, string> }>(`${base}/search`, async (request, reply) => {
     const source = mount.source(request);
     if (!source.search) return apiError(request, reply, 404, 'not_found', 'This viewer has no search; tracer search has it.');
-    const limit = /^\d{1,3}$/.test(request.query.limit ?? '') ? Number(request.query.limit) : undefined;
-    return source.search(id(request), typeof request.query.q === 'string' ? request.query.q : '', limit ?? 20);
+    const given = request.query.limit;
+    const limit = given === undefined ? 20 : /^\d{1,3}$/.test(given) ? Number(given) : NaN;
+    if (!(limit >= 1 && limit <= 100))
+      return apiError(request, reply, 400, 'invalid_query', `limit takes a number from 1 to 100, not "${given}".`);
+    return source.search(id(request), typeof request.query.q === 'string' ? request.query.q : '', limit);
   });
   app.get<{ Querystring: Record<string, string> }>(`${base}/sessions`, (request) =>
     mount.source(request).sessions(id(request), listQuery(request.query)),

@@ -218,6 +218,13 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
       assert.is(body.code, 'invalid_query');
       assert.match(body.message, /^[A-Z"].*\.$/);
     }
+    // A limit outside 1-100 is refused with a sentence, not clamped.
+    for (const limit of ['0', '101', 'abc', '-1']) {
+      const reply = await get(service, cookies.read, `/ui/api/p/acme/web/search?q=retry&limit=${limit}`);
+      assert.is(reply.status, 400, `limit=${limit}`);
+      assert.match((reply.json as { message: string }).message, /^limit takes a number from 1 to 100/);
+    }
+    assert.is((await get(service, cookies.read, '/ui/api/p/acme/web/search?q=retry&limit=100')).status, 200);
     // Quotes, operators and markup that parse are searched as words: 200, never a database error.
     for (const q of ['"quotes"', '"a ""quoted"" word"', "it's", '<script>', '*', '"*"', 'NEAR(retry backoff)', 'retry:backoff', '{}[]']) {
       const reply = await search(service, cookies.read, q);
