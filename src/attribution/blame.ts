@@ -119,6 +119,13 @@ export function attributeLine(blamed: BlamedLine, ledgers: ReadonlyMap<string, L
 
 const NOBODY = { agent: null, model_id: null, conversation_url: null };
 
+/** How many lines the file has, when `error` is blame's line_out_of_range refusal (which names it); undefined otherwise. */
+export function linesInFile(error: unknown): number | undefined {
+  if (!(error instanceof TracerError) || error.code !== 'line_out_of_range') return undefined;
+  const count = /has only (\d+) lines?/.exec(error.message)?.[1];
+  return count === undefined ? undefined : Number(count);
+}
+
 /** git's refusal, told as one of tracer's codes; the checks run only once git has failed. */
 async function blameFailure(outcome: BlameOutcome, query: BlameQuery, rev: string | undefined): Promise<TracerError> {
   const stderr = outcome.failure!.stderr;

@@ -124,12 +124,12 @@ export const TOOLS: Record<string, Tool> = {
       const path = requireString(args, 'file');
       const start = optionalInt(args, 'start_line', 1, 10_000_000) ?? 1;
       const end = optionalInt(args, 'end_line', start, start + 199) ?? start + 199;
-      const { blameFile } = await import('../attribution/blame.js');
+      const { blameFile, linesInFile } = await import('../attribution/blame.js');
       const { report } = await blameFile({ projectDir: project.dir, git: project.git, path, lines: { start, end } }).catch(
         async (error: unknown) => {
           // A file shorter than the default window: the file from start_line on (start_line itself must be in it).
-          const count = Number(/has only (\d+)/.exec(isTracerError(error) ? error.message : '')?.[1] ?? 0);
-          if (isTracerError(error) && error.code === 'line_out_of_range' && args.end_line === undefined && start <= count)
+          const count = linesInFile(error);
+          if (count !== undefined && args.end_line === undefined && start <= count)
             return blameFile({ projectDir: project.dir, git: project.git, path, lines: { start, end: count } });
           throw error;
         },

@@ -7,7 +7,7 @@
 // the session's summary. Each conversation's transcript is read once, streamed,
 // through its agent's format.
 import { join } from 'node:path';
-import { blameFile, type AttributedBlameLine } from '../attribution/blame.js';
+import { blameFile, linesInFile, type AttributedBlameLine } from '../attribution/blame.js';
 import { conversationIdsOfUrls } from '../core/conversation-members.js';
 import { ExitCode, TracerError } from '../core/errors.js';
 import type { TranscriptFormat, TranscriptItem } from '../core/transcript.js';
@@ -67,8 +67,8 @@ export async function whyLines(query: WhyQuery): Promise<WhyReport> {
     path: query.path,
     ...(query.lines ? { lines: query.lines } : {}),
   }).catch((error: unknown) => {
-    const count = error instanceof TracerError && error.code === 'line_out_of_range' ? /has only (\d+) line/.exec(error.message) : null;
-    throw count ? outOfRange(query.path, Number(count[1])) : error;
+    const count = linesInFile(error);
+    throw count === undefined ? error : outOfRange(query.path, count);
   });
   // git answers a range that runs past the end with the lines there are: a range asked for is all there, or refused.
   const last = report.lines.at(-1)?.line;
