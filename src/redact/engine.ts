@@ -2,8 +2,8 @@
 // gate all run text through a Redactor made of the detectors the plugins added.
 //
 // How it stays cheap on a transcript (megabytes of JSON lines, hardly ever a
-// secret): every detector's trigger is joined into one expression per flag set
-// and run once over the text; only lines it hits go any further. A JSON line is
+// secret): the triggers' alternatives are found in one pass over the text, by
+// the literals they start with (anchors.ts); only lines they hit go any further. A JSON line is
 // then given to the detectors whole, and each of its strings that holds escapes
 // decoded on its own as well (a `\"` hides a quoted value from a pattern run on
 // the raw line); a secret is replaced inside its own string, which is encoded
@@ -13,6 +13,7 @@
 // Nothing a detector finds inside a placeholder counts, and a redacted line is
 // looked at again, so redacting redacted text changes nothing.
 import { createHash } from 'node:crypto';
+import { AnchorScanner, literalStarts } from './anchors.js';
 import { decodedIndex, lastOverlapping, LiteralUnits, looksLikeJson, memberName, stringLiterals, withoutStrings } from './json-strings.js';
 import { lineEndAt, lineStartAt, merge, outsidePlaceholders, topLevelAlternatives, windows, type Span } from './spans.js';
 import { kindOf, placeholder, type Fingerprint } from './placeholder.js';
@@ -40,7 +41,7 @@ const VERIFY_PASSES = 2;
 interface TriggeredDetector {
   detector: RedactionDetector;
   rank: number;
-  /** The trigger cut into a few global expressions of a few alternatives each (see TRIGGER_ALTERNATIVES). */
+  /** The trigger's alternatives that start with no literal, cut into a few global expressions of a few alternatives each (see TRIGGER_ALTERNATIVES). */
   scans: RegExp[];
 }
 
@@ -69,6 +70,8 @@ export class Redactor {
   readonly #triggered: TriggeredDetector[] = [];
   /** Detectors without a trigger: run over all text. */
   readonly #untriggered: TriggeredDetector[] = [];
+  /** Every trigger alternative that starts with a literal, found in one pass. */
+  readonly #anchors = new AnchorScanner<TriggeredDetector>();
   readonly #fingerprint?: Fingerprint;
   readonly #report: (problem: RedactionProblem) => void;
   readonly #failed = new Set<RedactionDetector>();
@@ -82,11 +85,23 @@ export class Redactor {
       const trigger = detector.trigger;
       if (!trigger) return this.#untriggered.push({ detector, rank, scans: [] });
       const flags = trigger.flags.replace(/[gy]/g, '');
-      const alternatives = topLevelAlternatives(trigger.source);
-      const scans: RegExp[] = [];
-      for (let from = 0; from < alternatives.length; from += TRIGGER_ALTERNATIVES)
-        scans.push(new RegExp(alternatives.slice(from, from + TRIGGER_ALTERNATIVES).join('|'), `${flags}g`));
-      this.#triggered.push({ detector, rank, scans });
+      const entry: TriggeredDetector = { detector, rank, scans: [] };
+      // Alternatives that start with literals are found by the one anchored pass; the rest are scanned for.
+      const scanned: string[] = [];
+      for (const alternative of topLevelAlternatives(trigger.source)) {
+        const literal = literalStarts(alternative, flags);
+        if (!literal) scanned.push(alternative);
+        else
+          this.#anchors.add({
+            owner: entry,
+            starts: literal.starts,
+            fold: literal.fold,
+            verify: literal.plain ? undefined : new RegExp(alternative, `${flags}y`),
+          });
+      }
+      for (let from = 0; from < scanned.length; from += TRIGGER_ALTERNATIVES)
+        entry.scans.push(new RegExp(scanned.slice(from, from + TRIGGER_ALTERNATIVES).join('|'), `${flags}g`));
+      this.#triggered.push(entry);
     });
   }
 
@@ -163,7 +178,8 @@ export class Redactor {
     for (const entry of this.#untriggered) {
       for (const span of await this.#detect(entry, text, 0)) {
         const lineStart = lineStartAt(text, span.start);
-        if (!candidates.has(lineStart)) candidates.set(lineStart, { end: lineEndAt(text, span.start), active: new Set(), hits: [] });
+        if (!candidates.has(lineStart))
+          candidates.set(lineStart, { end: lineEndAt(text, span.start), active: new Set(), hits: [], counts: new Map() });
         untriggered.set(lineStart, [...(untriggered.get(lineStart) ?? []), span]);
       }
     }
@@ -189,33 +205,40 @@ export class Redactor {
 
   /**
    * Lines a trigger hits: where they end, whose triggers hit, and where (up to
-   * HITS_PER_LINE a scan, then the line counts as hit all over), so that a JSON
-   * line's strings are decoded only where a trigger hit them.
+   * HITS_PER_LINE a detector, then the line counts as hit all over), so that a
+   * JSON line's strings are decoded only where a trigger hit them.
    */
   #candidateLines(text: string): Map<number, CandidateLine> {
     const lines = new Map<number, CandidateLine>();
+    // The line of the last hit: hits come in order, mostly many on one line, which needs no search for where it starts.
+    let lineStart = -1;
+    let lineEnd = -1;
+    let line: CandidateLine | undefined;
+    /** Records a hit; true once the detector's hits on that line are past counting. */
+    const record = (entry: TriggeredDetector, index: number): boolean => {
+      if (!line || index < lineStart || index > lineEnd) {
+        lineStart = lineStartAt(text, index);
+        lineEnd = lineEndAt(text, index);
+        line = lines.get(lineStart);
+        if (!line) lines.set(lineStart, (line = { end: lineEnd, active: new Set(), hits: [], counts: new Map() }));
+      }
+      line.active.add(entry);
+      const count = (line.counts.get(entry) ?? 0) + 1;
+      line.counts.set(entry, count);
+      if (count <= HITS_PER_LINE) line.hits.push({ at: index - lineStart, entry });
+      else if (count === HITS_PER_LINE + 1) line.hits.push({ at: -1, entry });
+      return count > HITS_PER_LINE;
+    };
+    if (this.#anchors.size > 0) for (const { owner, index } of this.#anchors.scan(text)) record(owner, index);
     for (const entry of this.#triggered) {
       for (const scan of entry.scans) {
         scan.lastIndex = 0;
-        let counted = -1;
-        let countedEnd = -1;
-        let count = 0;
         for (let match = scan.exec(text); match !== null; match = scan.exec(text)) {
-          // Hits on the line of the last one need no search for where it starts.
-          const start = match.index <= countedEnd ? counted : lineStartAt(text, match.index);
-          let line = lines.get(start);
-          if (!line) lines.set(start, (line = { end: lineEndAt(text, match.index), active: new Set(), hits: [] }));
-          line.active.add(entry);
-          count = counted === start ? count + 1 : 1;
-          counted = start;
-          countedEnd = line.end;
-          if (count <= HITS_PER_LINE) line.hits.push({ at: match.index - start, entry });
-          else {
-            line.hits.push({ at: -1, entry });
-            if (line.end >= text.length) break;
-            scan.lastIndex = line.end + 1;
-          }
-          if (match[0].length === 0) scan.lastIndex += 1;
+          if (record(entry, match.index)) {
+            // Hit too often to list: the rest of the line need not be scanned.
+            if (lineEnd >= text.length) break;
+            scan.lastIndex = lineEnd + 1;
+          } else if (match[0].length === 0) scan.lastIndex += 1;
         }
       }
     }
@@ -392,9 +415,11 @@ interface CandidateLine {
   end: number;
   active: Set<TriggeredDetector>;
   hits: Array<{ at: number; entry: TriggeredDetector }>;
+  /** Hits recorded for each detector. */
+  counts: Map<TriggeredDetector, number>;
 }
 
-/** Hits of one scan listed for one line; past them the line counts as hit all over. */
+/** Hits of one detector listed for one line; past them the line counts as hit all over. */
 const HITS_PER_LINE = 64;
 
 /** A stretch of plain text to give to the detectors whose triggers hit in it. */
