@@ -8,7 +8,11 @@
 import { isUtf8 } from 'node:buffer';
 import type { Finding, Redactor } from './engine.js';
 
-export const SEGMENT_BYTES = 1024 * 1024;
+/**
+ * Small enough that a segment's text is an ordinary string in V8's young generation: one of a megabyte is
+ * a large object, whose fresh pages made decoding 8 MiB take 30-45 ms instead of 8 (BENCHMARKS.md, workload 12).
+ */
+export const SEGMENT_BYTES = 64 * 1024;
 /** A line longer than this (a binary blob has no line breaks) is cut: a secret across the cut may be missed. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -22,7 +26,7 @@ export async function* lineSegments(source: AsyncIterable<Uint8Array> | Iterable
     pendingBytes += buffer.length;
     if (pendingBytes < SEGMENT_BYTES) continue;
     const all = Buffer.concat(pending, pendingBytes);
-    const cut = all.lastIndexOf(0x0a);
+    const cut = cutAt(all);
     if (cut !== -1) {
       yield all.subarray(0, cut + 1);
       pending = [all.subarray(cut + 1)];
@@ -44,6 +48,24 @@ export async function* lineSegments(source: AsyncIterable<Uint8Array> | Iterable
     yield all.subarray(cut + 1);
   } else yield all;
 }
+
+/**
+ * Where whole lines may be cut off (after the newline at the index returned; -1: nowhere yet): after the
+ * last newline, unless a PEM block opened shortly before it is still open, whose lines a detector must see together.
+ */
+function cutAt(bytes: Buffer): number {
+  const cut = bytes.lastIndexOf(0x0a);
+  if (cut === -1) return -1;
+  const begin = bytes.lastIndexOf(PEM_BEGIN, cut);
+  if (begin === -1 || cut - begin > PEM_BYTES || bytes.indexOf(PEM_END, begin) !== -1) return cut;
+  // Up to the line before the block; none there: wait for more.
+  return bytes.lastIndexOf(0x0a, begin);
+}
+
+const PEM_BEGIN = Buffer.from('-----BEGIN ');
+const PEM_END = Buffer.from('-----END ');
+/** A PEM key's body is at most 10,000 characters (secretlint's limit): a block open longer is no key's, and is cut. */
+const PEM_BYTES = 16 * 1024;
 
 /**
  * A segment as redaction reads it: runs of lines that are text and runs that

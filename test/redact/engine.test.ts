@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redactor } from '../../src/redact/engine.js';
 import { fingerprintWith, homeFingerprint, PLACEHOLDER, SALT_FILE } from '../../src/redact/placeholder.js';
-import { redactStream } from '../../src/redact/stream.js';
+import { redactStream, SEGMENT_BYTES } from '../../src/redact/stream.js';
 import type { RedactionDetector, RedactionProblem } from '../../src/redact/types.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
 import { builtinRedactor } from './corpus-figures.js';
@@ -181,6 +181,22 @@ test('a PEM key in plain text, across its lines, becomes one placeholder', async
   const key = `-----BEGIN RSA PRIVATE KEY-----\n${body.match(/.{1,64}/g)!.join('\n')}\n-----END RSA PRIVATE KEY-----`;
   const { text } = await redactor.redact(`before\n${key}\nafter\n`);
   assert.match(text, /^before\n\[REDACTED:private-key:[0-9a-f]{6}\]\nafter\n$/);
+  await redactor.close();
+});
+
+test('a PEM key in a plain-text stream is seen whole, wherever the stream is cut into segments', async () => {
+  const { redactor } = await builtinRedactor();
+  const body = `MIIEowIBAAKCAQEA${v.pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 1600)}`;
+  const key = `-----BEGIN RSA PRIVATE KEY-----\n${body.match(/.{1,64}/g)!.join('\n')}\n-----END RSA PRIVATE KEY-----\n`;
+  for (const before of [SEGMENT_BYTES - 300, SEGMENT_BYTES - 1000, SEGMENT_BYTES - 40]) {
+    const filler = `${'word '.repeat(15)}\n`.repeat(Math.ceil(before / 76)).slice(0, before);
+    const text = `${filler.slice(0, filler.lastIndexOf('\n') + 1)}${key}after\n`;
+    const bytes = Buffer.from(text);
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 4096) }, (_, index) => bytes.subarray(index * 4096, index * 4096 + 4096));
+    const out = (await collect(redactStream(chunks, redactor))).toString();
+    assert.not.ok(out.includes(body.slice(16, 64)), `the key's body is gone (key at ${before})`);
+    assert.match(out, /word \n\[REDACTED:private-key:[0-9a-f]{6}\]\nafter\n$/, `one placeholder (key at ${before})`);
+  }
   await redactor.close();
 });
 
