@@ -238,6 +238,19 @@ test('a text line that is not UTF-8 (Latin-1 bytes) is still scanned, and every 
   await redactor.close();
 });
 
+test('an AWS secret access key ending in / + or = is named as one, before a space, a full stop or the end', async () => {
+  const { redactor } = await builtinRedactor();
+  for (const end of ['/', '+', '=']) {
+    const secret = `${awsSecret().slice(0, 39)}${end}`;
+    for (const after of [' then', '. Then', '']) {
+      const { text } = await redactor.redact(`export AWS_SECRET_ACCESS_KEY=${secret}${after}`);
+      assert.match(text, /^export AWS_SECRET_ACCESS_KEY=\[REDACTED:aws-secret-access-key:[0-9a-f]{6}\]/, text);
+      assert.ok(text.endsWith(`]${after}`), text);
+    }
+  }
+  await redactor.close();
+});
+
 test("a full stop after a secret is the sentence's: it stays, and the secret reads the same with or without it", async () => {
   const { redactor } = await builtinRedactor();
   const secret = awsSecret();
