@@ -199,17 +199,17 @@ const PAIRS = 128 * 128;
  * them, which are compared in full there, and the alternative verified.
  */
 export class AnchorScanner<T> {
-  readonly #pairs = new Uint16Array(PAIRS);
-  readonly #singles = new Uint16Array(128);
-  /** Slot k (from 1) of either table: the entries it names. */
-  readonly #lists: Array<Array<Entry<T>>> = [[]];
-  readonly #slots = new Map<string, number>();
+  /** Literals by their first two characters (`a << 7 | b`), and one-character literals by theirs. */
+  readonly #byPair = new Map<number, Array<Entry<T>>>();
+  readonly #bySingle = new Map<number, Array<Entry<T>>>();
+  #table?: Table<T>;
 
   get size(): number {
-    return this.#lists.length - 1;
+    return this.#byPair.size + this.#bySingle.size;
   }
 
   add(alternative: AnchoredAlternative<T>): void {
+    this.#table = undefined;
     for (const start of alternative.starts) {
       const entry: Entry<T> = {
         owner: alternative.owner,
@@ -219,8 +219,8 @@ export class AnchorScanner<T> {
       };
       const [first, second] = entry.codes;
       for (const a of variants(first!, entry.fold)) {
-        if (second === undefined) this.#slot(this.#singles, a, `${a}`).push(entry);
-        else for (const b of variants(second, entry.fold)) this.#slot(this.#pairs, (a << 7) | b, `${a},${b}`).push(entry);
+        if (second === undefined) listIn(this.#bySingle, a).push(entry);
+        else for (const b of variants(second, entry.fold)) listIn(this.#byPair, (a << 7) | b).push(entry);
       }
     }
   }
@@ -229,37 +229,67 @@ export class AnchorScanner<T> {
   scan(text: string): Array<AnchorHit<T>> {
     // No callback: one called from this loop with a new closure each time would throw its compiled code away.
     const found: Array<AnchorHit<T>> = [];
-    const pairs = this.#pairs;
-    const singles = this.#singles;
-    const lists = this.#lists;
-    const length = text.length;
-    let current = length > 0 ? text.charCodeAt(0) : 0x80;
-    for (let index = 0; index < length; index += 1) {
-      const next = index + 1 < length ? text.charCodeAt(index + 1) : 0x80;
+    const { slots, lists, thirds } = (this.#table ??= this.#build());
+    const last = text.length - 1;
+    let current = last >= 0 ? text.charCodeAt(0) : 0x80;
+    for (let index = 0; index < last; index += 1) {
+      const next = text.charCodeAt(index + 1);
       if (current < 0x80) {
-        const single = singles[current]!;
-        if (single !== 0) check(lists[single]!, text, index, found);
-        if (next < 0x80) {
-          const pair = pairs[(current << 7) | next]!;
-          if (pair !== 0) check(lists[pair]!, text, index, found);
+        // A character beyond ASCII after it: column 0, where only one-character literals are.
+        const slot = slots[(current << 7) | (next < 0x80 ? next : 0)]!;
+        if (slot !== 0) {
+          // None (the text's end): bit 0 of word 0, which only a slot that takes any third character has.
+          const third = index + 2 <= last ? text.charCodeAt(index + 2) : 0;
+          if (third >= 0x80 || (thirds[(slot << 2) | (third >> 5)]! & (1 << (third & 31))) !== 0) check(lists[slot]!, text, index, found);
         }
       }
       current = next;
     }
+    if (current < 0x80) {
+      const slot = slots[current << 7]!;
+      if (slot !== 0) check(lists[slot]!, text, last, found);
+    }
     return found;
   }
 
-  #slot(table: Uint16Array, key: number, name: string): Array<Entry<T>> {
-    let slot = this.#slots.get(name);
-    if (slot === undefined) {
-      slot = this.#lists.length;
-      if (slot > 0xffff) throw new Error('too many trigger literals');
-      this.#lists.push([]);
-      this.#slots.set(name, slot);
-      table[key] = slot;
+  /**
+   * The table the scan reads: for each pair of characters, the slot of the literals it may start (a
+   * one-character literal is in every slot its character starts), and the third characters those literals
+   * allow, 128 bits in four words (all, when one of them is shorter): common pairs (`se`, `to`, `ke`) stand
+   * nearly everywhere in prose, their literals' first three characters far less often.
+   */
+  #build(): Table<T> {
+    const keys = new Set([...this.#byPair.keys()]);
+    for (const a of this.#bySingle.keys()) for (let b = 0; b < 0x80; b += 1) keys.add((a << 7) | b);
+    if (keys.size + 1 > 0xffff) throw new Error('too many trigger literals');
+    const slots = new Uint16Array(PAIRS);
+    const lists: Array<Array<Entry<T>>> = [[]];
+    const thirds = new Int32Array((keys.size + 1) * 4);
+    for (const key of keys) {
+      const entries = [...(this.#bySingle.get(key >> 7) ?? []), ...(this.#byPair.get(key) ?? [])];
+      const slot = lists.push(entries) - 1;
+      slots[key] = slot;
+      for (const { codes, fold } of entries) {
+        const third = codes[2];
+        if (third === undefined) thirds.fill(-1, slot * 4, slot * 4 + 4);
+        else for (const code of variants(third, fold)) thirds[(slot << 2) | (code >> 5)]! |= 1 << (code & 31);
+      }
     }
-    return this.#lists[slot]!;
+    return { slots, lists, thirds };
   }
+}
+
+interface Table<T> {
+  slots: Uint16Array;
+  /** Slot k (from 1): the entries it names. */
+  lists: Array<Array<Entry<T>>>;
+  thirds: Int32Array;
+}
+
+function listIn<T>(map: Map<number, Array<Entry<T>>>, key: number): Array<Entry<T>> {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
 }
 
 export interface AnchorHit<T> {
