@@ -14,7 +14,15 @@
 // looked at again, so redacting redacted text changes nothing.
 import { createHash } from 'node:crypto';
 import { AnchorScanner, literalStarts } from './anchors.js';
-import { decodedIndex, lastOverlapping, LiteralUnits, looksLikeJson, memberName, stringLiterals, withoutStrings } from './json-strings.js';
+import {
+  decodedIndexes,
+  lastOverlapping,
+  LiteralUnits,
+  looksLikeJson,
+  memberName,
+  stringLiterals,
+  withoutStrings,
+} from './json-strings.js';
 import { lineEndAt, lineStartAt, merge, outsidePlaceholders, topLevelAlternatives, windows, type Span } from './spans.js';
 import { kindOf, placeholder, type Fingerprint } from './placeholder.js';
 import type { DetectedSecret, RedactionDetector, RedactionProblem } from './types.js';
@@ -303,8 +311,10 @@ export class Redactor {
     const everywhere = untriggered.length > 0 ? this.#untriggered : [];
     const blanked: Array<[number, number]> = [];
     try {
+      // The first backslash at or after the literal looked at: found once for all of them, not once for each.
+      let escape = line.indexOf('\\');
       for (const [index, [start, end]] of literals.entries()) {
-        const escape = line.indexOf('\\', start);
+        if (escape !== -1 && escape < start) escape = line.indexOf('\\', start);
         if (escape === -1 || escape >= end) continue;
         // Where in the decoded value each detector's trigger hit (undefined: anywhere).
         const hitting = new Map<TriggeredDetector, number[] | undefined>();
@@ -312,8 +322,10 @@ export class Redactor {
           if (hit.at !== -1 && (hit.at < start || hit.at >= end)) continue;
           const known = hitting.get(hit.entry);
           if (hit.at === -1 || (hitting.has(hit.entry) && known === undefined)) hitting.set(hit.entry, undefined);
-          else hitting.set(hit.entry, [...(known ?? []), decodedIndex(line, start, hit.at)]);
+          else if (known) known.push(hit.at);
+          else hitting.set(hit.entry, [hit.at]);
         }
+        for (const [entry, raws] of hitting) if (raws) hitting.set(entry, decodedIndexes(line, start, raws));
         if (hitting.size === 0 && everywhere.length === 0) continue;
         const entry = literal(index);
         const name = memberName(line, literals, index);

@@ -103,16 +103,33 @@ export function lastOverlapping(literals: ReadonlyArray<[number, number]>, start
   return index >= 0 && literals[index]![1] > start ? index : undefined;
 }
 
-/** The decoded offset of raw offset `raw` in the string starting at `start`: each escape before it decodes to one character. */
-export function decodedIndex(line: string, start: number, raw: number): number {
-  let decoded = raw - start;
-  for (let escape = line.indexOf('\\', start); escape !== -1 && escape < raw; escape = line.indexOf('\\', escape + 2)) {
-    const length = line.charCodeAt(escape + 1) === 0x75 ? 6 : 2;
-    decoded -= length - 1;
-    if (escape + length > raw) break;
-    escape += length - 2;
+/**
+ * The decoded offsets of raw offsets in the string starting at `start` (each escape before one decodes to one
+ * character), in the order given; one walk over the escapes serves them all.
+ */
+export function decodedIndexes(line: string, start: number, raws: readonly number[]): number[] {
+  const order = raws.map((_, index) => index).sort((a, b) => raws[a]! - raws[b]!);
+  const decoded = new Array<number>(raws.length);
+  /** Characters the escapes before `escape` saved. */
+  let saved = 0;
+  let escape = line.indexOf('\\', start);
+  for (const index of order) {
+    const raw = raws[index]!;
+    let inside = false;
+    while (escape !== -1 && escape < raw) {
+      const length = line.charCodeAt(escape + 1) === 0x75 ? 6 : 2;
+      if (escape + length > raw) {
+        // The offset falls inside this escape: it is the escape's own character.
+        inside = true;
+        decoded[index] = escape - start - saved;
+        break;
+      }
+      saved += length - 1;
+      escape = line.indexOf('\\', escape + length);
+    }
+    if (!inside) decoded[index] = raw - start - saved;
   }
-  return Math.max(0, decoded);
+  return decoded;
 }
 
 /** The name of the member whose value is string `index` (`"name": "value"`), when it is one. */
