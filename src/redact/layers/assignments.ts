@@ -10,6 +10,8 @@
 // that names another value, a type, a placeholder or a call is never a finding.
 // Works on raw JSON text too: a quote may come escaped (`\"`), and a value stops
 // at a backslash.
+import { AnchorScanner, literalStarts } from '../anchors.js';
+import { topLevelAlternatives } from '../spans.js';
 import type { DetectedSecret, RedactionDetector } from '../types.js';
 
 export interface Assignment {
@@ -30,8 +32,9 @@ export interface Assignment {
  */
 const NAMED =
   /(?:pass|pwd|pw(?![a-z])|secret|token|auth|credential|key)[A-Za-z0-9_.-]{0,40}(?:\\{0,3}["'`]?[ \t]{0,8}(?::|=)|(?:\\{0,3}["'])?[ \t]*(?:\r?\n|\\{1,3}n)[ \t]*value:)|--(?:pass|pwd|secret|token|[A-Za-z-]{0,20}key)/i;
-const NAMED_ALL = new RegExp(NAMED.source, 'gi');
-const NAME_CHAR = /[A-Za-z0-9_.-]/;
+/** The keywords, found like a trigger's (anchors.ts): one pass by their first letters, the expression only where one stands. */
+const NAMED_AT = new RegExp(NAMED.source, 'iy');
+const KEYWORDS = keywordScanner();
 /** `name = value`, `"name": "value"`, `name: value`, `NAME=value`, read from the name's first character. */
 const ASSIGNMENT =
   /(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'`])?[ \t]{0,8}(?<sep>:=|=>|=(?!=)|:(?![:/]))[ \t]{0,8}(?:(?<q>\\{0,3}["'`])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,256})\k<q>|(?<uv>[^\s\p{C}"'`,;)}\]\\]{1,256}))/duy;
@@ -59,16 +62,22 @@ const FLAG = /--?(?<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?<q>\\{0,3}["'
  */
 export function findAssignments(text: string): Assignment[] {
   const found: Assignment[] = [];
-  NAMED_ALL.lastIndex = 0;
-  for (let keyword = NAMED_ALL.exec(text); keyword !== null; keyword = NAMED_ALL.exec(text)) {
-    let start = keyword.index;
-    while (start > 0 && NAME_CHAR.test(text[start - 1]!)) start -= 1;
-    NAMED_ALL.lastIndex = keyword.index + keyword[0].length;
+  /** Where the next keyword may start: past the last one, or from the value of the last assignment (a value may hold another). */
+  let from = 0;
+  for (const { index } of KEYWORDS.scan(text)) {
+    if (index < from) continue;
+    NAMED_AT.lastIndex = index;
+    const keyword = NAMED_AT.exec(text);
+    if (!keyword) continue;
+    let start = index;
+    while (start > 0 && isNameChar(text.charCodeAt(start - 1))) start -= 1;
+    from = index + keyword[0].length;
     if (text.startsWith('://', start - 3)) continue;
     const flag = text[start] === '-';
     if (flag && start > 0 && /[A-Za-z0-9_]/.test(text[start - 1]!)) continue;
     if (!flag && !/[A-Za-z_]/.test(text[start]!)) continue;
-    const pair = !flag && NAME_KEY_BEFORE.test(text.slice(Math.max(0, start - 40), start));
+    const pair =
+      !flag && text.lastIndexOf('name:', start) >= start - 40 && NAME_KEY_BEFORE.test(text.slice(Math.max(0, start - 40), start));
     const pattern = flag ? FLAG : pair ? NAME_VALUE_PAIR : ASSIGNMENT;
     pattern.lastIndex = start;
     const match = pattern.exec(text);
@@ -77,7 +86,7 @@ export function findAssignments(text: string): Assignment[] {
     const valueGroup = groups.qv !== undefined ? 'qv' : 'uv';
     const span = match.indices!.groups![valueGroup];
     if (!span) continue;
-    NAMED_ALL.lastIndex = span[0];
+    from = span[0];
     // An unquoted value at the end of a sentence (`password=hunter2.`) leaves the full stop to the sentence.
     const value = valueGroup === 'uv' && groups.q === undefined ? groups.uv!.replace(SENTENCE_END, '') : groups[valueGroup]!;
     if (value === '') continue;
@@ -96,6 +105,28 @@ export function findAssignments(text: string): Assignment[] {
     });
   }
   return found;
+}
+
+/** `[A-Za-z0-9_.-]`: a character of a name. */
+function isNameChar(code: number): boolean {
+  return (
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x5f ||
+    code === 0x2e ||
+    code === 0x2d
+  );
+}
+
+function keywordScanner(): AnchorScanner<true> {
+  const scanner = new AnchorScanner<true>();
+  for (const alternative of topLevelAlternatives(NAMED.source)) {
+    const literal = literalStarts(alternative, NAMED.flags);
+    if (!literal) throw new Error(`an alternative of the assignments' keywords starts with no literal: ${alternative}`);
+    scanner.add({ owner: true, starts: literal.starts, fold: literal.fold, verify: new RegExp(alternative, 'iy') });
+  }
+  return scanner;
 }
 
 /** Names whose value is a password or a secret. */
