@@ -57,7 +57,10 @@ function cutAt(bytes: Buffer): number {
   const cut = bytes.lastIndexOf(0x0a);
   if (cut === -1) return -1;
   const begin = bytes.lastIndexOf(PEM_BEGIN, cut);
-  if (begin === -1 || cut - begin > PEM_BYTES || bytes.indexOf(PEM_END, begin) !== -1) return cut;
+  if (begin === -1 || cut - begin > PEM_BYTES) return cut;
+  // Closed within the whole lines: they may go. An END on the line still coming counts as not yet.
+  const end = bytes.indexOf(PEM_END, begin);
+  if (end !== -1 && end < cut) return cut;
   // Up to the line before the block; none there: wait for more.
   return bytes.lastIndexOf(0x0a, begin);
 }

@@ -197,6 +197,12 @@ test('a PEM key in a plain-text stream is seen whole, wherever the stream is cut
     assert.not.ok(out.includes(body.slice(16, 64)), `the key's body is gone (key at ${before})`);
     assert.match(out, /word \n\[REDACTED:private-key:[0-9a-f]{6}\]\nafter\n$/, `one placeholder (key at ${before})`);
   }
+  // The END line still coming when the first segment is cut.
+  const filler = `${'word '.repeat(15)}\n`.repeat(Math.ceil(SEGMENT_BYTES / 76));
+  const text = `${filler}${key}after\n`;
+  const split = text.indexOf('-----END') + 12;
+  const out = (await collect(redactStream([Buffer.from(text.slice(0, split)), Buffer.from(text.slice(split))], redactor))).toString();
+  assert.not.ok(out.includes(body.slice(16, 64)), 'the key is gone when its END line comes in the next chunk');
   await redactor.close();
 });
 
