@@ -16,6 +16,8 @@
 // anything else. An expression with the `i` flag (and no `u`/`v`, under which
 // case folding reaches past ASCII) gives literals compared without ASCII case.
 
+import { splitAlternatives } from './spans.js';
+
 /** One alternative found through its literal starts: `verify` runs where one of them stands (undefined: the literal is the whole match). */
 export interface AnchoredAlternative<T> {
   owner: T;
@@ -59,7 +61,7 @@ function startsAt(source: string, at: number, prefix: string, fold: boolean): st
     else if (source[at + 1] === '?') return stop(); // a lookaround
     const rest = source.slice(close + 1);
     const found: string[] = [];
-    for (const alternative of alternatives(source.slice(inner, close))) {
+    for (const alternative of splitAlternatives(source.slice(inner, close))) {
       const more = startsAt(alternative + rest, 0, prefix, fold);
       if (!more) return undefined;
       found.push(...more);
@@ -79,6 +81,7 @@ function startsAt(source: string, at: number, prefix: string, fold: boolean): st
         quantifier === 'repeated' ? [prefix + fold1(member, fold)] : startsAt(source, end + 1, prefix + fold1(member, fold), fold);
       if (!more) return undefined;
       found.push(...more);
+      if (found.length > MAX_STARTS) return found;
     }
     return found;
   }
@@ -142,26 +145,6 @@ function classEnd(source: string, open: number): number {
 function listedChars(body: string): string[] | undefined {
   if (body.length === 0 || body.length > MAX_CLASS_CHARS || /[\\^\-[\]]/.test(body)) return undefined;
   return [...new Set(body)];
-}
-
-/** A group's (or a pattern's) top-level alternatives, as they are written. */
-function alternatives(source: string): string[] {
-  const found: string[] = [];
-  let depth = 0;
-  let from = 0;
-  for (let index = 0; index < source.length; index += 1) {
-    const char = source[index];
-    if (char === '\\') index += 1;
-    else if (char === '[') index = Math.max(index, classEnd(source, index));
-    else if (char === '(') depth += 1;
-    else if (char === ')') depth -= 1;
-    else if (char === '|' && depth === 0) {
-      found.push(source.slice(from, index));
-      from = index + 1;
-    }
-  }
-  found.push(source.slice(from));
-  return found;
 }
 
 /** The text an alternative matches when it is nothing but literal characters (in non-capturing groups), or undefined. */

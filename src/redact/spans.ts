@@ -73,6 +73,11 @@ export const WINDOW_BEFORE = 256;
 
 /** A pattern's top-level alternatives (`a|b(c|d)|e` → `a`, `b(c|d)`, `e`), each wrapped so it keeps its meaning alone. */
 export function topLevelAlternatives(source: string): string[] {
+  return splitAlternatives(source).map((alternative) => `(?:${alternative})`);
+}
+
+/** A pattern's (or a group's) top-level alternatives, as they are written. */
+export function splitAlternatives(source: string): string[] {
   const alternatives: string[] = [];
   let depth = 0;
   let inClass = false;
@@ -90,7 +95,7 @@ export function topLevelAlternatives(source: string): string[] {
     }
   }
   alternatives.push(source.slice(from));
-  return alternatives.map((alternative) => `(?:${alternative})`);
+  return alternatives;
 }
 
 export function lineStartAt(text: string, index: number): number {

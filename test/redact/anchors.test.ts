@@ -27,6 +27,7 @@ test('an alternative that may start with anything but a literal is left to a reg
   for (const source of ['\\d{3}-\\d{4}', 'a?b', '(?:x|\\d)y', '.', '[a-z]+', '(?=a)a', '(?:ab)?c', '[^x]', 'ü', '(?:a|)'])
     assert.is(literalStarts(source, ''), undefined, source);
   assert.is(literalStarts('token', 'iu'), undefined, 'case folding under u reaches past ASCII');
+  assert.is(literalStarts('[abcd]'.repeat(12), ''), undefined, 'more than 64 literals: scanned, and found out without trying all 4^12');
 });
 
 test('the scanner compares literals in full, without ASCII case when folded, and runs the alternative where one stands', () => {
