@@ -11,8 +11,14 @@ import type { Finding, Redactor } from './engine.js';
 /**
  * Small enough that a segment's text is an ordinary string in V8's young generation: one of a megabyte is
  * a large object, whose fresh pages made decoding 8 MiB take 30-45 ms instead of 8 (BENCHMARKS.md, workload 12).
+ * A segment this long ends after a JSON line, which a detector reads alone.
  */
 export const SEGMENT_BYTES = 64 * 1024;
+/**
+ * Plain text is read with the lines around a hit (a PEM key, a `name:` / `value:` pair), so where no JSON line
+ * stands to cut after, a segment gathers this much before it is cut (and a cut falls there once in as many bytes).
+ */
+export const PLAIN_SEGMENT_BYTES = 1024 * 1024;
 /** A line longer than this (a binary blob has no line breaks) is cut: a secret across the cut may be missed. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -20,13 +26,19 @@ export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 export async function* lineSegments(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): AsyncGenerator<Buffer> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
+  // Where the next cut is tried: twice as far each time none is found (plain text), so gathering is not quadratic.
+  let tryAt = SEGMENT_BYTES;
   for await (const chunk of source) {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     pending.push(buffer);
     pendingBytes += buffer.length;
-    if (pendingBytes < SEGMENT_BYTES) continue;
+    if (pendingBytes < tryAt) continue;
     const all = Buffer.concat(pending, pendingBytes);
     const cut = cutAt(all);
+    if (cut !== -1) tryAt = SEGMENT_BYTES;
+    else if (all.length < PLAIN_SEGMENT_BYTES) tryAt = Math.min(2 * tryAt, PLAIN_SEGMENT_BYTES);
+    // A line longer than a segment (a blob without line breaks), or a PEM block held back: not joined again at every chunk.
+    else tryAt = Math.min(2 * all.length, MAX_LINE_BYTES);
     if (cut !== -1) {
       yield all.subarray(0, cut + 1);
       pending = [all.subarray(cut + 1)];
@@ -35,6 +47,7 @@ export async function* lineSegments(source: AsyncIterable<Uint8Array> | Iterable
       yield all;
       pending = [];
       pendingBytes = 0;
+      tryAt = SEGMENT_BYTES;
     } else {
       pending = [all];
     }
@@ -50,12 +63,21 @@ export async function* lineSegments(source: AsyncIterable<Uint8Array> | Iterable
 }
 
 /**
- * Where whole lines may be cut off (after the newline at the index returned; -1: nowhere yet): after the
- * last newline, unless a PEM block opened shortly before it is still open, whose lines a detector must see together.
+ * Where whole lines may be cut off (after the newline at the index returned; -1: nowhere yet): after the last
+ * whole line that is JSON (one object or array: the engine reads it alone, and reads plain text around a hit
+ * no further than a JSON line); without one, once PLAIN_SEGMENT_BYTES have gathered, after the last newline,
+ * unless a PEM block opened shortly before it is still open, whose lines a detector must see together.
  */
 function cutAt(bytes: Buffer): number {
   const cut = bytes.lastIndexOf(0x0a);
   if (cut === -1) return -1;
+  for (let end = cut; end > 0;) {
+    const start = bytes.lastIndexOf(0x0a, end - 1) + 1;
+    if (isJsonLine(bytes, start, end)) return end;
+    if (start === 0) break;
+    end = start - 1;
+  }
+  if (bytes.length < PLAIN_SEGMENT_BYTES) return -1;
   const begin = bytes.lastIndexOf(PEM_BEGIN, cut);
   if (begin === -1 || cut - begin > PEM_BYTES) return cut;
   // Closed within the whole lines: they may go. An END on the line still coming counts as not yet.
@@ -63,6 +85,15 @@ function cutAt(bytes: Buffer): number {
   if (end !== -1 && end < cut) return cut;
   // Up to the line before the block; none there: wait for more.
   return bytes.lastIndexOf(0x0a, begin);
+}
+
+/** The line `[start, end)` opens with `{` and closes with `}` (or `[` and `]`), as a transcript's lines do. */
+function isJsonLine(bytes: Buffer, start: number, end: number): boolean {
+  const last = bytes[end - 1] === 0x0d ? end - 2 : end - 1;
+  if (last <= start) return false;
+  const open = bytes[start];
+  const close = bytes[last];
+  return (open === 0x7b && close === 0x7d) || (open === 0x5b && close === 0x5d);
 }
 
 const PEM_BEGIN = Buffer.from('-----BEGIN ');

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redactor } from '../../src/redact/engine.js';
 import { fingerprintWith, homeFingerprint, PLACEHOLDER, SALT_FILE } from '../../src/redact/placeholder.js';
-import { redactStream, SEGMENT_BYTES } from '../../src/redact/stream.js';
+import { lineSegments, PLAIN_SEGMENT_BYTES, redactStream, SEGMENT_BYTES } from '../../src/redact/stream.js';
 import type { RedactionDetector, RedactionProblem } from '../../src/redact/types.js';
 import { cleanup, tempDir } from '../helpers/cli.js';
 import { builtinRedactor } from './corpus-figures.js';
@@ -188,22 +188,58 @@ test('a PEM key in a plain-text stream is seen whole, wherever the stream is cut
   const { redactor } = await builtinRedactor();
   const body = `MIIEowIBAAKCAQEA${v.pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 1600)}`;
   const key = `-----BEGIN RSA PRIVATE KEY-----\n${body.match(/.{1,64}/g)!.join('\n')}\n-----END RSA PRIVATE KEY-----\n`;
-  for (const before of [SEGMENT_BYTES - 300, SEGMENT_BYTES - 1000, SEGMENT_BYTES - 40]) {
+  // Plain text is cut once PLAIN_SEGMENT_BYTES have gathered: the key stands across that.
+  for (const before of [PLAIN_SEGMENT_BYTES - 300, PLAIN_SEGMENT_BYTES - 1000, PLAIN_SEGMENT_BYTES - 40]) {
     const filler = `${'word '.repeat(15)}\n`.repeat(Math.ceil(before / 76)).slice(0, before);
     const text = `${filler.slice(0, filler.lastIndexOf('\n') + 1)}${key}after\n`;
     const bytes = Buffer.from(text);
-    const chunks = Array.from({ length: Math.ceil(bytes.length / 4096) }, (_, index) => bytes.subarray(index * 4096, index * 4096 + 4096));
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, index) =>
+      bytes.subarray(index * 65536, index * 65536 + 65536),
+    );
     const out = (await collect(redactStream(chunks, redactor))).toString();
     assert.not.ok(out.includes(body.slice(16, 64)), `the key's body is gone (key at ${before})`);
     assert.match(out, /word \n\[REDACTED:private-key:[0-9a-f]{6}\]\nafter\n$/, `one placeholder (key at ${before})`);
   }
   // The END line still coming when the first segment is cut.
-  const filler = `${'word '.repeat(15)}\n`.repeat(Math.ceil(SEGMENT_BYTES / 76));
+  const filler = `${'word '.repeat(15)}\n`.repeat(Math.ceil(PLAIN_SEGMENT_BYTES / 76));
   const text = `${filler}${key}after\n`;
   const split = text.indexOf('-----END') + 12;
   const out = (await collect(redactStream([Buffer.from(text.slice(0, split)), Buffer.from(text.slice(split))], redactor))).toString();
   assert.not.ok(out.includes(body.slice(16, 64)), 'the key is gone when its END line comes in the next chunk');
   await redactor.close();
+});
+
+test('plain text is read with the lines around a hit, whatever the chunks: a name: / value: pair across 64 KiB', async () => {
+  const { redactor } = await builtinRedactor();
+  const pair = '- name: DB_PASSWORD\n  value: Hunter2Correct\n';
+  const fill = 'just a log line of ordinary output here\n';
+  for (const lines of [[], [JSON.stringify({ type: 'user', message: { content: 'hello' } })]]) {
+    // Lines (JSON ones first, when given) up to the first chunk's end, which falls between the pair's two lines.
+    let head = lines.map((line) => `${line}\n`).join('');
+    while (head.length + fill.length < SEGMENT_BYTES - 20) head += fill;
+    head = head.padEnd(SEGMENT_BYTES - 20 - 1, 'x') + '\n';
+    const bytes = Buffer.from(`${head}${pair}${fill}`);
+    const out = (await collect(redactStream([bytes.subarray(0, SEGMENT_BYTES), bytes.subarray(SEGMENT_BYTES)], redactor))).toString();
+    assert.not.ok(out.includes('Hunter2Correct'), `the value is gone (${lines.length} JSON lines first)`);
+    assert.ok(out.includes('value: [REDACTED:password-assignment:'), out.slice(-200));
+  }
+  await redactor.close();
+});
+
+test('a transcript of JSON lines is read in segments of about 64 KiB, each ending after a whole JSON line', async () => {
+  const line = (n: number) => JSON.stringify({ type: 'assistant', n, message: { content: 'word '.repeat(60 + (n % 40)) } });
+  const bytes = Buffer.from(Array.from({ length: 2000 }, (_, n) => `${line(n)}\n`).join(''));
+  const chunks = Array.from({ length: Math.ceil(bytes.length / 16384) }, (_, index) =>
+    bytes.subarray(index * 16384, index * 16384 + 16384),
+  );
+  const segments: Buffer[] = [];
+  for await (const segment of lineSegments(chunks)) segments.push(segment);
+  assert.ok(Buffer.concat(segments).equals(bytes), 'every byte once, in order');
+  assert.ok(segments.length >= bytes.length / (SEGMENT_BYTES + 16384), `${segments.length} segments for ${bytes.length} bytes`);
+  for (const segment of segments) {
+    assert.ok(segment.length <= SEGMENT_BYTES + 16384, `a segment of ${segment.length} bytes`);
+    assert.ok(segment.subarray(-2).toString() === '}\n', 'it ends after a JSON line');
+  }
 });
 
 test('binary lines pass through unscanned and untouched; a text line between them is redacted, the bytes around it kept', async () => {
