@@ -34,15 +34,16 @@ const MAX_STARTS = 64;
 const MAX_CLASS_CHARS = 4;
 
 /**
- * The literal starts of an alternative, or undefined when a match may start
- * with no literal (or with one beyond ASCII). `plain` says the literal is the
- * whole alternative, so nothing needs verifying.
+ * The literal starts of a pattern (an alternative of a trigger, usually), or undefined when a match may
+ * start with no literal (or with one beyond ASCII). `plain` says the literal is the whole pattern, so
+ * nothing needs verifying.
  */
 export function literalStarts(source: string, flags: string): { starts: string[]; fold: boolean; plain: boolean } | undefined {
   const fold = flags.includes('i');
   if (fold && /[uv]/.test(flags)) return undefined;
-  const read = startsAt(source, 0, '', fold);
-  if (!read || read.length > MAX_STARTS || read.some((start) => start.length === 0 || /[^\x20-\x7e]/.test(start))) return undefined;
+  // As a group: sound on a whole pattern too, every alternative giving its own.
+  const read = startsAt(`(?:${source})`, 0, '', fold);
+  if (!read || read.length > MAX_STARTS || read.some((start) => start.length === 0)) return undefined;
   const starts = [...new Set(read)];
   const literal = plainLiteral(source);
   return { starts, fold, plain: starts.length === 1 && literal !== undefined && fold1(literal, fold) === starts[0] };
@@ -95,6 +96,8 @@ function startsAt(source: string, at: number, prefix: string, fold: boolean): st
     width = 2;
   } else if ('^$.|?*+{}()[]'.includes(char)) return stop();
   else literal = char;
+  // Beyond ASCII, `i` folds by other rules (the Kelvin sign is no `k`), and the table holds ASCII only.
+  if (!PRINTABLE_ASCII.test(literal)) return stop();
   const quantifier = quantified(source, at + width);
   if (quantifier === 'optional') return stop();
   if (quantifier === 'repeated') return [prefix + fold1(literal, fold)];
@@ -141,9 +144,11 @@ function classEnd(source: string, open: number): number {
   return -1;
 }
 
-/** A class's members when it only lists a few plain characters (no range, escape or negation). */
+const PRINTABLE_ASCII = /^[\x20-\x7e]$/;
+
+/** A class's members when it only lists a few plain ASCII characters (no range, escape or negation). */
 function listedChars(body: string): string[] | undefined {
-  if (body.length === 0 || body.length > MAX_CLASS_CHARS || /[\\^\-[\]]/.test(body)) return undefined;
+  if (body.length === 0 || body.length > MAX_CLASS_CHARS || /[\\^\-[\]]|[^\x20-\x7e]/.test(body)) return undefined;
   return [...new Set(body)];
 }
 

@@ -49,17 +49,9 @@ const VERIFY_PASSES = 2;
 interface TriggeredDetector {
   detector: RedactionDetector;
   rank: number;
-  /** The trigger's alternatives that start with no literal, cut into a few global expressions of a few alternatives each (see TRIGGER_ALTERNATIVES). */
+  /** The trigger's alternatives that start with no literal, each a global expression (the whole trigger when it holds a backreference). */
   scans: RegExp[];
 }
-
-/**
- * Alternatives of a trigger run together in one expression. V8's regular
- * expressions skip ahead quickly only while an alternation has few first
- * characters: sixteen of secretlint's alternatives took 85 ms over an 8 MiB
- * transcript as one expression, 12 + 12 ms as two (BENCHMARKS.md, workload 12).
- */
-const TRIGGER_ALTERNATIVES = 8;
 
 /** What to change in a text: a plain stretch with spans, or one string of a JSON line with spans in its decoded value. */
 type Change =
@@ -94,11 +86,14 @@ export class Redactor {
       if (!trigger) return this.#untriggered.push({ detector, rank, scans: [] });
       const flags = trigger.flags.replace(/[gy]/g, '');
       const entry: TriggeredDetector = { detector, rank, scans: [] };
-      // Alternatives that start with literals are found by the one anchored pass; the rest are scanned for.
-      const scanned: string[] = [];
+      this.#triggered.push(entry);
+      // A backreference names its group by number or name: cut into alternatives, it would name another one.
+      if (/\\[1-9]|\\k</.test(trigger.source)) return entry.scans.push(new RegExp(trigger.source, `${flags}g`));
+      // Alternatives that start with literals are found by the one anchored pass; each of the rest is scanned
+      // for on its own (together, one's match could hide another's: a scan reports matches that do not overlap).
       for (const alternative of topLevelAlternatives(trigger.source)) {
         const literal = literalStarts(alternative, flags);
-        if (!literal) scanned.push(alternative);
+        if (!literal) entry.scans.push(new RegExp(alternative, `${flags}g`));
         else
           this.#anchors.add({
             owner: entry,
@@ -107,9 +102,6 @@ export class Redactor {
             verify: literal.plain ? undefined : new RegExp(alternative, `${flags}y`),
           });
       }
-      for (let from = 0; from < scanned.length; from += TRIGGER_ALTERNATIVES)
-        entry.scans.push(new RegExp(scanned.slice(from, from + TRIGGER_ALTERNATIVES).join('|'), `${flags}g`));
-      this.#triggered.push(entry);
     });
   }
 

@@ -5,6 +5,8 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AnchorScanner, literalStarts } from '../../src/redact/anchors.js';
+import { Redactor } from '../../src/redact/engine.js';
+import { fingerprintWith } from '../../src/redact/placeholder.js';
 import { topLevelAlternatives } from '../../src/redact/spans.js';
 import { builtinRedactor } from './corpus-figures.js';
 
@@ -27,6 +29,8 @@ test('an alternative that may start with anything but a literal is left to a reg
   for (const source of ['\\d{3}-\\d{4}', 'a?b', '(?:x|\\d)y', '.', '[a-z]+', '(?=a)a', '(?:ab)?c', '[^x]', 'ü', '(?:a|)'])
     assert.is(literalStarts(source, ''), undefined, source);
   assert.is(literalStarts('token', 'iu'), undefined, 'case folding under u reaches past ASCII');
+  assert.is(literalStarts('\u212Aey=', 'i'), undefined, 'the Kelvin sign folds to no ASCII k: a regular scan finds it');
+  assert.equal(literalStarts('a|bc', '')?.starts, ['a', 'bc'], 'a whole pattern: every alternative gives its own');
   assert.is(literalStarts('[abcd]'.repeat(12), ''), undefined, 'more than 64 literals: scanned, and found out without trying all 4^12');
 });
 
@@ -42,6 +46,26 @@ test('the scanner compares literals in full, without ASCII case when folded, and
     ['at', 27],
     ['npm', 32],
   ]);
+});
+
+test("a plugin's trigger: a backreference keeps its group, and alternatives without a literal are scanned one by one", async () => {
+  const found = (pattern: RegExp) => ({
+    id: 'plugin',
+    source: 'a plugin',
+    trigger: pattern,
+    detect: (text: string) =>
+      [...text.matchAll(/tok_\w+|\dQ[A-Z]{6}/g)].map((match) => ({ start: match.index!, end: match.index! + match[0].length })),
+  });
+  for (const [trigger, text] of [
+    [/(["'])x\1|(["'])tok_\2/, "key: 'tok_' tok_xyz\n"],
+    [/(q)q|(\d)\2tok/, '77tok tok_xyz\n'],
+    [/a|[a-z][^;]*;|\dQ/, 'a\n{"k":"5QSECRET"}\n;'],
+  ] as const) {
+    const redactor = new Redactor([found(trigger)], { fingerprint: fingerprintWith(Buffer.alloc(32, 7)) });
+    const { text: out } = await redactor.redact(text);
+    assert.not.ok(/tok_xyz|5QSECRET/.test(out), `${trigger}: ${out}`);
+  }
+  assert.not.throws(() => new Redactor([found(/(a)x|(b)\2/u)]), 'a backreference past its alternative still builds');
 });
 
 test('for every built-in trigger, the anchored pass finds every place a regular scan of the trigger finds', async () => {
