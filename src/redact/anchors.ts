@@ -213,10 +213,13 @@ export class AnchorScanner<T> {
     }
   }
 
-  /** Each place an alternative matches, in the order of the text (an owner may hit one place once per literal). */
-  scan(text: string): Array<AnchorHit<T>> {
+  /**
+   * Each place an alternative matches, in the order of the text (an owner may hit one place once per
+   * literal); at most `perLine` of an owner's on one line, so a long line full of hits holds few.
+   */
+  scan(text: string, perLine = NO_CAP): Array<AnchorHit<T>> {
     // No callback: one called from this loop with a new closure each time would throw its compiled code away.
-    const found: Array<AnchorHit<T>> = [];
+    const found: Found<T> = { hits: [], perLine, lineStart: 0, lineEnd: -1, counts: new Map() };
     const { slots, lists, thirds } = (this.#table ??= this.#build());
     const last = text.length - 1;
     let current = last >= 0 ? text.charCodeAt(0) : 0x80;
@@ -237,7 +240,7 @@ export class AnchorScanner<T> {
       const slot = slots[current << 7]!;
       if (slot !== 0) check(lists[slot]!, text, last, found);
     }
-    return found;
+    return found.hits;
   }
 
   /**
@@ -285,8 +288,21 @@ export interface AnchorHit<T> {
   index: number;
 }
 
+/** No cap on the hits of a line: an integer, like any cap, so the scan's state keeps one shape. */
+const NO_CAP = 0x7fffffff;
+
+/** What a scan found so far, and how many of each owner's hits its current line holds. */
+interface Found<T> {
+  hits: Array<AnchorHit<T>>;
+  perLine: number;
+  /** The line `counts` are of, found when a hit first falls in it (the scan's loop looks for no line breaks). */
+  lineStart: number;
+  lineEnd: number;
+  counts: Map<T, number>;
+}
+
 /** The entries of one slot that match at `index`: the literal in full, then the alternative. */
-function check<T>(entries: ReadonlyArray<Entry<T>>, text: string, index: number, found: Array<AnchorHit<T>>): void {
+function check<T>(entries: ReadonlyArray<Entry<T>>, text: string, index: number, found: Found<T>): void {
   for (const entry of entries) {
     const codes = entry.codes;
     let k = 2;
@@ -302,7 +318,18 @@ function check<T>(entries: ReadonlyArray<Entry<T>>, text: string, index: number,
       verify.lastIndex = index;
       if (!verify.test(text)) continue;
     }
-    found.push({ owner: entry.owner, index });
+    if (found.perLine !== NO_CAP) {
+      if (index < found.lineStart || index > found.lineEnd) {
+        found.lineStart = index === 0 ? 0 : text.lastIndexOf('\n', index - 1) + 1;
+        const end = text.indexOf('\n', index);
+        found.lineEnd = end === -1 ? text.length : end;
+        found.counts.clear();
+      }
+      const count = (found.counts.get(entry.owner) ?? 0) + 1;
+      if (count > found.perLine) continue;
+      found.counts.set(entry.owner, count);
+    }
+    found.hits.push({ owner: entry.owner, index });
   }
 }
 

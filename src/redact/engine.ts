@@ -229,7 +229,7 @@ export class Redactor {
       else if (count === HITS_PER_LINE + 1) line.hits.push({ at: -1, entry });
       return count > HITS_PER_LINE;
     };
-    if (this.#anchors.size > 0) for (const { owner, index } of this.#anchors.scan(text)) record(owner, index);
+    if (this.#anchors.size > 0) for (const { owner, index } of this.#anchors.scan(text, HITS_PER_LINE + 1)) record(owner, index);
     for (const entry of this.#triggered) {
       for (const scan of entry.scans) {
         scan.lastIndex = 0;

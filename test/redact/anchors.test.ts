@@ -68,6 +68,16 @@ test("a plugin's trigger: a backreference keeps its group, and alternatives with
   assert.not.throws(() => new Redactor([found(/(a)x|(b)\2/u)]), 'a backreference past its alternative still builds');
 });
 
+test("the scanner keeps at most perLine of an owner's hits on one line, counting only places that match", () => {
+  const scanner = new AnchorScanner<string>();
+  scanner.add({ owner: 'key', starts: ['key'], fold: false, verify: /key=/y });
+  scanner.add({ owner: 'at', starts: ['@'], fold: false });
+  const text = 'key key key= key= key= @@@\nkey= @ key=';
+  const hits = scanner.scan(text, 2).map(({ owner, index }) => `${owner}${index}`);
+  assert.equal(hits, ['key8', 'key13', 'at23', 'at24', 'key27', 'at32', 'key34']);
+  assert.is(scanner.scan(text).length, 9, 'uncapped: every one');
+});
+
 test('for every built-in trigger, the anchored pass finds every place a regular scan of the trigger finds', async () => {
   const { redactor } = await builtinRedactor(true);
   const alternatives = redactor.detectors.flatMap((detector) =>
