@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redactor } from '../../src/redact/engine.js';
+import { assignmentsDetector } from '../../src/redact/layers/assignments.js';
 import { fingerprintWith, homeFingerprint, PLACEHOLDER, SALT_FILE } from '../../src/redact/placeholder.js';
 import { lineSegments, PLAIN_SEGMENT_BYTES, redactStream, SEGMENT_BYTES } from '../../src/redact/stream.js';
 import type { RedactionDetector, RedactionProblem } from '../../src/redact/types.js';
@@ -240,6 +241,21 @@ test('a transcript of JSON lines is read in segments of about 64 KiB, each endin
     assert.ok(segment.length <= SEGMENT_BYTES + 16384, `a segment of ${segment.length} bytes`);
     assert.ok(segment.subarray(-2).toString() === '}\n', 'it ends after a JSON line');
   }
+});
+
+test("a token count is not looked at as an assignment (usage blocks), a token's own name still is", async () => {
+  const trigger = assignmentsDetector().trigger!;
+  for (const count of ['"input_tokens": 1234', '"cache_read_input_tokens":5', 'outputTokens = 3', 'max_tokens: 1000', 'total-tokens=5'])
+    assert.not.ok(trigger.test(count), count);
+  for (const named of ['"api_token": "x"', 'GITHUB_TOKEN=abc', 'token: abc', 'input_token_secret = "x"', '"tokens": 5'])
+    assert.ok(trigger.test(named), named);
+  const { redactor } = await builtinRedactor();
+  const secret = v.pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 32);
+  const line = JSON.stringify({ message: { usage: { input_tokens: 5, output_tokens: 7 } }, auth_token: secret });
+  const { text } = await redactor.redact(line);
+  assert.not.ok(text.includes(secret), text);
+  assert.ok(text.includes('"input_tokens":5,"output_tokens":7'), text);
+  await redactor.close();
 });
 
 test('binary lines pass through unscanned and untouched; a text line between them is redacted, the bytes around it kept', async () => {

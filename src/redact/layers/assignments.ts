@@ -28,10 +28,13 @@ export interface Assignment {
 /**
  * Where a search for assignments starts: a name holding one of the words the
  * rules care about, followed by `=` or `:`, or by a `value:` line (or such a flag). Also the detector's
- * trigger: prose and code mention tokens and keys far more often than they assign one.
+ * trigger: prose and code mention tokens and keys far more often than they assign one. A token count
+ * (`"input_tokens": 1234`, in every usage block of a transcript) is not one: NOT_SECRET_NAME refuses any
+ * name holding `input_token`, `output_token`, `max_token` or `total_token`, so the keyword is not looked
+ * for there (after the literal, so the trigger pass still finds it by `token`).
  */
 const NAMED =
-  /(?:pass|pwd|pw(?![a-z])|secret|token|auth|credential|key)[A-Za-z0-9_.-]{0,40}(?:\\{0,3}["'`]?[ \t]{0,8}(?::|=)|(?:\\{0,3}["'])?[ \t]*(?:\r?\n|\\{1,3}n)[ \t]*value:)|--(?:pass|pwd|secret|token|[A-Za-z-]{0,20}key)/i;
+  /(?:pass|pwd|pw(?![a-z])|secret|token(?<!(?:input|output|max|total)[_-]?token)|auth|credential|key)[A-Za-z0-9_.-]{0,40}(?:\\{0,3}["'`]?[ \t]{0,8}(?::|=)|(?:\\{0,3}["'])?[ \t]*(?:\r?\n|\\{1,3}n)[ \t]*value:)|--(?:pass|pwd|secret|token|[A-Za-z-]{0,20}key)/i;
 /** The keywords, found like a trigger's (anchors.ts): one pass by their first letters, the expression only where one stands. */
 const NAMED_AT = new RegExp(NAMED.source, 'iy');
 const KEYWORDS = keywordScanner();
