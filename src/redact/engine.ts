@@ -286,89 +286,66 @@ export class Redactor {
    * the line is not JSON after all: it is then treated as plain text.
    */
   async #jsonLine(line: string, offset: number, untriggered: readonly Span[], candidate: CandidateLine): Promise<Change[] | undefined> {
+    // Planned and applied by plain functions, the detectors awaited in a loop of their own: an async function
+    // holding all of it took the optimizing compiler 80-126 ms, on every first Stop (BENCHMARKS.md, workload 12).
+    const plan = this.#jsonPlan(line, candidate, untriggered.length > 0);
+    if (!plan) return undefined;
+    const found: Span[][] = [];
+    for (const task of plan.tasks) found.push(await this.#detect(task.detector, task.text, task.shift));
+    return jsonChanges(line, offset, untriggered, plan, found);
+  }
+
+  /** The detector calls over one decoded string: around each trigger's hits in it, and all of it for `everywhere`. */
+  #stringTasks(
+    plan: JsonPlan,
+    line: string,
+    index: number,
+    entry: DecodedLiteral,
+    hitting: Map<TriggeredDetector, number[] | undefined>,
+    everywhere: readonly TriggeredDetector[],
+  ): void {
+    const name = memberName(line, plan.literals, index);
+    for (const decoder of this.#triggered) {
+      if (!hitting.has(decoder)) continue;
+      for (const [from, to] of windows(entry.value, hitting.get(decoder), decoder.detector.reach)) {
+        // The member's name in front of the value's start (`password: …`), so an assignment reads whole.
+        const prefix = from === 0 && name !== undefined ? `${name}: ` : '';
+        plan.tasks.push({
+          detector: decoder,
+          text: prefix + entry.value.slice(from, to),
+          shift: from - prefix.length,
+          literal: index,
+          from,
+        });
+      }
+    }
+    for (const decoder of everywhere) plan.tasks.push({ detector: decoder, text: entry.value, shift: 0, literal: index, from: 0 });
+  }
+
+  /** What to give the detectors of a JSON line (see #jsonLine); undefined when it is not JSON after all. */
+  #jsonPlan(line: string, candidate: CandidateLine, foundRaw: boolean): JsonPlan | undefined {
     const literals = stringLiterals(line);
     if (!literals) return undefined;
-    const byLiteral = new Map<number, { units: LiteralUnits; value: string; spans: Span[] }>();
-    const literal = (index: number) => {
-      let entry = byLiteral.get(index);
-      if (!entry) {
-        const [start, end] = literals[index]!;
-        const units = new LiteralUnits(line, start, end);
-        entry = { units, value: units.decode(), spans: [] };
-        byLiteral.set(index, entry);
-      }
-      return entry;
-    };
+    const plan: JsonPlan = { literals, decoded: new Map(), tasks: [], rest: withoutStrings(line, []) };
     // Detectors without a trigger (team rules) look at decoded strings only of lines where they found something raw.
-    const everywhere = untriggered.length > 0 ? this.#untriggered : [];
+    const everywhere = foundRaw ? this.#untriggered : [];
     const blanked: Array<[number, number]> = [];
-    try {
-      // The first backslash at or after the literal looked at: found once for all of them, not once for each.
-      let escape = line.indexOf('\\');
-      for (const [index, [start, end]] of literals.entries()) {
-        if (escape !== -1 && escape < start) escape = line.indexOf('\\', start);
-        if (escape === -1 || escape >= end) continue;
-        // Where in the decoded value each detector's trigger hit (undefined: anywhere).
-        const hitting = new Map<TriggeredDetector, number[] | undefined>();
-        for (const hit of candidate.hits) {
-          if (hit.at !== -1 && (hit.at < start || hit.at >= end)) continue;
-          const known = hitting.get(hit.entry);
-          if (hit.at === -1 || (hitting.has(hit.entry) && known === undefined)) hitting.set(hit.entry, undefined);
-          else if (known) known.push(hit.at);
-          else hitting.set(hit.entry, [hit.at]);
-        }
-        for (const [entry, raws] of hitting) if (raws) hitting.set(entry, decodedIndexes(line, start, raws));
-        if (hitting.size === 0 && everywhere.length === 0) continue;
-        const entry = literal(index);
-        const name = memberName(line, literals, index);
-        for (const decoder of this.#triggered) {
-          if (!hitting.has(decoder)) continue;
-          for (const [from, to] of windows(entry.value, hitting.get(decoder), decoder.detector.reach)) {
-            // The member's name in front of the value's start (`password: …`), so an assignment reads whole.
-            const prefix = from === 0 && name !== undefined ? `${name}: ` : '';
-            for (const span of await this.#detect(decoder, prefix + entry.value.slice(from, to), from - prefix.length))
-              if (span.end > from) entry.spans.push({ ...span, start: Math.max(from, span.start) });
-          }
-        }
-        for (const decoder of everywhere) entry.spans.push(...(await this.#detect(decoder, entry.value, 0)));
-        blanked.push([start, end]);
-      }
-      const raw: Span[] = untriggered.map((span) => ({ ...span, start: span.start - offset, end: span.end - offset }));
-      const rest = withoutStrings(line, blanked);
-      for (const entry of this.#triggered) {
-        if (!candidate.active.has(entry)) continue;
-        for (const span of await this.#detect(entry, rest.text, 0))
-          raw.push({ ...span, start: rest.lineOffset(span.start), end: rest.lineOffset(span.end) });
-      }
-      for (const span of raw) {
-        const index = lastOverlapping(literals, span.start, span.end);
-        if (index === undefined) continue;
-        const [start, end] = literals[index]!;
-        const entry = literal(index);
-        const from = entry.units.decodedOffset(Math.max(span.start, start), false);
-        const to = entry.units.decodedOffset(Math.min(span.end, end), true);
-        if (to > from) entry.spans.push({ ...span, start: from, end: to });
-      }
-    } catch {
-      return undefined; // a string that does not decode: not JSON
+    // The first backslash at or after the literal looked at: found once for all of them, not once for each.
+    let escape = line.indexOf('\\');
+    for (const [index, [start, end]] of literals.entries()) {
+      if (escape !== -1 && escape < start) escape = line.indexOf('\\', start);
+      if (escape === -1 || escape >= end) continue;
+      const hitting = hitsInString(line, start, end, candidate);
+      if (hitting.size === 0 && everywhere.length === 0) continue;
+      const entry = decodedLiteral(plan, line, index);
+      if (!entry) return undefined;
+      this.#stringTasks(plan, line, index, entry, hitting, everywhere);
+      blanked.push([start, end]);
     }
-    const changes: Change[] = [];
-    for (const [index, entry] of byLiteral) {
-      const spans = merge(outsidePlaceholders(entry.value, entry.spans, 0));
-      if (spans.length === 0) continue;
-      const [start, end] = literals[index]!;
-      // The quotes go too: the string is encoded again as a whole.
-      changes.push({
-        kind: 'string',
-        start: offset + start - 1,
-        end: offset + end + 1,
-        units: entry.units,
-        value: entry.value,
-        spans,
-        offset,
-      });
-    }
-    return changes;
+    plan.rest = withoutStrings(line, blanked);
+    for (const entry of this.#triggered)
+      if (candidate.active.has(entry)) plan.tasks.push({ detector: entry, text: plan.rest.text, shift: 0, literal: -1, from: 0 });
+    return plan;
   }
 
   /** One detector over one text, its spans checked and moved by `shift`; a failure is reported once and the detector dropped. */
@@ -402,6 +379,93 @@ export class Redactor {
     }
     return spans;
   }
+}
+
+/** A JSON line's detector calls: each over a string's decoded value (`literal`) or over the rest of the line (-1). */
+interface JsonPlan {
+  literals: Array<[number, number]>;
+  decoded: Map<number, DecodedLiteral>;
+  tasks: Array<{ detector: TriggeredDetector; text: string; shift: number; literal: number; from: number }>;
+  rest: ReturnType<typeof withoutStrings>;
+}
+
+interface DecodedLiteral {
+  units: LiteralUnits;
+  value: string;
+  spans: Span[];
+}
+
+/** Where in the decoded string `[start, end)` of the line each detector's trigger hit it (undefined: anywhere). */
+function hitsInString(line: string, start: number, end: number, candidate: CandidateLine): Map<TriggeredDetector, number[] | undefined> {
+  const hitting = new Map<TriggeredDetector, number[] | undefined>();
+  for (const hit of candidate.hits) {
+    if (hit.at !== -1 && (hit.at < start || hit.at >= end)) continue;
+    const known = hitting.get(hit.entry);
+    if (hit.at === -1 || (hitting.has(hit.entry) && known === undefined)) hitting.set(hit.entry, undefined);
+    else if (known) known.push(hit.at);
+    else hitting.set(hit.entry, [hit.at]);
+  }
+  for (const [entry, raws] of hitting) if (raws) hitting.set(entry, decodedIndexes(line, start, raws));
+  return hitting;
+}
+
+/** A string of the line, decoded once; undefined when it does not decode (the line is then no JSON). */
+function decodedLiteral(plan: JsonPlan, line: string, index: number): DecodedLiteral | undefined {
+  let entry = plan.decoded.get(index);
+  if (!entry) {
+    const [start, end] = plan.literals[index]!;
+    const units = new LiteralUnits(line, start, end);
+    try {
+      entry = { units, value: units.decode(), spans: [] };
+    } catch {
+      return undefined;
+    }
+    plan.decoded.set(index, entry);
+  }
+  return entry;
+}
+
+/**
+ * The changes of a JSON line from what its detectors found (`found[k]` for `plan.tasks[k]`): every span
+ * ends up inside one string, in its decoded value; undefined when a string it falls in does not decode.
+ */
+function jsonChanges(line: string, offset: number, untriggered: readonly Span[], plan: JsonPlan, found: Span[][]): Change[] | undefined {
+  const raw: Span[] = untriggered.map((span) => ({ ...span, start: span.start - offset, end: span.end - offset }));
+  for (const [k, task] of plan.tasks.entries()) {
+    if (task.literal === -1) {
+      for (const span of found[k]!) raw.push({ ...span, start: plan.rest.lineOffset(span.start), end: plan.rest.lineOffset(span.end) });
+      continue;
+    }
+    const entry = plan.decoded.get(task.literal)!;
+    for (const span of found[k]!) if (span.end > task.from) entry.spans.push({ ...span, start: Math.max(task.from, span.start) });
+  }
+  for (const span of raw) {
+    const index = lastOverlapping(plan.literals, span.start, span.end);
+    if (index === undefined) continue;
+    const [start, end] = plan.literals[index]!;
+    const entry = decodedLiteral(plan, line, index);
+    if (!entry) return undefined;
+    const from = entry.units.decodedOffset(Math.max(span.start, start), false);
+    const to = entry.units.decodedOffset(Math.min(span.end, end), true);
+    if (to > from) entry.spans.push({ ...span, start: from, end: to });
+  }
+  const changes: Change[] = [];
+  for (const [index, entry] of plan.decoded) {
+    const spans = merge(outsidePlaceholders(entry.value, entry.spans, 0));
+    if (spans.length === 0) continue;
+    const [start, end] = plan.literals[index]!;
+    // The quotes go too: the string is encoded again as a whole.
+    changes.push({
+      kind: 'string',
+      start: offset + start - 1,
+      end: offset + end + 1,
+      units: entry.units,
+      value: entry.value,
+      spans,
+      offset,
+    });
+  }
+  return changes;
 }
 
 /** The findings of one change, in the coordinates of the text it belongs to. */
