@@ -81,33 +81,43 @@ export function findAssignments(text: string): Assignment[] {
     if (!flag && !/[A-Za-z_]/.test(text[start]!)) continue;
     const pair =
       !flag && text.lastIndexOf('name:', start) >= start - 40 && NAME_KEY_BEFORE.test(text.slice(Math.max(0, start - 40), start));
-    const pattern = flag ? FLAG : pair ? NAME_VALUE_PAIR : ASSIGNMENT;
-    pattern.lastIndex = start;
-    const match = pattern.exec(text);
-    if (!match) continue;
-    const groups = match.groups!;
-    const valueGroup = groups.qv !== undefined ? 'qv' : 'uv';
-    const span = match.indices!.groups![valueGroup];
-    if (!span) continue;
-    from = span[0];
-    // An unquoted value at the end of a sentence (`password=hunter2.`) leaves the full stop to the sentence.
-    const value = valueGroup === 'uv' && groups.q === undefined ? groups.uv!.replace(SENTENCE_END, '') : groups[valueGroup]!;
-    if (value === '') continue;
-    found.push({
-      name: groups.name!,
-      start: span[0],
-      end: span[0] + value.length,
-      value,
-      quoted: groups.qv !== undefined,
-      tight:
-        !flag &&
-        !pair &&
-        groups.sep === '=' &&
-        match.indices!.groups!.name![1] === match.indices!.groups!.sep![0] &&
-        span[0] === match.indices!.groups!.sep![1],
-    });
+    const assignment = readAssignment(text, start, flag, pair);
+    if (!assignment) continue;
+    from = assignment.start;
+    if (assignment.value !== '') found.push(assignment);
   }
   return found;
+}
+
+/**
+ * The assignment whose name starts at `start` (a flag's dash, or a `name:` / `value:` pair's name), or
+ * undefined; its value may be empty (then it is no finding, but the search goes on from there).
+ * Apart from findAssignments' loop, which the optimizing compiler then takes sooner.
+ */
+function readAssignment(text: string, start: number, flag: boolean, pair: boolean): Assignment | undefined {
+  const pattern = flag ? FLAG : pair ? NAME_VALUE_PAIR : ASSIGNMENT;
+  pattern.lastIndex = start;
+  const match = pattern.exec(text);
+  if (!match) return undefined;
+  const groups = match.groups!;
+  const valueGroup = groups.qv !== undefined ? 'qv' : 'uv';
+  const span = match.indices!.groups![valueGroup];
+  if (!span) return undefined;
+  // An unquoted value at the end of a sentence (`password=hunter2.`) leaves the full stop to the sentence.
+  const value = valueGroup === 'uv' && groups.q === undefined ? groups.uv!.replace(SENTENCE_END, '') : groups[valueGroup]!;
+  return {
+    name: groups.name!,
+    start: span[0],
+    end: span[0] + value.length,
+    value,
+    quoted: groups.qv !== undefined,
+    tight:
+      !flag &&
+      !pair &&
+      groups.sep === '=' &&
+      match.indices!.groups!.name![1] === match.indices!.groups!.sep![0] &&
+      span[0] === match.indices!.groups!.sep![1],
+  };
 }
 
 /** `[A-Za-z0-9_.-]`: a character of a name. */
