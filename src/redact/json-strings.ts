@@ -63,7 +63,8 @@ export class LiteralUnits {
 
   /** The decoded value; throws when the raw text is not a valid JSON string. */
   decode(): string {
-    return JSON.parse(`"${this.line.slice(this.start, this.end)}"`) as string;
+    // The literal with its own quotes, a slice of the line: no copy of it to parse.
+    return JSON.parse(this.line.slice(this.start - 1, this.end + 1)) as string;
   }
 
   /** The raw offset of decoded offset `k` (k may equal the decoded length: the literal's end). */
