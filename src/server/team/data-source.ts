@@ -95,6 +95,9 @@ export class ServiceDataSource implements ViewerDataSource {
     const { teamSearch, SEARCH_LIMIT_MAX } = await import('./search.js');
     const { searchPending } = await import('./search-index.js');
     const pages = `${this.searching?.base ?? '/ui'}/p/${encodeURIComponent(project.org_slug)}/${encodeURIComponent(project.project_slug)}`;
+    // Counted before the search: a document the background indexing writes in between is then still counted
+    // as pending, never missing from the hits of an answer that says nothing is.
+    const pending = await searchPending(this.storage, project.id);
     const hits = await teamSearch(this.storage, {
       projectId: project.id,
       tree,
@@ -104,7 +107,6 @@ export class ServiceDataSource implements ViewerDataSource {
       sessionUrl: (id) => `${pages}/sessions/${encodeURIComponent(id)}`,
       commitUrl: (sha) => `${pages}/commits/${sha}`,
     });
-    const pending = await searchPending(this.storage, project.id);
     // What is not indexed yet is indexed in the background; the page says how much is left.
     if (pending > 0) this.searching?.index.schedule(project.id);
     return { hits, pending, content_hidden: !this.readsContent };
