@@ -137,6 +137,23 @@ export function teamBrowserCases(test: Test<{ team: Team }>, backend: 'sqlite' |
     assert.match((await page.locator('#search-status').textContent()) ?? '', /quoted phrase is not closed/);
     assert.is(await page.locator('#search-results li').count(), 0);
 
+    // An earlier search answered late never replaces the latest one's answer.
+    const greet = (url: URL) => url.pathname.endsWith('/search') && url.searchParams.get('q') === 'greet';
+    await page.route(greet, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await route.continue();
+    });
+    const late = page.waitForResponse((response) => greet(new URL(response.url())));
+    await page.fill('#search-input', 'greet');
+    await page.press('#search-input', 'Enter');
+    await page.fill('#search-input', '"unclosed again');
+    await page.press('#search-input', 'Enter');
+    await late;
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    assert.match((await page.locator('#search-status').textContent()) ?? '', /quoted phrase is not closed/);
+    assert.is(await page.locator('#search-results li').count(), 0);
+    await page.unroute(greet);
+
     // A search is a link: the same URL searches again.
     const again = await context.newPage();
     await again.goto(`${team.service.url}/ui/p/acme/app?search=${encodeURIComponent('"release again"')}`);

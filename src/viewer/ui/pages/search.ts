@@ -27,7 +27,10 @@ export function searchSection(base: string, params: URLSearchParams): HTMLElemen
   const results = h('ol', { class: 'rows', id: 'search-results', 'aria-label': 'Search results' });
   const section = h('section', { 'aria-label': 'Search' }, form, status, results);
 
+  // The latest search is the one shown: an earlier one answered late never replaces it.
+  let latest = 0;
   const run = async (query: string) => {
+    const own = (latest += 1);
     if (query === '') {
       replace(status);
       replace(results);
@@ -36,6 +39,7 @@ export function searchSection(base: string, params: URLSearchParams): HTMLElemen
     replace(status, 'Searching…');
     try {
       const found = await api<SearchResults>(`${base}/search?${new URLSearchParams({ q: query, limit: '30' })}`);
+      if (own !== latest) return;
       replace(results, ...found.hits.map(hitItem));
       const notes = [
         found.hits.length === 0 ? 'Nothing matches.' : `${found.hits.length} best matches.`,
@@ -44,6 +48,7 @@ export function searchSection(base: string, params: URLSearchParams): HTMLElemen
       ];
       replace(status, notes.filter(Boolean).join(' '));
     } catch (error) {
+      if (own !== latest) return;
       replace(results);
       replace(status, h('span', { class: 'error' }, error instanceof ApiError ? error.message : String(error)));
     }
