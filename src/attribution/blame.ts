@@ -119,11 +119,21 @@ export function attributeLine(blamed: BlamedLine, ledgers: ReadonlyMap<string, L
 
 const NOBODY = { agent: null, model_id: null, conversation_url: null };
 
-/** How many lines the file has, when `error` is blame's line_out_of_range refusal (which names it); undefined otherwise. */
+/** line_out_of_range: lines asked for past the file's end; it keeps how many lines the file has. */
+export class LineOutOfRangeError extends TracerError {
+  constructor(
+    path: string,
+    readonly lines: number,
+    /** What to do, after the semicolon: blame's option, why's range. */
+    advice: string,
+  ) {
+    super('line_out_of_range', `"${path}" has only ${lines} line${lines === 1 ? '' : 's'}; ${advice}.`, { exitCode: ExitCode.usage });
+  }
+}
+
+/** How many lines the file has, when `error` is a line_out_of_range refusal; undefined otherwise. */
 export function linesInFile(error: unknown): number | undefined {
-  if (!(error instanceof TracerError) || error.code !== 'line_out_of_range') return undefined;
-  const count = /has only (\d+) lines?/.exec(error.message)?.[1];
-  return count === undefined ? undefined : Number(count);
+  return error instanceof LineOutOfRangeError ? error.lines : undefined;
 }
 
 /** git's refusal, told as one of tracer's codes; the checks run only once git has failed. */
@@ -131,13 +141,7 @@ async function blameFailure(outcome: BlameOutcome, query: BlameQuery, rev: strin
   const stderr = outcome.failure!.stderr;
   if (query.rev !== undefined && rev === undefined) return unknownRevision(query.rev);
   const range = /has only (\d+) lines?/.exec(stderr);
-  if (range) {
-    return new TracerError(
-      'line_out_of_range',
-      `"${query.path}" has only ${range[1]} line${range[1] === '1' ? '' : 's'}; pass --line with numbers inside the file.`,
-      { exitCode: ExitCode.usage },
-    );
-  }
+  if (range) return new LineOutOfRangeError(query.path, Number(range[1]), 'pass --line with numbers inside the file');
   if (rev === undefined && /no such ref|bad revision 'HEAD'|does not have any commits/i.test(stderr)) {
     return new TracerError('no_history', 'This repository has no commit yet; commit something first, then blame it.', {
       exitCode: ExitCode.usage,

@@ -7,9 +7,9 @@
 // the session's summary. Each conversation's transcript is read once, streamed,
 // through its agent's format.
 import { join } from 'node:path';
-import { blameFile, linesInFile, type AttributedBlameLine } from '../attribution/blame.js';
+import { blameFile, LineOutOfRangeError, linesInFile, type AttributedBlameLine } from '../attribution/blame.js';
 import { conversationIdsOfUrls } from '../core/conversation-members.js';
-import { ExitCode, TracerError } from '../core/errors.js';
+import type { TracerError } from '../core/errors.js';
 import type { TranscriptFormat, TranscriptItem } from '../core/transcript.js';
 import { readRecords } from '../store/jsonl.js';
 import { recognizeFormat, transcriptFormat, type FormatContext } from '../transcript/agents.js';
@@ -235,9 +235,5 @@ async function latestSummaries(projectDir: string, ids: Set<string>): Promise<Ma
 }
 
 function outOfRange(path: string, count: number): TracerError {
-  return new TracerError(
-    'line_out_of_range',
-    `"${path}" has only ${count} line${count === 1 ? '' : 's'}; ask for lines inside it (${path}:1-${count} at most).`,
-    { exitCode: ExitCode.usage },
-  );
+  return new LineOutOfRangeError(path, count, `ask for lines inside it (${path}:1-${count} at most)`);
 }
