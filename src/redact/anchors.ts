@@ -218,28 +218,8 @@ export class AnchorScanner<T> {
    * literal); at most `perLine` of an owner's on one line, so a long line full of hits holds few.
    */
   scan(text: string, perLine = NO_CAP): Array<AnchorHit<T>> {
-    // No callback: one called from this loop with a new closure each time would throw its compiled code away.
     const found: Found<T> = { hits: [], perLine, lineStart: 0, lineEnd: -1, counts: new Map() };
-    const { slots, lists, thirds } = (this.#table ??= this.#build());
-    const last = text.length - 1;
-    let current = last >= 0 ? text.charCodeAt(0) : 0x80;
-    for (let index = 0; index < last; index += 1) {
-      const next = text.charCodeAt(index + 1);
-      if (current < 0x80) {
-        // A character beyond ASCII after it: column 0, where only one-character literals are.
-        const slot = slots[(current << 7) | (next < 0x80 ? next : 0)]!;
-        if (slot !== 0) {
-          // None (the text's end): bit 0 of word 0, which only a slot that takes any third character has.
-          const third = index + 2 <= last ? text.charCodeAt(index + 2) : 0;
-          if (third >= 0x80 || (thirds[(slot << 2) | (third >> 5)]! & (1 << (third & 31))) !== 0) check(lists[slot]!, text, index, found);
-        }
-      }
-      current = next;
-    }
-    if (current < 0x80) {
-      const slot = slots[current << 7]!;
-      if (slot !== 0) check(lists[slot]!, text, last, found);
-    }
+    scanInto(text, (this.#table ??= this.#build()), found);
     return found.hits;
   }
 
@@ -267,6 +247,31 @@ export class AnchorScanner<T> {
       }
     }
     return { slots, lists, thirds };
+  }
+}
+
+/**
+ * The scan's loop, alone in its function, which ends where the loop ends. V8 compiles a long loop while
+ * its first call runs (on-stack replacement) and reuses that code each time a later call enters the
+ * loop; code after the loop has not run yet when it is compiled, so that code would leave at every later
+ * call (a "deopt" per call: 30-40 ms over an 8 MiB transcript, BENCHMARKS.md, workload 12). No callback
+ * either: one called from this loop with a new closure each time would throw its compiled code away.
+ */
+function scanInto<T>(text: string, { slots, lists, thirds }: Table<T>, found: Found<T>): void {
+  const last = text.length - 1;
+  // The last character is read in the loop too: its next one as column 0, its third as none.
+  for (let index = 0, current = text.charCodeAt(0); index <= last; index += 1) {
+    const next = index < last ? text.charCodeAt(index + 1) : 0;
+    if (current < 0x80) {
+      // A character beyond ASCII after it: column 0, where only one-character literals are.
+      const slot = slots[(current << 7) | (next < 0x80 ? next : 0)]!;
+      if (slot !== 0) {
+        // None (the text's end): bit 0 of word 0, which only a slot that takes any third character has.
+        const third = index + 2 <= last ? text.charCodeAt(index + 2) : 0;
+        if (third >= 0x80 || (thirds[(slot << 2) | (third >> 5)]! & (1 << (third & 31))) !== 0) check(lists[slot]!, text, index, found);
+      }
+    }
+    current = next;
   }
 }
 

@@ -48,6 +48,23 @@ test('the scanner compares literals in full, without ASCII case when folded, and
   ]);
 });
 
+test('the last characters of a text are scanned like any others: a one-character literal, a pair, nothing past the end', () => {
+  const scanner = new AnchorScanner<string>();
+  scanner.add({ owner: 'at', starts: ['@'], fold: false });
+  scanner.add({ owner: 'pair', starts: ['xy'], fold: false });
+  scanner.add({ owner: 'three', starts: ['xyz'], fold: false });
+  const hits = (text: string) => scanner.scan(text).map(({ owner, index }) => `${owner}@${index}`);
+  assert.equal(hits('a@'), ['at@1']);
+  assert.equal(hits('@'), ['at@0']);
+  assert.equal(hits('axy'), ['pair@1']);
+  assert.equal(hits('axyz'), ['pair@1', 'three@1']);
+  assert.equal(hits('ax'), []);
+  assert.equal(hits(''), []);
+  // A long text first, as a hook's first segment is: the loop's compiled code then meets the short ones.
+  assert.equal(hits(`${'abc '.repeat(50_000)}@`), ['at@200000']);
+  assert.equal(hits('xy@'), ['pair@0', 'at@2']);
+});
+
 test("a plugin's trigger: a backreference keeps its group, and alternatives without a literal are scanned one by one", async () => {
   const found = (pattern: RegExp) => ({
     id: 'plugin',
