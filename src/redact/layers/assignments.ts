@@ -79,8 +79,9 @@ export function findAssignments(text: string): Assignment[] {
     const flag = text[start] === '-';
     if (flag && start > 0 && /[A-Za-z0-9_]/.test(text[start - 1]!)) continue;
     if (!flag && !/[A-Za-z_]/.test(text[start]!)) continue;
-    const pair =
-      !flag && text.lastIndexOf('name:', start) >= start - 40 && NAME_KEY_BEFORE.test(text.slice(Math.max(0, start - 40), start));
+    // The 40 characters before the name, not lastIndexOf over the text: where no `name:` stands, that reads back to its start at every keyword.
+    const before = flag ? '' : text.slice(Math.max(0, start - 40), start);
+    const pair = before.includes('name:') && NAME_KEY_BEFORE.test(before);
     const assignment = readAssignment(text, start, flag, pair);
     if (!assignment) continue;
     from = assignment.start;
