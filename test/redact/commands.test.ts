@@ -45,6 +45,28 @@ test('check FILE: each finding with its line, column and a masked preview; exit 
     assert.not.ok(output.includes(AWS.slice(4, 20)) || output.includes(GITHUB.slice(4, 20)), 'never the secret');
 });
 
+test('check of a file with a secret on every line: each on its own line, in order, every preview masked', async () => {
+  const box = sandbox();
+  // A printed .env: line numbers and previews come from the lines found once, not counted again for each finding.
+  const values = Array.from({ length: 2000 }, (_, index) => `${GITHUB.slice(0, 30)}${String(index).padStart(10, '0')}`);
+  writeFileSync(
+    join(box.repo, 'big.env'),
+    values.map((value, index) => `export API_TOKEN_${index}=${value} # ${value.slice(0, 4)}\n`).join(''),
+  );
+  const json = await box.run(['redact', 'check', 'big.env', '--json']);
+  assert.is(json.code, 1);
+  const { findings } = JSON.parse(json.stdout);
+  assert.equal(
+    findings.map((finding: any) => finding.line),
+    values.map((_, index) => index + 1),
+  );
+  for (const [index, finding] of findings.entries()) {
+    assert.is(finding.rule, 'github-token');
+    assert.is(finding.preview, `export API_TOKEN_${index}=[REDACTED:github-token] # ghp_`);
+    assert.is(finding.column, `export API_TOKEN_${index}=`.length + 1);
+  }
+});
+
 test('check - (stdin) with nothing to redact: exit 0, and {"findings": []}', async () => {
   const box = sandbox();
   const clean = 'commit 3f9a1c2b4d5e6f708192a3b4c5d6e7f809112233\nconst apiKey = process.env.API_KEY;\n';
