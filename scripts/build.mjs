@@ -57,6 +57,7 @@ const VENDOR = [
     file: 'secretlint',
     // Minified: its 700 KB, most of it node-forge (the private-key rule's), parse in 37 ms instead of 48 (BENCHMARKS.md, workload 12).
     minify: true,
+    patches: () => [linearDedupe()],
     packages: ['@secretlint/core', '@secretlint/secretlint-rule-preset-recommend', '@secretlint/profiler'],
     contents: [
       "export { lintSource } from '@secretlint/core';",
@@ -233,7 +234,7 @@ for (const vendor of VENDOR) {
     outfile: join(dist, 'vendor', `${vendor.file}.js`),
     banner: REQUIRE,
     minify: vendor.minify ?? false,
-    plugins: [externalPackagesExcept(COMPILED_IN), lazy(), clipanionWithoutTty()],
+    plugins: [externalPackagesExcept(COMPILED_IN), lazy(), clipanionWithoutTty(), ...(vendor.patches?.() ?? [])],
   });
   metafiles[`vendor:${vendor.file}`] = vendored.metafile;
 }
@@ -392,6 +393,32 @@ function clipanionWithoutTty() {
           ? { path: join(dirname(args.importer), '..', 'platform', 'browser.mjs') }
           : undefined,
       );
+    },
+  };
+}
+
+/**
+ * @secretlint/core drops duplicate findings by comparing each with every later one: quadratic in a text's
+ * findings, which a file of tokens sent to the service's gate turns into hours. The build compiles in the same
+ * filter in linear time (scripts/vendor-patches/secretlint-filter-duplicated.mjs says more).
+ */
+function linearDedupe() {
+  const patch = join(root, 'scripts/vendor-patches/secretlint-filter-duplicated.mjs');
+  return {
+    name: 'secretlint-linear-dedupe',
+    setup(builder) {
+      let applied = false;
+      builder.onLoad({ filter: /[\\/]@secretlint[\\/]core[\\/]module[\\/]messages[\\/]filter-duplicated-process\.js$/ }, () => {
+        applied = true;
+        return { contents: readFileSync(patch, 'utf8'), loader: 'js' };
+      });
+      // A secretlint that moved the module would otherwise be compiled in with the quadratic filter, silently.
+      builder.onEnd(() => {
+        if (!applied)
+          throw new Error(
+            'scripts/build.mjs: @secretlint/core has no messages/filter-duplicated-process.js to replace; see scripts/vendor-patches/.',
+          );
+      });
     },
   };
 }

@@ -1,0 +1,2 @@
+/** The types of secretlint-filter-duplicated.mjs, for its test. */
+export function filterDuplicatedMessages<T>(messages?: T[]): T[];
