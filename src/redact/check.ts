@@ -102,6 +102,10 @@ class LocatedRun {
   /** The findings by where they start, and the furthest any of the first k reaches. */
   readonly #sorted: Finding[];
   readonly #reach: number[];
+  /** The line the last finding was on, masked. */
+  #line?: MaskedLine;
+  /** Characters counted up to the last finding's start, on its line. */
+  #cursor = { lineStart: -1, offset: 0, count: 0 };
 
   constructor(
     private readonly text: string,
@@ -114,28 +118,49 @@ class LocatedRun {
   }
 
   located(finding: Finding, linesBefore: number): CheckFinding {
-    const text = this.text;
     const line = lastAtMost(this.#lineStarts, finding.start, (start) => start);
-    const lineStart = this.#lineStarts[line]!;
-    const newline = text.indexOf('\n', finding.start);
+    const { masked, at } = this.#maskedLine(this.#lineStarts[line]!);
+    const where = at.get(finding)!;
+    const from = Math.max(0, where - PREVIEW_CONTEXT);
+    const close = masked.indexOf(']', where);
+    const to = Math.min(masked.length, (close === -1 ? where : close + 1) + PREVIEW_CONTEXT);
+    const preview = `${from > 0 ? '…' : ''}${masked.slice(from, to).replace(/\s+/g, ' ').trim()}${to < masked.length ? '…' : ''}`;
+    return { rule: finding.rule, line: linesBefore + line + 1, column: this.#column(this.#lineStarts[line]!, finding.start), preview };
+  }
+
+  /** The line with every finding that touches it masked (so a preview never shows any secret), and where each one's placeholder is; kept for the line's next finding. */
+  #maskedLine(lineStart: number): MaskedLine {
+    if (this.#line?.start === lineStart) return this.#line;
+    const text = this.text;
+    const newline = text.indexOf('\n', lineStart);
     const lineEnd = newline === -1 ? text.length : newline;
-    // Every finding that touches this line is masked, so the preview never shows any secret.
     let masked = '';
     let position = lineStart;
-    let at = 0;
+    const at = new Map<Finding, number>();
     for (const other of this.#touching(lineStart, lineEnd)) {
       const start = Math.max(other.start, position);
       masked += text.slice(position, start);
-      if (other === finding) at = masked.length;
+      at.set(other, masked.length);
       masked += `[REDACTED:${kindOf(other.rule)}]`;
       position = Math.max(position, Math.min(other.end, lineEnd));
     }
     masked += text.slice(position, lineEnd);
-    const from = Math.max(0, at - PREVIEW_CONTEXT);
-    const close = masked.indexOf(']', at);
-    const to = Math.min(masked.length, (close === -1 ? at : close + 1) + PREVIEW_CONTEXT);
-    const preview = `${from > 0 ? '…' : ''}${masked.slice(from, to).replace(/\s+/g, ' ').trim()}${to < masked.length ? '…' : ''}`;
-    return { rule: finding.rule, line: linesBefore + line + 1, column: characters(text, lineStart, finding.start) + 1, preview };
+    return (this.#line = { start: lineStart, masked, at });
+  }
+
+  /** The 1-based column of `offset` in characters (code points, as an editor counts them: a surrogate pair is one), counted on from the line's last finding. */
+  #column(lineStart: number, offset: number): number {
+    const text = this.text;
+    let cursor = this.#cursor;
+    if (cursor.lineStart !== lineStart || cursor.offset > offset) cursor = { lineStart, offset: lineStart, count: 0 };
+    let count = cursor.count + (offset - cursor.offset);
+    for (let index = cursor.offset; index < offset; index += 1) {
+      const unit = text.charCodeAt(index);
+      const before = index > lineStart ? text.charCodeAt(index - 1) : 0;
+      if (unit >= 0xdc00 && unit <= 0xdfff && before >= 0xd800 && before <= 0xdbff) count -= 1;
+    }
+    this.#cursor = { lineStart, offset, count };
+    return count + 1;
   }
 
   /** The findings that overlap `[lineStart, lineEnd)`, in the order they start (one may start on an earlier line). */
@@ -163,13 +188,9 @@ function lastAtMost<T>(list: readonly T[], value: number, key: (item: T) => numb
   return low - 1;
 }
 
-/** Characters (code points, as an editor counts them) between two offsets: a surrogate pair is one. */
-function characters(text: string, from: number, to: number): number {
-  let count = to - from;
-  for (let index = from; index < to; index += 1) {
-    const unit = text.charCodeAt(index);
-    const before = index > from ? text.charCodeAt(index - 1) : 0;
-    if (unit >= 0xdc00 && unit <= 0xdfff && before >= 0xd800 && before <= 0xdbff) count -= 1;
-  }
-  return count;
+interface MaskedLine {
+  start: number;
+  masked: string;
+  /** Where each finding's placeholder starts in `masked`. */
+  at: Map<Finding, number>;
 }

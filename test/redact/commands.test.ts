@@ -79,10 +79,15 @@ test('check - (stdin) with nothing to redact: exit 0, and {"findings": []}', asy
   assert.is(piped.code, 1, 'stdin is read when no file is named and it is piped');
   assert.is(JSON.parse(piped.stdout).findings[0].rule, 'github-token');
   // Columns count characters as an editor does: é, € and an emoji (two UTF-16 units) are one each.
-  const wide = await box.run(['redact', 'check', '-', '--json'], { input: `é€😀 ${GITHUB}\n` });
+  // Counted on from one finding to the next of the same line, and from the start of the next line.
+  const wide = await box.run(['redact', 'check', '-', '--json'], { input: `é€😀 ${GITHUB} 😀😀 ${GITHUB}\n😀 ${GITHUB}\n` });
   assert.equal(
     JSON.parse(wide.stdout).findings.map((finding: any) => [finding.line, finding.column]),
-    [[1, 5]],
+    [
+      [1, 5],
+      [1, 5 + GITHUB.length + 4],
+      [2, 3],
+    ],
   );
 });
 
