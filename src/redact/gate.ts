@@ -26,8 +26,8 @@ export class SecretGate {
     for (const [index, item] of items.entries()) {
       const record = item as Record<string, unknown>;
       for (const member of family.text?.members ?? []) {
-        const value = record[member];
-        if (typeof value !== 'string') continue;
+        const value = memberText(record[member]);
+        if (value === undefined) continue;
         const [first] = await this.redactor.find(value);
         if (first) findings.push({ index, field: member, rule: first.rule, line: lineOf(value, first.start) });
       }
@@ -56,6 +56,16 @@ export class SecretGate {
   ): AsyncIterable<Uint8Array> {
     return scanningStream(source, this.redactor, refuse);
   }
+}
+
+/**
+ * A text member as the gate reads it: a string as it is, any other value (the wire contract leaves a
+ * summary's members free: an array of paragraphs, an object of sections) as its JSON, whose strings the
+ * detectors read decoded. Skipping what is not a string let any secret through in a one-element array.
+ */
+function memberText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  return value === undefined || value === null ? undefined : JSON.stringify(value);
 }
 
 function lineOf(text: string, offset: number): number {

@@ -49,10 +49,8 @@ export async function redactedRecord(
 ): Promise<Record<string, unknown> | undefined> {
   let copy: Record<string, unknown> | undefined;
   for (const member of family.text?.members ?? []) {
-    const value = record[member];
-    if (typeof value !== 'string') continue;
-    const result = await redactor.redact(value);
-    if (result.findings.length > 0) (copy ??= { ...record })[member] = result.text;
+    const redacted = await redactedValue(record[member], redactor);
+    if (redacted.found) (copy ??= { ...record })[member] = redacted.value;
   }
   if (family.blob && family.text?.blob && store.blobPath) {
     const sha = record[family.blob.shaMember];
@@ -65,6 +63,27 @@ export async function redactedRecord(
   if (!copy) return undefined;
   copy[REDACTED_MEMBER] = true;
   return family.idMember === null ? copy : withContentId(copy, family.idMember);
+}
+
+/**
+ * A text member redacted: a string, or each string inside an array or object (the wire contract leaves a
+ * summary's members free, and the service's gate reads such a value as its JSON, so it must leave clean).
+ */
+async function redactedValue(value: unknown, redactor: Redactor): Promise<{ value: unknown; found: boolean }> {
+  if (typeof value === 'string') {
+    const result = await redactor.redact(value);
+    return { value: result.text, found: result.findings.length > 0 };
+  }
+  if (value === null || typeof value !== 'object') return { value, found: false };
+  let found = false;
+  const entries: Array<[string, unknown]> = [];
+  for (const [key, inner] of Object.entries(value)) {
+    const redacted = await redactedValue(inner, redactor);
+    found ||= redacted.found;
+    entries.push([key, redacted.value]);
+  }
+  if (!found) return { value, found };
+  return { value: Array.isArray(value) ? entries.map(([, inner]) => inner) : Object.fromEntries(entries), found };
 }
 
 /** The blob's bytes redacted into the cache beside it; undefined when nothing was found (or the bytes are not there: the push reports that). */

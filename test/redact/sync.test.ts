@@ -160,6 +160,14 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     );
     assert.match(refused.json.detail, /github-token/);
     assert.not.ok(refused.text.includes(GITHUB), 'the answer never shows the secret');
+    // The wire contract leaves a summary's members free: one that is not a string is read as its JSON.
+    for (const shape of [[`token ${GITHUB}`], { sections: [{ body: `export GITHUB_TOKEN=${GITHUB}` }] }]) {
+      const item = withContentId({ ts: '2024-05-01T12:00:00Z', conversation_url: 'x://session/2', summary: shape }, 'id');
+      const nested = await raw(service, token, 'POST', '/api/v1/sync/summaries', { items: [item] });
+      assert.is(nested.status, 422, JSON.stringify(shape).slice(0, 20));
+      assert.is(nested.json.code, 'secret_detected');
+      assert.equal(nested.json.errors[0].field, 'summary');
+    }
 
     const bytes = Buffer.from(`${JSON.stringify({ content: `export AWS_SECRET_ACCESS_KEY=${AWS}` })}\n`);
     const sha = createHash('sha256').update(bytes).digest('hex');
@@ -216,6 +224,21 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     assert.is(stored.json.inserted, 1);
   });
 }
+
+test('a summary member that is not a string goes out with each string inside it redacted, and the gate lets it in', async () => {
+  const service = await startService();
+  await service.createProject('acme', 'web');
+  const token = await service.createToken({ org: 'acme', project: 'web', name: 'laptop' });
+  const m = await machine({ remoteUrl: `${service.url}/acme/web`, token });
+  addSummary(m, { summary: { title: 'Deploy', steps: ['built it', `pushed with ${GITHUB}`], count: 2 } });
+  const push = await m.run(['push', '--json']);
+  assert.is(push.code, 0, push.stderr);
+  assert.is(JSON.parse(push.stdout).push.families.find((one: any) => one.family === 'summaries').sent, 1);
+  const onService = await serviceContents(service);
+  assert.not.ok(holdsSecret(onService), 'no secret on the service');
+  assert.ok(onService.includes('pushed with [REDACTED:github-token:'), 'the string that held it, redacted in place');
+  assert.ok(onService.includes('built it'), 'the rest as it was');
+});
 
 test('a secret an older client pushed reaches a pull; tracer redact --store cleans it, and the next pull does not bring it back', async () => {
   const service = await startService({ allowSecrets: true });
