@@ -38,6 +38,19 @@ export class BlobMeter {
   }
 }
 
+/**
+ * The bytes as they come, refused (blob_too_large) the moment their count passes the cap: before the secret
+ * gate, which holds a line until it ends, so an upload of long lines is refused while it is still arriving.
+ */
+export async function* capped(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, maxBytes: number): AsyncGenerator<Uint8Array> {
+  let size = 0;
+  for await (const chunk of source) {
+    size += chunk.length;
+    if (size > maxBytes) throw blobTooLarge(maxBytes);
+    yield chunk;
+  }
+}
+
 export function blobTooLarge(maxBytes: number): ProblemError {
   return new ProblemError(
     413,

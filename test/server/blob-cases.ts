@@ -63,6 +63,15 @@ export function blobCases(test: Test<{ fixture: Fixture }>): void {
     const streamed = await chunkedUpload(`${service.url}/api/v1/blobs`, { ...client.headers(), 'x-content-sha256': sha256(big) }, big);
     assert.is(streamed.status, 413);
     assert.is(JSON.parse(streamed.body).code, 'blob_too_large');
+    // ...while the body is still open: the gate holds a line until it ends, the cap does not wait for it.
+    const open = await chunkedUpload(
+      `${service.url}/api/v1/blobs`,
+      { ...client.headers(), 'x-content-sha256': sha256(big) },
+      Buffer.alloc(4096, 'z'),
+      { end: false },
+    );
+    assert.is(open.status, 413);
+    assert.is(JSON.parse(open.body).code, 'blob_too_large');
     const fits = Buffer.alloc(1024, 2);
     assert.is((await client.uploadBlob(fits)).status, 201);
     assert.is((await client.head(`/api/v1/blobs/${sha256(big)}`)).status, 404);
@@ -119,8 +128,16 @@ export function blobCases(test: Test<{ fixture: Fixture }>): void {
   });
 }
 
-/** Sends the bytes in small chunked pieces (no Content-Length), stopping when the service answers. */
-async function chunkedUpload(url: string, headers: Record<string, string>, bytes: Buffer): Promise<{ status: number; body: string }> {
+/**
+ * Sends the bytes in small chunked pieces (no Content-Length), stopping when the service answers;
+ * `end: false` leaves the body open after them, and fails unless the service answers all the same.
+ */
+async function chunkedUpload(
+  url: string,
+  headers: Record<string, string>,
+  bytes: Buffer,
+  options: { end?: boolean } = {},
+): Promise<{ status: number; body: string }> {
   const req = httpRequest(url, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
@@ -134,8 +151,12 @@ async function chunkedUpload(url: string, headers: Record<string, string>, bytes
     if (!req.write(bytes.subarray(offset, offset + 256))) await Promise.race([once(req, 'drain'), answered]).catch(() => {});
     await new Promise((resolve) => setImmediate(resolve));
   }
-  if (!stopped) req.end();
-  const [response] = await answered;
+  if (!stopped && options.end !== false) req.end();
+  let timer: NodeJS.Timeout | undefined;
+  const unanswered = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the service did not answer while the body was still open')), 30_000);
+  });
+  const [response] = await Promise.race([answered, unanswered]).finally(() => clearTimeout(timer));
   const chunks: Buffer[] = [];
   for await (const chunk of response) chunks.push(chunk as Buffer);
   req.destroy();

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { SHA256_HEX } from '../../core/content-id.js';
 import { BLOBS_ROUTE } from '../../protocol/routes.js';
-import { blobTooLarge } from '../blob-stream.js';
+import { blobTooLarge, capped } from '../blob-stream.js';
 import { projectOf, requireProject, type ServiceContext } from '../context.js';
 import { auditBlobRead } from '../privacy/guards.js';
 import { blobForgotten } from '../privacy/tombstones.js';
@@ -66,7 +66,7 @@ export function blobRoutes(context: ServiceContext) {
         // destroyOnReturn: false — a refused upload must not cut the connection before the answer is out.
         const bytes = body ? body.iterator({ destroyOnReturn: false }) : ([] as Uint8Array[]);
         // Scanned on the way into storage; a finding throws before the blob is committed.
-        const source = context.gate ? context.gate.blobBytes(bytes, secretDetected) : bytes;
+        const source = context.gate ? context.gate.blobBytes(capped(bytes, context.options.blobMaxBytes), secretDetected) : bytes;
         const stored = await context.storage.writeBlob(projectOf(request).id, claimed, source, context.options.blobMaxBytes);
         return reply.code(stored.created ? 201 : 200).send({ sha256: claimed, size: stored.size });
       } catch (error) {
