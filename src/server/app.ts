@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { clientErrorHandler, frameworkErrorHandler } from './client-errors.js';
+import { checkQuery, clientErrorHandler, frameworkErrorHandler } from './client-errors.js';
 import type { ServiceContext } from './context.js';
 import { ProblemError, problemFromError, sendProblem } from './problem.js';
 import { adminRoutes } from './routes/admin.js';
@@ -72,6 +72,7 @@ export function buildApp(context: ServiceContext): FastifyInstance {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     checkHeaders(request.raw);
+    checkQuery(request.raw.url ?? '');
   });
   app.setErrorHandler((error, request, reply) => {
     const problem = problemFromError(error);

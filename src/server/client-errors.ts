@@ -65,9 +65,23 @@ export function clientErrorHandler(log: () => FastifyBaseLogger) {
 export function frameworkErrorHandler(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.header('x-request-id', request.id);
   const why = error.code === 'FST_ERR_BAD_URL' ? 'a percent-encoded sequence in it does not decode' : 'a path segment is too long';
-  return sendProblem(
-    request,
-    reply,
-    new ProblemError(400, 'invalid_request', `The URL is not valid: ${why}; fix the client and send it again.`),
-  );
+  return sendProblem(request, reply, invalidUrl(why));
+}
+
+/**
+ * The router decodes the path only; the query's parser leaves a bad escape as it is, which would then be
+ * judged as a cursor, a limit or nothing at all. Checked for every request, so a bad URL is one answer.
+ */
+export function checkQuery(url: string): void {
+  const at = url.indexOf('?');
+  if (at === -1) return;
+  try {
+    decodeURIComponent(url.slice(at + 1));
+  } catch {
+    throw invalidUrl('a percent-encoded sequence in its query does not decode');
+  }
+}
+
+function invalidUrl(why: string): ProblemError {
+  return new ProblemError(400, 'invalid_request', `The URL is not valid: ${why}; fix the client and send it again.`);
 }

@@ -1,5 +1,7 @@
-// Pull cursors are opaque to clients (wire contract "Pull, per family"): today
-// they wrap the ingest sequence number, and the version prefix leaves room to change that.
+// Paging, for every route that pages. Pull cursors are opaque to clients (wire
+// contract "Pull, per family"): today they wrap the ingest sequence number, and the
+// version prefix leaves room to change that.
+import { MAX_PAGE_SIZE, PAGE_SIZE } from '../protocol/limits.js';
 import { ProblemError } from './problem.js';
 
 const PREFIX = 'v1:';
@@ -21,4 +23,12 @@ export function decodeCursor(cursor: string | undefined): number {
     );
   }
   return seq;
+}
+
+/** The page size asked for: 500 when absent or empty (as an empty `after` is the start), capped at 1000 without error (spec §8). */
+export function pageSize(text: string | undefined): number {
+  if (text === undefined || text === '') return PAGE_SIZE;
+  if (!/^\d+$/.test(text) || Number(text) < 1)
+    throw new ProblemError(400, 'invalid_query', `"limit" must be a whole number of at least 1, not "${text}".`);
+  return Math.min(Number(text), MAX_PAGE_SIZE);
 }

@@ -152,6 +152,9 @@ export function syncCases(test: Test<{ fixture: Fixture }>): void {
     assertProblem(await client.pull('traces', 'limit=0'), 400, 'invalid_query');
     assertProblem(await client.pull('traces', 'limit=ten'), 400, 'invalid_query');
     assertProblem(await client.pull('traces', 'since=last-week'), 400, 'invalid_query');
+    // A query that does not decode is a malformed URL, whichever parameter holds it, a known one or not.
+    for (const query of ['after=%zz', 'limit=%zz', 'since=%E0%A4%A', 'foo=%zz'])
+      assertProblem(await client.pull('traces', query), 400, 'invalid_request');
     assert.ok(service);
   });
 

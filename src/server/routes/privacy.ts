@@ -4,11 +4,11 @@
 import type { FastifyInstance } from 'fastify';
 import { memberProblem, timestampMillis } from '../../core/member-checks.js';
 import type { FamilyDefinition } from '../../kernel/families.js';
-import { ITEMS_PER_REQUEST, MAX_PAGE_SIZE, PAGE_SIZE } from '../../protocol/limits.js';
+import { ITEMS_PER_REQUEST } from '../../protocol/limits.js';
 import { AUDIT_ROUTE, FORGET_ROUTE, RETENTION_ROUTE, RETENTION_RUN_ROUTE, TOMBSTONES_ROUTE } from '../../protocol/routes.js';
 import { isPlainObject } from '../batch.js';
 import { projectOf, requireProject, type ServiceContext } from '../context.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import { decodeCursor, encodeCursor, pageSize } from '../cursor.js';
 import { appendAudit, auditPage, recordAudit } from '../privacy/audit.js';
 import { adminOfOrg, adminOfProject } from '../privacy/authority.js';
 import { forget, forgetSelector } from '../privacy/forget.js';
@@ -165,13 +165,6 @@ function retentionBody(body: unknown, families: readonly FamilyDefinition[]): Re
 
 function ages(policy: Record<string, number>): Record<string, string> {
   return Object.fromEntries(Object.entries(policy).map(([name, ms]) => [name, formatAge(ms)]));
-}
-
-function pageSize(text: string | undefined): number {
-  if (text === undefined || text === '') return PAGE_SIZE;
-  if (!/^\d+$/.test(text) || Number(text) < 1)
-    throw new ProblemError(400, 'invalid_query', `"limit" must be a whole number of at least 1, not "${text}".`);
-  return Math.min(Number(text), MAX_PAGE_SIZE);
 }
 
 /** Tombstones out and back in (`--disable-route tombstones` answers 404, as a service from before them). */

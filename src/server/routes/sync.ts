@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { memberProblem, timestampMillis } from '../../core/member-checks.js';
 import type { FamilyDefinition } from '../../kernel/families.js';
-import { MAX_PAGE_SIZE, PAGE_SIZE } from '../../protocol/limits.js';
 import { BLOBS_ROUTE, syncRoute } from '../../protocol/routes.js';
 import { prepareBatch } from '../batch.js';
 import { projectOf, requireProject, type ServiceContext } from '../context.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import { decodeCursor, encodeCursor, pageSize } from '../cursor.js';
 import { auditPulled, checkPullRole, releaseLateForgotten, withoutForgotten } from '../privacy/guards.js';
 import { ProblemError, type ValidationError } from '../problem.js';
 import type { ProjectRef } from '../storage/types.js';
@@ -118,14 +117,6 @@ async function pull(context: ServiceContext, family: FamilyDefinition, request: 
   await auditPulled(context, request, project, family, items);
   const last = page.rows.at(-1)?.seq ?? after;
   return { items, next_cursor: encodeCursor(last), has_more: page.hasMore };
-}
-
-/** Default 500, capped at 1000 without error (spec §8). */
-function pageSize(text: string | undefined): number {
-  if (text === undefined || text === '') return PAGE_SIZE;
-  if (!/^\d+$/.test(text) || Number(text) < 1)
-    throw new ProblemError(400, 'invalid_query', `"limit" must be a whole number of at least 1, not "${text}".`);
-  return Math.min(Number(text), MAX_PAGE_SIZE);
 }
 
 /**
