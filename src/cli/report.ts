@@ -52,9 +52,10 @@ function usageSentence(error: Error): string {
   if (/did you mean one of/i.test(first)) return unknownCommand(lines);
   const suggestion = /did you mean/i.test(first) ? lines.find((line) => line.trim().startsWith('$ '))?.trim() : undefined;
   const sentence = first.replace(/[.:;]\s*$/, '');
+  // One sentence, as every error is: what is wrong, then what to do.
   return suggestion
-    ? `${sentence} ${suggestion.slice(2)}? Run tracer --help for every command.`
-    : `${sentence}. Run tracer --help, or tracer <command> --help, for the usage.`;
+    ? `${sentence} (perhaps ${suggestion.slice(2)}); tracer --help lists every command.`
+    : `${sentence}; run tracer --help, or tracer <command> --help, for the usage.`;
 }
 
 /**
@@ -82,12 +83,11 @@ function unknownCommand(lines: readonly string[]): string {
     const forms = new Set(
       lines.map((line) => /^\s*\d+\. (tracer .*)$/.exec(line)?.[1]).filter((form): form is string => form !== undefined),
     );
-    return `tracer ${word} does not take "${typed.split(' ').slice(1).join(' ')}": it takes ${[...forms].join(', or ')}. Run tracer ${word} --help for the usage.`;
+    return `tracer ${word} does not take "${typed.split(' ').slice(1).join(' ')}": it takes ${[...forms].join(', or ')}; run tracer ${word} --help for the usage.`;
   }
   const closest = [...commands].sort((a, b) => editDistance(word, a.split(' ')[0]!) - editDistance(word, b.split(' ')[0]!))[0];
-  const near =
-    closest && editDistance(word, closest.split(' ')[0]!) <= Math.max(2, word.length / 3) ? ` Did you mean tracer ${closest}?` : '';
-  return `"${word}" is not a tracer command.${near} The commands are: ${commands.join(', ')}; run tracer --help for what each does.`;
+  const near = closest && editDistance(word, closest.split(' ')[0]!) <= Math.max(2, word.length / 3) ? ` (perhaps tracer ${closest})` : '';
+  return `"${word}" is not a tracer command${near}; the commands are ${commands.join(', ')}, and tracer --help says what each does.`;
 }
 
 function editDistance(a: string, b: string): number {

@@ -130,7 +130,7 @@ async function pullFamily(
       if (!fallback) {
         throw new TracerError(
           'route_unsupported',
-          `${error.message}; no enabled plugin falls back, so the pull stops. Upgrade the service.`,
+          `${error.message}; no enabled plugin falls back, so the pull stops until the service is upgraded.`,
           {
             exitCode: ExitCode.failure,
           },

@@ -428,7 +428,7 @@ export class FamilyPush {
     if (!fallback) {
       throw new TracerError(
         'route_unsupported',
-        `${error.message}; no enabled plugin falls back, so the push stops. Upgrade the service, or push the other families with --only.`,
+        `${error.message}; no enabled plugin falls back, so the push stops: upgrade the service, or push the other families with --only.`,
         { exitCode: ExitCode.failure },
       );
     }

@@ -131,10 +131,10 @@ export function unwritable(path: string, error: unknown): TracerError {
         : code === 'EACCES' || code === 'EPERM'
           ? 'permission denied'
           : (code ?? (error as Error).message);
-  const fix = code === 'ENOSPC' ? 'Free some space on that disk' : 'Make its folder writable';
+  const fix = code === 'ENOSPC' ? 'free some space on that disk' : 'make its folder writable';
   return new TracerError(
     'state_unwritable',
-    `Cannot write ${path}: ${why}. ${fix} (or set TRACER_HOME to a folder that can take it) and run the command again.`,
+    `Cannot write ${path} (${why}); ${fix} (or set TRACER_HOME to a folder that can take it) and run the command again.`,
     {
       exitCode: ExitCode.localState,
       cause: error,

@@ -77,7 +77,7 @@ export async function forgetCommand(kernel: Kernel, stdout: Writable, flags: For
       const where = remote ? `on this machine or on remote "${remote.name}"` : 'on this machine';
       throw new TracerError(
         'unknown_conversation',
-        `No conversation ${unknown.join(', ')} ${where}; check the id (tracer view lists the sessions). Nothing was forgotten.`,
+        `No conversation ${unknown.join(', ')} ${where}, so nothing was forgotten; check the id (tracer view lists the sessions).`,
         { exitCode: ExitCode.usage },
       );
     }

@@ -44,7 +44,7 @@ function tolerant(tap: AnyTap): AnyTap {
     const why = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
     scope?.report({
       code: 'redact_plugin_failed',
-      message: `Plugin "${tap.name}" failed to add its redaction detectors (${why}); redaction goes on with the other plugins' detectors. Fix or switch off that plugin (tracer plugins).`,
+      message: `Plugin "${tap.name}" failed to add its redaction detectors (${why}); redaction goes on with the other plugins' detectors, and tracer plugins shows how to fix or switch that one off.`,
     });
   };
   switch (tap.type) {

@@ -64,7 +64,7 @@ export function requireRemote(file: RemotesFile, name: string): RemoteRecord {
       'remote_not_found',
       known.length === 0
         ? `There is no remote named "${name}" (this project has none); add one with tracer remote add <name> <url>.`
-        : `There is no remote named "${name}"; known remotes: ${known.join(', ')}.`,
+        : `There is no remote named "${name}"; name one of ${known.join(', ')} with --remote, or add it with tracer remote add ${name} <url>.`,
       { exitCode: ExitCode.usage },
     );
   }

@@ -74,7 +74,7 @@ async function moveAsideAndThrow(path: string, what: string): Promise<never> {
   }
   throw new TracerError(
     'state_file_corrupt',
-    `${basename(path)} ${what}; it was moved to ${aside}. Restore what you need from there, then run the command again (it starts from an empty ${basename(path)}).`,
+    `${basename(path)} ${what}; it was moved to ${aside}, so restore what you need from there and run the command again (it starts from an empty ${basename(path)}).`,
     { exitCode: ExitCode.localState },
   );
 }

@@ -49,7 +49,7 @@ test('--version, --help and per-command help with examples', async () => {
   // An unknown command names the word, the closest command and every command there is.
   const unknown = await run(['pusj']);
   assertOneLineError(unknown, 'invalid_usage', 2);
-  assert.match(unknown.stderr, '"pusj" is not a tracer command. Did you mean tracer push? The commands are: ');
+  assert.match(unknown.stderr, '"pusj" is not a tracer command (perhaps tracer push); the commands are ');
   for (const command of ['init', 'reset', 'remote add', 'push', 'pull', 'sync', 'status'])
     assert.match(unknown.stderr, new RegExp(`[:,] ${command}[,;]`), `the list names ${command}`);
   assert.not.match(unknown.stderr, /\[--/, 'command names only, no option lists');
@@ -80,7 +80,7 @@ test('a word that only groups commands (token, config, rule) lists them, alone o
   assertOneLineError(wrong, 'invalid_usage', 2);
   assert.match(
     wrong.stderr,
-    /it takes tracer token create .*, or tracer token revoke .*\. Run tracer token --help for the usage\. \(invalid_usage\)$/m,
+    /it takes tracer token create .*, or tracer token revoke .*; run tracer token --help for the usage\. \(invalid_usage\)$/m,
   );
   const show = await run(['show', 'HEAD', '--cost=3']);
   assertOneLineError(show, 'invalid_usage', 2);

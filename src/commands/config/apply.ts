@@ -24,7 +24,7 @@ async function checkRemoteExists(project: Project, chosen: unknown): Promise<voi
   const known = Object.keys(remotes.remotes);
   throw new TracerError(
     'remote_not_found',
-    `There is no remote named "${chosen}"${known.length ? `; known remotes: ${known.join(', ')}` : '; add it first with tracer remote add'}.`,
+    `There is no remote named "${chosen}"; ${known.length ? `name one of ${known.join(', ')}, or ` : ''}add it first with tracer remote add ${chosen} <url>.`,
     {
       exitCode: ExitCode.usage,
     },

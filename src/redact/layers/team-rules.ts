@@ -71,7 +71,7 @@ export async function teamRulesDetector(scope: RedactionScope): Promise<Redactio
 function invalid(sentence: string) {
   return {
     code: 'redact_rule_invalid',
-    message: `${sentence}; the team rules are not applied until it is fixed (the built-in rules still are). Check it with tracer redact rules.`,
+    message: `${sentence}; fix the file (until then its rules are not applied, the built-in ones still are), and tracer redact rules shows whether it loads.`,
   };
 }
 
@@ -153,7 +153,7 @@ class TeamRunner {
       this.#dropped.add(answer.timedOut);
       this.report({
         code: 'redact_rule_timeout',
-        message: `The team rule "${this.rules[answer.timedOut]!.id}" of ${this.path} ran longer than ${limit} ms on ${text.length} characters (a pattern that backtracks catastrophically) and was stopped; it is skipped for the rest of this run, and the other rules still ran. Rewrite it without nested quantifiers such as (a+)+.`,
+        message: `The team rule "${this.rules[answer.timedOut]!.id}" of ${this.path} ran longer than ${limit} ms on ${text.length} characters (a pattern that backtracks catastrophically) and was stopped, so it is skipped for the rest of this run (the other rules still ran); rewrite it without nested quantifiers such as (a+)+.`,
       });
     }
   }
