@@ -26,6 +26,14 @@ export async function checkTokenScope(
     return (await preflightRemote(kernel, project, remote, { quick: true })).warnings;
   } catch (error) {
     if (error instanceof TracerError && REFUSALS.has(error.code)) throw error;
+    // The server answered, and refused the token: say that, not that it could not be asked.
+    if (error instanceof TracerError && (error.code === 'unauthorized' || error.code === 'forbidden'))
+      return [
+        {
+          code: 'scope_unchecked',
+          message: `${target.base_url} refused this token (${error.code}), so push and pull will fail until the remote has a valid one: tracer remote set-token ${name} --token <TOKEN>.`,
+        },
+      ];
     const why = error instanceof TracerError ? error.code : error instanceof Error ? error.message : String(error);
     return [
       {

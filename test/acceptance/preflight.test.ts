@@ -63,6 +63,16 @@ test('remote add on an old or unreachable server adds the remote with a warning'
   assert.is(offline.code, 0, offline.stderr);
   assert.match(offline.stderr, '(scope_unchecked)');
   assert.match(offline.stderr, 'tracer doctor');
+  // A server that answers and refuses the token says so, and what to do.
+  const current = await startService();
+  await current.createProject('acme', 'web');
+  const refused = await m.run(['remote', 'add', 'bogus', `${current.url}/acme/web`, '--token', 'trc_not-a-token']);
+  assert.is(refused.code, 0, refused.stderr);
+  assert.match(refused.stderr, /refused this token \(unauthorized\).*tracer remote set-token bogus --token <TOKEN>\. \(scope_unchecked\)/);
+  // A token variable not set here: added, and said that nothing was checked.
+  const unset = await m.run(['remote', 'add', 'ci', `${current.url}/acme/web`, '--token-env', 'TRACER_TEST_UNSET_TOKEN']);
+  assert.is(unset.code, 0, unset.stderr);
+  assert.match(unset.stderr, /TRACER_TEST_UNSET_TOKEN is not set here, so the token's scope was not checked.*\(scope_unchecked\)/);
 });
 
 test('project create runs the pre-flight with the token of the remote for that URL', async () => {

@@ -10,7 +10,7 @@ export class ProjectCreateCommand extends TracerCommand {
     category: 'Remotes',
     description: 'Register a project on a trace service',
     details: `
-      Registers the org and project slugs of \`<url>\` on the service, through its admin route (\`POST /api/v1/admin/projects\`), authorized by \`TRACER_ADMIN_SECRET\` (the service's own admin secret; no other command reads it). A project that already exists is left as it is.
+      Registers the org and project slugs of \`<url>\` on the service, through its admin route (\`POST /api/v1/admin/projects\`), authorized by \`TRACER_ADMIN_SECRET\` (the service's own admin secret, which only this command, \`remote add --create\` and the service's admin commands, \`token create\` and \`token revoke\`, read). A project that already exists is left as it is.
 
       The URL has one of the two remote shapes: \`<scheme>://<host>[:port]/<org_slug>/<project_slug>\` or \`<scheme>://<host>[:port]/gw/<org_slug>/<project_slug>\`.
     `,

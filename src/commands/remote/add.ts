@@ -40,7 +40,7 @@ export class RemoteAddCommand extends TracerCommand {
 
       With \`--default\`, the remote becomes \`remote.default\`; a project's sole remote is its default anyway.
 
-      Before anything is written, the token's scope is checked with the service (\`GET /api/v1/auth/whoami\`): a token of another org or project is refused. With \`--create\`, the project is then registered on the service through its admin route, with the secret in \`TRACER_ADMIN_SECRET\` (the only command besides \`project create\` that reads it); if that fails, no remote is added.
+      Before anything is written, the token's scope is checked with the service (\`GET /api/v1/auth/whoami\`): a token of another org or project is refused. With \`--create\`, the project is then registered on the service through its admin route, with the secret in \`TRACER_ADMIN_SECRET\` (read by no other command but \`project create\` and the service's admin commands, \`token create\` and \`token revoke\`); if that fails, no remote is added. A token the service refuses, or a \`--token-env\` variable not set here, adds the remote with the warning \`scope_unchecked\`.
     `,
     examples: [
       ['Add a remote with a stored token', '$0 remote add origin https://traces.example.com/acme/web --token <TOKEN>'],
@@ -102,6 +102,13 @@ export class RemoteAddCommand extends TracerCommand {
    */
   protected async checkScope(plan: RemoteAddPlan): Promise<TracerWarning[]> {
     const token = plan.token?.kind === 'global' ? plan.token.token : plan.token ? this.context.env[plan.token.variable] : undefined;
+    if (plan.token?.kind === 'env' && !token)
+      return [
+        {
+          code: 'scope_unchecked',
+          message: `${plan.token.variable} is not set here, so the token's scope was not checked; run tracer doctor where it is set.`,
+        },
+      ];
     if (!token) return [];
     const { checkTokenScope } = await import('../../engine/scope-check.js');
     const source = plan.token?.kind === 'env' ? `env:${plan.token.variable}` : '--token';
