@@ -113,6 +113,12 @@ test("the team's rules apply in their repository; a broken file stops check and 
   assert.is(JSON.parse(found.stdout).findings[0].rule, 'acme-badge');
   const rules = JSON.parse((await box.run(['redact', 'rules', '--json'])).stdout).rules;
   assert.equal(rules.at(-1), { id: 'acme-badge', description: '/BADGE-\\d{8}/', detector: 'team-rules', source: '.tracer/redact.json' });
+  // A detector lists a rule id once, saying every kind of secret it names.
+  const secretlint = rules.filter((rule: any) => rule.detector === 'secretlint-recommend');
+  assert.is(new Set(secretlint.map((rule: any) => rule.id)).size, secretlint.length);
+  const github = secretlint.find((rule: any) => rule.id === 'github-token');
+  assert.match(github.description, 'ghp_');
+  assert.match(github.description, 'x-oauth-basic');
 
   writeFileSync(file, JSON.stringify({ rules: [{ id: 'acme-badge', pattern: 'BADGE-\\d{8}', samples: ['BADGE-1234'] }] }));
   for (const args of [

@@ -146,8 +146,13 @@ function load() {
 }
 
 export function secretlintDetector(): RedactionDetector {
+  // One entry per rule id, saying every kind of secret it names (github-token: the ghp_… tokens and the x-oauth-basic URLs).
   const rules: RedactionRule[] = [];
-  for (const { id, description } of Object.values(RULES)) if (!rules.some((rule) => rule.id === id)) rules.push({ id, description });
+  for (const { id, description } of Object.values(RULES)) {
+    const known = rules.find((rule) => rule.id === id);
+    if (known) known.description = `${known.description}; ${description}`;
+    else rules.push({ id, description });
+  }
   return {
     id: 'secretlint-recommend',
     source: 'built-in (@secretlint/secretlint-rule-preset-recommend)',
