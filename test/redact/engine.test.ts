@@ -296,6 +296,23 @@ test('a text line that is not UTF-8 (Latin-1 bytes) is still scanned, and every 
   await redactor.close();
 });
 
+test('a GitHub token after a literal \\n (JSON inside a JSON string) or a letter beyond ASCII is found; one inside a word is not', async () => {
+  const { redactor } = await builtinRedactor();
+  const token = `ghp_${'Zq8xW2vN4m'.repeat(3)}T6yB9c`;
+  for (const before of ['see \\n', 'a \\t', 'caf\u00e9', '\u00ff']) {
+    const { text, findings } = await redactor.redact(`${before}${token} here`);
+    assert.is(text, `${before}[REDACTED:github-token:${text.split(':')[2]!.slice(0, 6)}] here`, text);
+    assert.equal(
+      findings.map((finding) => finding.rule),
+      ['github-token'],
+    );
+  }
+  // Glued to an ASCII word it is no token the preset or this complement takes (nor, in prose, a secret).
+  const word = `prefix${token}`;
+  assert.is((await redactor.redact(word)).text, word);
+  await redactor.close();
+});
+
 test('an AWS secret access key ending in / + or = is named as one, before a space, a full stop or the end', async () => {
   const { redactor } = await builtinRedactor();
   for (const end of ['/', '+', '=']) {

@@ -82,7 +82,10 @@ const TRIGGER =
  * - OpenAI keys without the `T3BlbkFJ` infix the preset looks for (the `sk-` and
  *   48 characters of OpenAI's older documentation, or `sk-proj-` keys);
  * - Anthropic keys of another length or kind than the preset's exact
- *   `sk-ant-api03-` + 93 + `AA` (admin keys, `sk-ant-admin01-…`, say).
+ *   `sk-ant-api03-` + 93 + `AA` (admin keys, `sk-ant-admin01-…`, say);
+ * - GitHub tokens right after a letter the preset's `(?<!\p{L})` refuses but no
+ *   word holds: the `n` of a literal `\n` (JSON inside a JSON string, decoded
+ *   once: `"…\nghp_…"`), or a letter beyond ASCII (a stray byte read as Latin-1).
  */
 const COMPLEMENTS: ReadonlyArray<Omit<Format, 'description'>> = [
   { id: 'aws-access-key-id', pattern: /AKIAIOSFODNN7EXAMPLE/dg },
@@ -100,6 +103,10 @@ const COMPLEMENTS: ReadonlyArray<Omit<Format, 'description'>> = [
     accept: (body) => /[A-Za-z0-9+/]{16}/.test(body),
   },
   { id: 'anthropic-api-key', pattern: /(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/dg },
+  {
+    id: 'github-token',
+    pattern: /(?<=\\[nrt]|[^\x00-\x7f])(?:gh[pousr]_[A-Za-z0-9_]{36}|github_pat_[A-Za-z0-9_]{82})(?![A-Za-z0-9_])/dg,
+  },
   {
     id: 'openai-api-key',
     pattern: /(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/dg,
