@@ -105,7 +105,7 @@ const COMPLEMENTS: ReadonlyArray<Omit<Format, 'description'>> = [
   { id: 'anthropic-api-key', pattern: /(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/dg },
   {
     id: 'github-token',
-    pattern: /(?<=\\[nrt]|[^\x00-\x7f])(?:gh[pousr]_[A-Za-z0-9_]{36}|github_pat_[A-Za-z0-9_]{82})(?![A-Za-z0-9_])/dg,
+    pattern: /(?<=\\[nrt]|[^\p{ASCII}])(?:gh[pousr]_[A-Za-z0-9_]{36}|github_pat_[A-Za-z0-9_]{82})(?![A-Za-z0-9_])/dgu,
   },
   {
     id: 'openai-api-key',
