@@ -1,5 +1,6 @@
 import { Command, Option, UsageError } from 'clipanion';
 import { TracerCommand } from '../cli/tracer-command.js';
+import { isoMillis } from '../core/iso-date.js';
 
 export class SearchCommand extends TracerCommand {
   static override paths = [['search']];
@@ -92,11 +93,7 @@ export class SearchCommand extends TracerCommand {
 function parseUntil(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
-  const millis = /^\d{4}-\d{2}-\d{2}$/.test(text)
-    ? Date.parse(`${text}T23:59:59.999Z`)
-    : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i.test(text)
-      ? Date.parse(text)
-      : NaN;
+  const millis = isoMillis(text, { endOfDay: true });
   if (Number.isNaN(millis))
     throw new UsageError(
       `--until takes an ISO-8601 date or date-time with a time zone, e.g. 2024-05-31 or 2024-05-31T12:00:00Z, not "${value}"`,

@@ -1,5 +1,6 @@
 // The member shapes a family definition may demand (FamilyDefinition.members).
 // One place, so the service refuses and the client can pre-check with the same rules.
+import { isCalendarDate } from './iso-date.js';
 
 /** The shapes a family can demand of a member; checked below. */
 export type MemberKind = 'string' | 'timestamp' | 'commit' | 'sha256' | 'byte-size' | 'base64' | 'string-array';
@@ -15,7 +16,7 @@ export function memberProblem(kind: MemberKind, value: unknown): string | undefi
     case 'string':
       return typeof value === 'string' && value !== '' ? undefined : 'must be a non-empty string';
     case 'timestamp':
-      return typeof value === 'string' && ISO_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value))
+      return typeof value === 'string' && ISO_TIMESTAMP.test(value) && isCalendarDate(value) && !Number.isNaN(Date.parse(value))
         ? undefined
         : 'must be an ISO-8601 date-time with a time zone, e.g. 2024-05-01T12:00:00.000Z';
     case 'commit':

@@ -11,6 +11,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isTracerError } from '../core/errors.js';
+import { isoMillis } from '../core/iso-date.js';
 import type { FormatContext } from '../transcript/agents.js';
 import type { TranscriptCursor, TranscriptFormat, TranscriptSource } from '../core/transcript.js';
 import { VERSION } from '../core/version.js';
@@ -308,11 +309,7 @@ function optionalInt(args: Args, name: string, min: number, max: number): number
 function optionalDate(args: Args, name: string): string | undefined {
   const value = optionalString(args, name);
   if (value === undefined) return undefined;
-  const millis = /^\d{4}-\d{2}-\d{2}$/.test(value)
-    ? Date.parse(`${value}T00:00:00Z`)
-    : /T\d{2}:\d{2}/.test(value)
-      ? Date.parse(value)
-      : NaN;
+  const millis = isoMillis(value);
   if (Number.isNaN(millis)) throw new BadArguments(`"${name}" must be an ISO-8601 date (2026-01-31) or date-time with a zone.`);
   return new Date(millis).toISOString();
 }

@@ -110,6 +110,9 @@ function forgetSuite(backend: 'sqlite' | 'postgres') {
     for (const [args, code] of [
       [['forget', '--conversation', 'no-such', '--yes'], 'unknown_conversation'],
       [['forget', '--before', 'last tuesday', '--yes'], 'invalid_date'],
+      // A day the calendar lacks is no date: Date.parse would take it as December 1st.
+      [['forget', '--before', '2026-11-31', '--yes'], 'invalid_date'],
+      [['forget', '--before', '2026-02-29T00:00:00Z', '--yes'], 'invalid_date'],
       [['forget', '--yes'], 'nothing_selected'],
       [['forget', '--conversation', 'conv-1'], 'confirmation_required'],
     ] as const) {
