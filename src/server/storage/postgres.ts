@@ -54,7 +54,7 @@ const LOCK_INGEST = 0x7472_6302;
 /** Exported for tests that hold a project's fold back. */
 export const LOCK_VIEW = 0x7472_6303;
 /** Tables from which forget and retention delete text from conversations (issue 31). */
-const PURGED_TABLES = ['items', 'blob_chunks', 'view_summaries', 'view_session_files'];
+const PURGED_TABLES = ['items', 'blob_chunks', 'view_summaries', 'view_session_files', 'search_docs'];
 /** Blob bytes are stored in pieces of this size, so a read never holds a whole blob in memory. */
 const CHUNK_BYTES = 256 * 1024;
 
