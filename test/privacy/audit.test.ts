@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, runTracer, tempDir } from '../helpers/cli.js';
 import { freshPostgresSchema, onPostgres, spawnService, startService, stopAllServices, type ServiceHandle } from '../helpers/service.js';
+import { withContentId } from '../../src/core/content-id.js';
 import { clientFor, conversation } from '../server/http.js';
 import { tokenWithRole, signIn } from './support.js';
 
@@ -86,6 +87,65 @@ test('reads, forgets and token changes are audited, and the chain verifies until
   assert.is(edited.code, 7, edited.stdout);
   assert.match(edited.stderr, /Entry 3 of the audit log of org acme was changed/);
   assert.match(edited.stderr, /\(audit_chain_broken\)/);
+});
+
+test('summaries pulled, a team view search and a session page that shows a summary are reads, audited', async () => {
+  const service = await startService();
+  await service.createProject('acme', 'web');
+  const token = await tokenWithRole(service, { org: 'acme', project: 'web', name: 'bob', role: 'read' });
+  const reader = clientFor(service, token, 'acme', 'web');
+  const bytes = Buffer.from(`${JSON.stringify({ type: 'user', message: { role: 'user', content: 'plan the wombat migration' } })}\n`);
+  assert.is((await reader.push('conversations', [conversation(bytes, true, { conversation_id: 'conv-s' })])).status, 200);
+  const summary = withContentId(
+    {
+      ts: '2024-05-01T12:00:00Z',
+      conversation_url: 'claude-code://session/conv-s',
+      conversation_id: 'conv-s',
+      agent: 'claude-code',
+      summary: 'Planned the wombat migration.',
+    },
+    'id',
+  );
+  assert.is((await reader.push('summaries', [summary])).status, 200);
+  assert.is((await reader.pull('summaries')).status, 200);
+  const cookie = await signIn(service.url, token);
+  const api = async (path: string) =>
+    (await (await fetch(`${service.url}/ui/api/p/acme/web${path}`, { headers: { cookie } })).json()) as any;
+  // The team view takes pushed rows in the background: ask until the search and the session page have them.
+  let hits: unknown[] = [];
+  let detail: any;
+  for (
+    const until = Date.now() + 30_000;
+    Date.now() < until && (hits.length === 0 || !detail?.summary);
+    await new Promise((r) => setTimeout(r, 200))
+  ) {
+    hits = (await api('/search?q=wombat')).hits ?? [];
+    detail = await api('/sessions/conv-s');
+  }
+  assert.ok(hits.length > 0 && detail?.summary, 'the team view took the rows in');
+  const listed = await runTracer(['audit', `${service.url}/acme/web`, '--json'], {
+    cwd: tempDir(),
+    home: tempDir(),
+    env: { TRACER_ADMIN_SECRET: service.adminSecret },
+  });
+  const reads = JSON.parse(listed.stdout)
+    .entries.map((entry: any) => entry.entry)
+    .filter((entry: any) => entry.action === 'transcript.read');
+  const via = (name: string) => reads.filter((entry: any) => entry.target.via === name);
+  assert.ok(
+    via('pull').some((entry: any) => entry.target.family === 'summaries' && entry.target.conversations.includes('conv-s')),
+    JSON.stringify(reads),
+  );
+  assert.ok(
+    via('team view search').some((entry: any) => entry.target.conversations.includes('conv-s')),
+    JSON.stringify(reads),
+  );
+  assert.ok(
+    via('team view session summary').some((entry: any) => entry.target.conversations.includes('conv-s')),
+    JSON.stringify(reads),
+  );
+  assert.not.match(listed.stdout, /wombat/, 'never the content');
+  assert.is((await verify(service)).code, 0);
 });
 
 test('revoking a token stops it and its team view sessions, and is audited', async () => {

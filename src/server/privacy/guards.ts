@@ -47,7 +47,7 @@ export function checkPullRole(request: FastifyRequest, family: FamilyDefinition)
   if (family.privacy?.kind === 'content' || family.blob) requireRole(request.tracerToken!, 'read', `Pulling ${family.name}`);
 }
 
-/** Every page of transcripts pulled is a read: one audit entry naming the conversations. */
+/** Every page of transcripts (or of other conversation content: summaries) pulled is a read: one audit entry naming the conversations. */
 export async function auditPulled(
   context: ServiceContext,
   request: FastifyRequest,
@@ -55,7 +55,7 @@ export async function auditPulled(
   family: FamilyDefinition,
   records: ReadonlyArray<Record<string, unknown>>,
 ): Promise<void> {
-  if (!family.blob || records.length === 0) return;
+  if ((!family.blob && family.privacy?.kind !== 'content') || records.length === 0) return;
   const ids = [...new Set(records.flatMap((record) => family.privacy?.conversations(record) ?? []))];
   await recordAudit(context.storage, {
     action: 'transcript.read',

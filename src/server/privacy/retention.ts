@@ -94,6 +94,19 @@ export async function runRetention(input: {
   for (const project of projects) {
     if (input.shouldStop?.()) break;
     const policy = { ...input.servicePolicy, ...(await projectPolicy(input.storage, Number(project.id))) };
+    if (Object.keys(policy).length === 0) continue;
+    // Every run is in the audit log before it removes anything (issue 31: 'every forget and retention run'), so a run
+    // killed half-way is there too; what it removed follows in retention.done, as a forget's in forget.done.
+    const ages = Object.fromEntries(Object.entries(policy).map(([name, ms]) => [name, formatAge(ms)]));
+    await input.storage.transaction((tx) =>
+      appendAudit(tx, {
+        action: 'retention.run',
+        actor: { kind: 'service' },
+        org_slug: project.org_slug,
+        project_slug: project.project_slug,
+        target: { policy: ages, at: new Date(now).toISOString() },
+      }),
+    );
     const report = emptyRemoval();
     for (const [name, ageMs] of Object.entries(policy)) {
       const family = input.families.find((candidate) => candidate.name === name);
@@ -115,7 +128,7 @@ export async function runRetention(input: {
     result.reports.set(Number(project.id), report);
     await input.storage.transaction((tx) =>
       appendAudit(tx, {
-        action: 'retention.run',
+        action: 'retention.done',
         actor: { kind: 'service' },
         org_slug: project.org_slug,
         project_slug: project.project_slug,
@@ -124,7 +137,7 @@ export async function runRetention(input: {
           blobs: report.blobs,
           conversations: [...report.conversations].slice(0, 100),
           conversations_total: report.conversations.size,
-          policy: Object.fromEntries(Object.entries(policy).map(([name, ms]) => [name, formatAge(ms)])),
+          policy: ages,
         },
       }),
     );

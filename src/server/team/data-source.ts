@@ -109,6 +109,9 @@ export class ServiceDataSource implements ViewerDataSource {
     });
     // What is not indexed yet is indexed in the background; the page says how much is left.
     if (pending > 0) this.searching?.index.schedule(project.id);
+    // Snippets of transcripts and summaries are a read of them (issue 31), as opening one is.
+    const shown = hits.flatMap((hit) => hit.conversation_id ?? []);
+    if (this.readsContent && shown.length > 0) await this.auditRead(project, 'team view search', shown);
     return { hits, pending, content_hidden: !this.readsContent };
   }
 
@@ -321,6 +324,7 @@ export class ServiceDataSource implements ViewerDataSource {
       [project.id, conversationId],
     );
     const agent = aggregate.agent;
+    if (row?.summary) await this.auditRead(project, 'team view session summary', [conversationId]);
     return {
       ...row!,
       conversation_url: AGENT_ID.test(agent) ? conversationUrl(agent, conversationId) : null,
@@ -335,6 +339,22 @@ export class ServiceDataSource implements ViewerDataSource {
           ? this.forgetPath(projectId, conversationId)
           : null,
     };
+  }
+
+  /** One audit entry for conversation content this token was shown (never the content itself). */
+  private async auditRead(
+    project: { org_slug: string; project_slug: string },
+    via: string,
+    conversations: readonly string[],
+  ): Promise<void> {
+    const ids = [...new Set(conversations)];
+    await recordAudit(this.storage, {
+      action: 'transcript.read',
+      actor: actorOf(this.token),
+      org_slug: project.org_slug,
+      project_slug: project.project_slug,
+      target: { via, conversations: ids.slice(0, 100), conversations_total: ids.length },
+    });
   }
 
   /** Whether this token may read transcripts and summaries: `read` and `admin`, not `push` (issue 31). */
