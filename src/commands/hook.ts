@@ -34,7 +34,7 @@ export class HookCommand extends TracerCommand {
 
   async run() {
     const { env, cwd, stdin } = this.context;
-    const { runHook } = await import('../capture/hook/run-hook.js');
+    const { runHook } = await import('../capture/hook/direct.js');
     return runHook(this.agent, this.event, { stdin, env, cwd });
   }
 }

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runHook } from '../../src/capture/hook/run-hook.js';
+import { runHook } from '../../src/capture/hook/direct.js';
 import { cleanEnv, cleanup, sandbox } from '../helpers/cli.js';
 import { projectDir, readJsonl } from './hook-fixtures.js';
 import { spoolFolded } from '../helpers/spool.js';

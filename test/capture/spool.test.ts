@@ -216,6 +216,27 @@ test('an interrupted fold: a journal whose row is already appended is not append
   );
 });
 
+test('a hook run directly comes after what the installed hooks spooled before it, never ahead of them', async () => {
+  const box = await initialized();
+  // Spooled and not folded yet (no node started), then the same session's next event recorded at once.
+  for (const session of ['s-1', 's-2', 's-3']) spoolWith(NO_FOLD, box, 'UserPromptSubmit', prompt(box, session));
+  ageInOrder(box.home, spooled(box.home).sort());
+  spoolWith(process.execPath, box, 'UserPromptSubmit', prompt(box, 's-4'), { TRACER_HOOK_SYNC: '1' });
+  assert.equal(
+    traces(box.home).map((row) => row.conversation_id),
+    ['s-1', 's-2', 's-3', 's-4'],
+  );
+  assert.equal(spooled(box.home), []);
+  // By hand, as the README shows: the same.
+  spoolWith(NO_FOLD, box, 'UserPromptSubmit', prompt(box, 's-5'));
+  const direct = await box.run(['hook', 'claude-code', 'UserPromptSubmit'], { input: prompt(box, 's-6') });
+  assert.is(direct.code, 0, direct.stderr);
+  assert.equal(
+    traces(box.home).map((row) => row.conversation_id),
+    ['s-1', 's-2', 's-3', 's-4', 's-5', 's-6'],
+  );
+});
+
 test('an entry that is not one is removed and logged; TRACER_HOOK_SYNC=1 records at once, without the spool', async () => {
   const box = await initialized();
   mkdirSync(join(box.home, 'spool'), { recursive: true });

@@ -1,5 +1,5 @@
-// `tracer hook <agent> <event>`: the agent's payload on stdin becomes one trace
-// row, and on stop/session-end a transcript snapshot and a summary. It never gets
+// One agent event, from its payload to its trace row (and on stop/session-end a
+// transcript snapshot and a summary): what the spool's fold and `tracer hook` (direct.ts) record. It never gets
 // in the agent's way: exit 0 whatever happens, nothing on stdout, every failure
 // one JSON line in hook-errors.log. It never boots the plugin kernel (agents run
 // it, through the spool's fold, on every tool use), so this module imports only
@@ -24,7 +24,7 @@ import {
 import { addAgent, type AgentAdapter } from '../../core/agent.js';
 import { AGENT_ID, isObject, PayloadError, type HookEvent, type Payload } from './hook-event.js';
 import { listLayer } from './list-layer.js';
-import { PAYLOAD_CAP_BYTES, readPayload, type PayloadRead } from './payload.js';
+import { PAYLOAD_CAP_BYTES, type PayloadRead } from './payload.js';
 import { TRACES_FILE, traceRow } from './trace-row.js';
 import { appendRecord } from '../../store/jsonl.js';
 import type { TraceRecord } from '../trace-record.js';
@@ -35,11 +35,6 @@ export interface HookIo {
   stdin: Readable & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
-}
-
-export async function runHook(agent: string, event: string, io: HookIo): Promise<0> {
-  await recordEvent(agent, event, await readPayload(io.stdin), io, { ts: new Date().toISOString() });
-  return 0;
 }
 
 /** How a folded spool entry (src/capture/spool/fold.ts) has its trace row written exactly once. */
