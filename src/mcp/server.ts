@@ -10,8 +10,11 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { isTracerError } from '../core/errors.js';
 import { isoMillis } from '../core/iso-date.js';
+import { findGit } from '../store/git.js';
 import type { FormatContext } from '../transcript/agents.js';
 import type { TranscriptCursor, TranscriptFormat, TranscriptSource } from '../core/transcript.js';
 import { VERSION } from '../core/version.js';
@@ -101,7 +104,7 @@ export const TOOLS: Record<string, Tool> = {
       return whyLines({
         projectDir: project.dir,
         projectId: project.id,
-        git: project.git,
+        git: gitReading(path, project.git),
         path,
         lines: { start, end },
         formats: project.formats,
@@ -114,7 +117,7 @@ export const TOOLS: Record<string, Tool> = {
     inputSchema: {
       type: 'object',
       properties: {
-        file: str('Path of the file, relative to the repository root', { minLength: 1 }),
+        file: str("Path of the file, relative to the repository root (or the server's folder)", { minLength: 1 }),
         start_line: int('First line (default 1)', 1, 10_000_000),
         end_line: int('Last line (default start_line + 199)', 1, 10_000_000),
       },
@@ -125,16 +128,15 @@ export const TOOLS: Record<string, Tool> = {
       const path = requireString(args, 'file');
       const start = optionalInt(args, 'start_line', 1, 10_000_000) ?? 1;
       const end = optionalInt(args, 'end_line', start, start + 199) ?? start + 199;
+      const git = gitReading(path, project.git);
       const { blameFile, linesInFile } = await import('../attribution/blame.js');
-      const { report } = await blameFile({ projectDir: project.dir, git: project.git, path, lines: { start, end } }).catch(
-        async (error: unknown) => {
-          // A file shorter than the default window: the file from start_line on (start_line itself must be in it).
-          const count = linesInFile(error);
-          if (count !== undefined && args.end_line === undefined && start <= count)
-            return blameFile({ projectDir: project.dir, git: project.git, path, lines: { start, end: count } });
-          throw error;
-        },
-      );
+      const { report } = await blameFile({ projectDir: project.dir, git, path, lines: { start, end } }).catch(async (error: unknown) => {
+        // A file shorter than the default window: the file from start_line on (start_line itself must be in it).
+        const count = linesInFile(error);
+        if (count !== undefined && args.end_line === undefined && start <= count)
+          return blameFile({ projectDir: project.dir, git, path, lines: { start, end: count } });
+        throw error;
+      });
       return report;
     },
   },
@@ -277,6 +279,19 @@ async function agentOf(projectDir: string, id: string): Promise<string | undefin
       if (row && row.conversation_id === id && typeof row.agent === 'string') agent = row.agent;
     }
   return agent;
+}
+
+/**
+ * Where git should read a tool's `file` from. The answers name files relative to
+ * the repository root, so an agent passes them back that way, while its server
+ * may run in a subfolder, where git would read the path from that folder: a path
+ * that names a file from the root is read from the root; any other from the
+ * server's folder, as git reads it (and git's refusal names the path as given).
+ */
+function gitReading(file: string, git: McpProject['git']): McpProject['git'] {
+  if (isAbsolute(file)) return git;
+  const top = findGit(git.cwd, git.env)?.worktree;
+  return top !== undefined && existsSync(join(top, file)) ? { ...git, cwd: top } : git;
 }
 
 function requireString(args: Args, name: string): string {

@@ -19,11 +19,11 @@ test.after(cleanup);
 
 type Box = Awaited<ReturnType<typeof threeAgents>>;
 
-async function connect(b: Box): Promise<Client> {
+async function connect(b: Box, cwd = b.repo): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp'],
-    cwd: b.repo,
+    cwd,
     env: { ...(cleanEnv() as Record<string, string>), TRACER_HOME: b.home },
     stderr: 'pipe',
   });
@@ -136,6 +136,27 @@ test('bad arguments are tool errors with a sentence, and the server keeps servin
     }
     // Still serving.
     assert.is(json(await client.callTool({ name: 'search', arguments: { query: 'numpy' } })).hits.length, 1);
+  } finally {
+    await client.close();
+  }
+});
+
+test('started in a subfolder: why and blame take the path from the repository root, or from the folder', async () => {
+  const b = await box();
+  const sub = join(b.repo, 'docs', 'notes');
+  mkdirSync(sub, { recursive: true });
+  const client = await connect(b, sub);
+  try {
+    for (const file of ['greet.py', '../../greet.py']) {
+      const why = json(await client.callTool({ name: 'why', arguments: { file, line: 2 } }));
+      assert.equal([why.path, why.lines[0].conversation_id], ['greet.py', GEMINI_SESSION], file);
+      const blame = json(await client.callTool({ name: 'blame', arguments: { file } }));
+      assert.equal([blame.path, blame.lines.map((line: any) => line.type)], ['greet.py', ['human', 'ai']], file);
+    }
+    // A path that names no file either way is still refused, as written.
+    const missing: any = await client.callTool({ name: 'blame', arguments: { file: 'no/such.py' } });
+    assert.ok(missing.isError);
+    assert.match(missing.content[0].text, /"no\/such\.py".*path_not_tracked/);
   } finally {
     await client.close();
   }
