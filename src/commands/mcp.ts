@@ -15,7 +15,7 @@ export class McpCommand extends TracerCommand {
     category: 'Attribution',
     description: "Serve this project's history to agents over the Model Context Protocol (stdio)",
     details: `
-      A Model Context Protocol server on stdin and stdout, for agents to ask the team's history before they edit. Tools: \`search\` (\`query\`), \`why\` (\`file\`, \`line\`), \`blame\` (\`file\`), \`show_commit\` (\`commit\`), \`read_conversation\` (\`conversation_id\`, \`turn\`) and \`stats\` (\`range\`). Each has a JSON schema; a call with bad arguments gets a tool error and the server goes on serving. Every answer is capped (60,000 characters; a transcript window at 60 items and 512 KB read).
+      A Model Context Protocol server on stdin and stdout, for agents to ask the team's history before they edit. Tools: \`search\` (\`query\`), \`why\` (\`file\`, \`line\`), \`blame\` (\`file\`), \`show_commit\` (\`commit\`), \`read_conversation\` (\`conversation_id\`, \`turn\`) and \`stats\` (\`range\`). Each has a JSON schema; a call with bad arguments gets a tool error and the server goes on serving. Every answer is JSON of at most 60,000 characters (past that, its lists are shortened and it says so); a transcript window stops at 60 items and 512 KB read.
 
       It is read-only: it never writes the store (blame and show answer from the ledgers as they stand; \`tracer reconcile\` attributes squashed commits). Only the search index, a cache in the project's folder, is kept level with the store.
 

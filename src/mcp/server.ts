@@ -329,18 +329,82 @@ function optionalDate(args: Args, name: string): string | undefined {
   return new Date(millis).toISOString();
 }
 
-/** A tool's answer as one JSON text, cut (and said so) past RESULT_MAX_CHARS. */
+/**
+ * A tool's answer as one JSON text of at most RESULT_MAX_CHARS that still
+ * parses: an agent reads it as JSON, so past the limit the answer's lists are
+ * shortened from the end (the longest first) rather than the text cut, and the
+ * answer says so (`truncated`, and in `left_out` how many of which list, where
+ * to ask on). An answer with no list to shorten is replaced by that sentence.
+ */
 export function capped(value: unknown): CallToolResult {
   const text = JSON.stringify(value, null, 1);
   if (text.length <= RESULT_MAX_CHARS) return { content: [{ type: 'text', text }] };
+  const shortened = isRecord(value) ? shortenLists(value, text.length) : undefined;
+  const answer = shortened ?? {
+    truncated: true,
+    left_out: { note: `The answer was ${text.length} characters, over ${RESULT_MAX_CHARS}: ask for less.` },
+  };
+  return { content: [{ type: 'text', text: JSON.stringify(answer, null, 1) }] };
+}
+
+type Answer = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Answer {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `value` with its top-level lists shortened, longest first, until it fits; undefined when emptying them all is not enough. */
+function shortenLists(value: Answer, chars: number): Answer | undefined {
+  const lists = Object.keys(value)
+    .filter((key) => Array.isArray(value[key]) && (value[key] as unknown[]).length > 0)
+    .sort((a, b) => JSON.stringify(value[b]).length - JSON.stringify(value[a]).length);
+  let current = value;
+  for (const key of lists) {
+    if (current !== value && fitsLimit(current)) return current;
+    const fits = (kept: number) => fitsLimit(withListCut(current, value, key, kept, chars));
+    const length = (value[key] as unknown[]).length;
+    if (!fits(0)) {
+      current = withListCut(current, value, key, 0, chars);
+      continue;
+    }
+    // The most items that fit: fits(low) holds, fits(length) does not (the answer fitting as it stands returned above).
+    let low = 0;
+    let high = length - 1;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (fits(middle)) low = middle;
+      else high = middle - 1;
+    }
+    return withListCut(current, value, key, low, chars);
+  }
+  return undefined;
+}
+
+function fitsLimit(answer: Answer): boolean {
+  return JSON.stringify(answer, null, 1).length <= RESULT_MAX_CHARS;
+}
+
+/** `current` with the list `key` (as `original` had it) kept to its first `kept` items, and what was left out said. */
+function withListCut(current: Answer, original: Answer, key: string, kept: number, chars: number): Answer {
+  const list = original[key] as unknown[];
+  const firstLeftOut = list[kept];
+  const nextLine = isRecord(firstLeftOut) && key === 'lines' && typeof firstLeftOut.line === 'number' ? firstLeftOut.line : undefined;
+  const leftOut = { ...(isRecord(current.left_out) ? current.left_out : {}) };
+  delete leftOut.note;
   return {
-    content: [
-      { type: 'text', text: text.slice(0, RESULT_MAX_CHARS) },
-      {
-        type: 'text',
-        text: `[cut at ${RESULT_MAX_CHARS} of ${text.length} characters: ask for less (a smaller limit, fewer lines or turns)]`,
-      },
-    ],
+    ...current,
+    [key]: list.slice(0, kept),
+    // A transcript window that lost items no longer holds every item of its turns.
+    ...(typeof current.complete === 'boolean' ? { complete: false } : {}),
+    truncated: true,
+    left_out: {
+      ...leftOut,
+      [key]: list.length - kept,
+      ...(nextLine === undefined ? {} : { next_line: nextLine }),
+      note:
+        `The answer was ${chars} characters, over ${RESULT_MAX_CHARS}: the last items of its lists are left out. ` +
+        'Ask for less (fewer lines or turns, a smaller limit) to read the rest.',
+    },
   };
 }
 
