@@ -162,7 +162,7 @@ export const TOOLS: Record<string, Tool> = {
       type: 'object',
       properties: {
         conversation_id: str('The conversation (as search and why name it)', { minLength: 1, maxLength: 400 }),
-        turn: int('The first turn wanted (default 1)', 0, 10_000_000),
+        turn: int("The first turn wanted (default 1: the person's first prompt)", 1, 10_000_000),
         turns: int('How many turns (default 1, at most 10)', 1, 10),
       },
       required: ['conversation_id'],
@@ -170,7 +170,7 @@ export const TOOLS: Record<string, Tool> = {
     },
     async run(args, project) {
       const id = requireString(args, 'conversation_id');
-      const turn = optionalInt(args, 'turn', 0, 10_000_000) ?? 1;
+      const turn = optionalInt(args, 'turn', 1, 10_000_000) ?? 1;
       const turns = optionalInt(args, 'turns', 1, 10) ?? 1;
       return readConversation(project, id, turn, turns);
     },

@@ -125,6 +125,7 @@ test('bad arguments are tool errors with a sentence, and the server keeps servin
       ['show_commit', { commit: 'nosuchrev' }, /./],
       ['read_conversation', { conversation_id: 'nope' }, /No transcript of conversation "nope"/],
       ['read_conversation', { conversation_id: CODEX_SESSION, turns: 500 }, /"turns" must be an integer/],
+      ['read_conversation', { conversation_id: CODEX_SESSION, turn: 0 }, /"turn" must be an integer from 1/],
       ['stats', { by: 'planet' }, /"by" must be/],
       ['no_such_tool', {}, /There is no tool "no_such_tool"/],
     ];
