@@ -29,8 +29,12 @@ import type { FormatContext } from '../transcript/agents.js';
 
 const run = promisify(execFile);
 
-/** Bumped whenever the tables or what goes in them change: an index of another version is built again. */
-export const INDEX_SCHEMA_VERSION = 2;
+/**
+ * Bumped whenever the tables or what goes in them change: an index of another version is built again.
+ * 3: the built binary stored commit authors without their email (its late-loaded child_process lost
+ * execFile's promise form, so git's answer was never read); those indexes are built again.
+ */
+export const INDEX_SCHEMA_VERSION = 3;
 export const INDEX_FILE = join(PROJECT_STATE_FILES.cache, 'search.sqlite');
 /** Text kept per column of one conversation: memory stays bounded whatever a transcript holds. */
 const COLUMN_MAX_CHARS = 4_000_000;

@@ -113,6 +113,17 @@ test('--agent, --since, --until, --author and --limit narrow the hits', async ()
   assert.is(since.code, 2);
 });
 
+test('the built binary matches --author by email, or a part of it, case-insensitive', async () => {
+  // The binary loads child_process late (scripts/lazy-builtins.mjs); git's author, with the email, must still be
+  // read when it builds the index (--reindex: built by the binary, not by the in-process runs before).
+  const b = await box();
+  for (const author of ['alice@example.com', 'EXAMPLE.com', 'Alice']) {
+    const result = await b.spawn(['search', 'quarterly', '--author', author, '--json', '--reindex']);
+    assert.is(result.code, 0, result.stderr);
+    assert.is(JSON.parse(result.stdout).hits.length, 3, author);
+  }
+});
+
 test('the text output names each hit and marks the match', async () => {
   const b = await box();
   const result = await b.run(['search', 'proxy']);
