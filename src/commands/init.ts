@@ -67,8 +67,10 @@ export class InitCommand extends TracerCommand {
     const options: InstallOptions = { home, env, git, agents, global: this.global, gitHooks: this.gitHooks, notes: this.notes };
 
     if (this.uninstall) {
-      const rows = await uninstall({ ...options, notes: true });
-      rows.push(...(await this.mcpServers(options, true)));
+      // The MCP entries go first: a file or folder the hooks share with them (.gemini/settings.json, .cursor/) is then
+      // left as the hooks made it, and their removal takes it away once nothing else is in it.
+      const mcpRows = await this.mcpServers(options, true);
+      const rows = [...(await uninstall({ ...options, notes: true })), ...mcpRows];
       this.print('Removed what tracer init installed:');
       this.printRows(rows);
       if (git) this.print('The project anchor and its recorded data stay; tracer reset deals with those.');
@@ -108,7 +110,7 @@ export class InitCommand extends TracerCommand {
 
   private async applyMcp(mcp: Awaited<ReturnType<InitCommand['planMcp']>>, options: InstallOptions): Promise<InstallRow[]> {
     const { applyMcp } = await import('../capture/install/mcp-servers.js');
-    applyMcp(mcp.plans);
+    await applyMcp(mcp.plans, options.home);
     const { relative } = await import('node:path');
     const shown = (path: string) => {
       const inside = options.git ? relative(options.git.worktree, path) : '..';
@@ -124,7 +126,7 @@ export class InitCommand extends TracerCommand {
   private async mcpServers(options: InstallOptions, remove: boolean): Promise<InstallRow[]> {
     const mcp = await this.planMcp(options, remove);
     const { applyMcp } = await import('../capture/install/mcp-servers.js');
-    applyMcp(mcp.plans);
+    await applyMcp(mcp.plans, options.home);
     return mcp.plans
       .filter((plan) => plan.change !== 'absent')
       .map((plan) => ({ what: `${plan.target.agent} mcp`, path: plan.target.path, change: plan.change }));

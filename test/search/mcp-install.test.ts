@@ -96,6 +96,31 @@ test('registered beside the user’s servers; a second run changes nothing; the 
   assert.is(readFileSync(files.codex, 'utf8'), original.codex);
   assert.is(readFileSync(files.gemini, 'utf8'), original.gemini);
   assert.not.ok(existsSync(files.cursor), 'a file only tracer wrote is gone');
+  assert.not.ok(existsSync(dirname(files.cursor)), 'and the folder init made for it');
+});
+
+test('uninstall removes the folders init made for the servers, and only those', async () => {
+  const box = sandbox();
+  const userHome = tempDir('user-home-');
+  const env = { HOME: userHome };
+  // A folder that was there before (empty) and one that holds the user's own file: both stay.
+  mkdirSync(join(userHome, '.copilot'));
+  const theirs = write(join(box.repo, '.gemini', 'notes.md'), 'mine\n');
+  const installed = await box.run(['init', '--mcp', '--agents', 'cursor,gemini,codex,copilot,kiro'], { env });
+  assert.is(installed.code, 0, installed.stderr);
+  for (const path of ['.cursor/mcp.json', '.gemini/settings.json', '.kiro/settings/mcp.json'])
+    assert.ok(existsSync(join(box.repo, path)), path);
+  assert.ok(existsSync(join(userHome, '.codex', 'config.toml')) && existsSync(join(userHome, '.copilot', 'mcp-config.json')));
+
+  const removed = await box.run(['init', '--uninstall'], { env });
+  assert.is(removed.code, 0, removed.stderr);
+  for (const folder of ['.cursor', '.kiro', '.codex', '.github'])
+    assert.not.ok(existsSync(join(box.repo, folder)), `${folder} in the repository is gone`);
+  assert.not.ok(existsSync(join(userHome, '.codex')), '~/.codex is gone');
+  assert.ok(existsSync(join(userHome, '.copilot')), '~/.copilot was there before: it stays');
+  assert.not.ok(existsSync(join(userHome, '.copilot', 'mcp-config.json')));
+  assert.is(readFileSync(join(box.repo, '.gemini', 'notes.md'), 'utf8'), theirs, "the user's file stays, and its folder");
+  assert.not.ok(existsSync(join(box.repo, '.gemini', 'settings.json')));
 });
 
 test("init --uninstall without --agents takes back what any init added, Gemini's hooks and server included", async () => {

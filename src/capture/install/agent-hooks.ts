@@ -4,14 +4,14 @@
 // folder the agent reads. Either way: everything is read and checked before
 // anything is written, a second run changes nothing, and uninstall takes away
 // only what tracer added.
-import { chmodSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ExitCode, TracerError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { errnoCode, unwritable } from '../../files/index.js';
 import type { AgentAdapter, FilesInstall, OwnedFile } from '../../core/agent.js';
 import { hasTracerHooks, withoutTracerHooks, withTracerHooks, type SettingsAgent } from './hook-entries.js';
-import { readInstalledFile, recordInstalledFile } from './install-record.js';
+import { makeDirs, readInstalledFile, recordInstalledFile, removeEmptyDirs } from './install-record.js';
 import { readJsonFile, sameJson, serializeLike, type JsonFile } from './json-file.js';
 
 export type FileChange = 'added' | 'updated' | 'unchanged' | 'removed' | 'restored' | 'absent';
@@ -191,30 +191,6 @@ function parsedOriginal(text: string): unknown {
     return text.trim() === '' ? {} : JSON.parse(text);
   } catch {
     return undefined;
-  }
-}
-
-/** Creates `dir` and returns the folders that did not exist, outermost first. */
-function makeDirs(dir: string): string[] {
-  const first = mkdirSync(dir, { recursive: true });
-  if (first === undefined) return [];
-  const created: string[] = [];
-  for (let current = dir; ; current = dirname(current)) {
-    created.unshift(current);
-    if (current === first || dirname(current) === current) break;
-  }
-  return created;
-}
-
-function removeEmptyDirs(dirs: readonly string[]): void {
-  for (const dir of [...dirs].reverse()) {
-    try {
-      rmdirSync(dir);
-    } catch (error) {
-      // Not empty (the user keeps other files there) or already gone: leave it.
-      if (errnoCode(error) !== 'ENOTEMPTY' && errnoCode(error) !== 'ENOENT' && errnoCode(error) !== 'EEXIST') throw error;
-      return;
-    }
   }
 }
 

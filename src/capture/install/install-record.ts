@@ -2,7 +2,9 @@
 // hooks to, the exact bytes it had before (null: it did not exist) and the folders
 // tracer created for it. Uninstall puts those bytes back when nothing else changed
 // since, so a hand-formatted file comes back byte-identical, not merely equivalent.
-import { join } from 'node:path';
+import { mkdirSync, rmdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { errnoCode } from '../../files/index.js';
 import { isPlainObject, readStateFile, updateStateFile } from '../../store/state-file.js';
 
 export interface InstalledFile {
@@ -33,4 +35,29 @@ export async function recordInstalledFile(home: string, path: string, record: In
     if (record) state.files[path] = record;
     else delete state.files[path];
   });
+}
+
+/** Creates `dir` and returns the folders that did not exist, outermost first. */
+export function makeDirs(dir: string): string[] {
+  const first = mkdirSync(dir, { recursive: true });
+  if (first === undefined) return [];
+  const created: string[] = [];
+  for (let current = dir; ; current = dirname(current)) {
+    created.unshift(current);
+    if (current === first || dirname(current) === current) break;
+  }
+  return created;
+}
+
+/** Removes `dirs` (listed outermost first) innermost first, each only when empty; stops at the first that is not. */
+export function removeEmptyDirs(dirs: readonly string[]): void {
+  for (const dir of [...dirs].reverse()) {
+    try {
+      rmdirSync(dir);
+    } catch (error) {
+      // Not empty (the user keeps other files there) or already gone: leave it.
+      if (errnoCode(error) !== 'ENOTEMPTY' && errnoCode(error) !== 'ENOENT' && errnoCode(error) !== 'EEXIST') throw error;
+      return;
+    }
+  }
 }

@@ -11,12 +11,17 @@
 //   Kiro         <repo>/.kiro/settings/mcp.json   mcpServers.tracer
 //   Codex CLI    ~/.codex/config.toml             [mcp_servers.tracer]  (Codex reads MCP servers only there)
 //   Copilot CLI  ~/.copilot/mcp-config.json       mcpServers.tracer     (user-wide only)
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+//
+// The folders init makes for a file (`.cursor/`, `~/.codex/`, …) are recorded in
+// install-state.json, as the hooks' are, and `--uninstall` removes them once
+// empty; a folder that was there before, or holds anything else, stays.
+import { readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ExitCode, TracerError } from '../../core/errors.js';
-import { writeFileAtomicSync } from '../../files/atomic-write.js';
+import { writeFileAtomic } from '../../files/atomic-write.js';
 import { errnoCode } from '../../files/index.js';
+import { makeDirs, readInstalledFile, recordInstalledFile, removeEmptyDirs } from './install-record.js';
 import { currentInvocation, type TracerInvocation } from './invocation.js';
 import { readJsonFile, sameJson, serializeLike } from './json-file.js';
 
@@ -161,14 +166,24 @@ function tomlString(text: string): string {
     .replace(/[\u0000-\u001f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
 }
 
-export function applyMcp(plans: McpPlan[]): void {
+/**
+ * Writes (or deletes) each planned file. `home` is tracer's, where install-state.json
+ * records the folders made for a file, under a key of its own: Gemini's hooks
+ * and its server share .gemini/settings.json, and the hooks keep that path's record.
+ */
+export async function applyMcp(plans: McpPlan[], home: string): Promise<void> {
   for (const plan of plans) {
     if (plan.next === undefined) continue;
+    const { path } = plan.target;
+    const key = `mcp:${path}`;
     if (plan.next === null) {
-      rmSync(plan.target.path, { force: true });
+      rmSync(path, { force: true });
+      removeEmptyDirs((await readInstalledFile(home, key))?.created_dirs ?? []);
+      await recordInstalledFile(home, key, undefined);
       continue;
     }
-    mkdirSync(dirname(plan.target.path), { recursive: true });
-    writeFileAtomicSync(plan.target.path, plan.next, { mode: 0o644, keepExistingMode: true });
+    const created = makeDirs(dirname(path));
+    if (created.length > 0) await recordInstalledFile(home, key, { original: null, created_dirs: created });
+    await writeFileAtomic(path, plan.next, { mode: 0o644, keepExistingMode: true });
   }
 }
