@@ -33,8 +33,9 @@ const run = promisify(execFile);
  * Bumped whenever the tables or what goes in them change: an index of another version is built again.
  * 3: the built binary stored commit authors without their email (its late-loaded child_process lost
  * execFile's promise form, so git's answer was never read); those indexes are built again.
+ * 4: conv.transcript_agent and conv.transcript_model, what the transcript itself names.
  */
-export const INDEX_SCHEMA_VERSION = 3;
+export const INDEX_SCHEMA_VERSION = 4;
 export const INDEX_FILE = join(PROJECT_STATE_FILES.cache, 'search.sqlite');
 /** Text kept per column of one conversation: memory stays bounded whatever a transcript holds. */
 const COLUMN_MAX_CHARS = 4_000_000;
@@ -166,6 +167,9 @@ function createSchema(db: Db): void {
       size INTEGER,
       agent TEXT,
       model TEXT,
+      -- What the transcript names, for a conversation whose trace rows name no agent or model (no file edited).
+      transcript_agent TEXT,
+      transcript_model TEXT,
       first_ts TEXT,
       last_ts TEXT,
       summary TEXT,
@@ -318,7 +322,13 @@ async function syncOpen(db: Db, options: IndexOptions): Promise<Omit<SyncReport,
     reads.delete(id);
     aheadBytes -= sizes.get(id) ?? 0;
     if (!read.ok) throw read.error;
-    db.prepare('UPDATE conv SET sha = ?, size = ? WHERE id = ?').run(sha, sizes.get(id) ?? 0, id);
+    db.prepare('UPDATE conv SET sha = ?, size = ?, transcript_agent = ?, transcript_model = ? WHERE id = ?').run(
+      sha,
+      sizes.get(id) ?? 0,
+      read.text?.agent ?? null,
+      read.text?.model ?? null,
+      id,
+    );
     writeDoc(db, id, read.text);
     touched.delete(id);
     indexed += 1;
@@ -337,7 +347,10 @@ function ensureConv(db: Db, id: string): void {
 }
 
 function agentOf(db: Db, id: string): string | undefined {
-  return (db.prepare('SELECT agent FROM conv WHERE id = ?').get(id) as { agent: string | null } | undefined)?.agent ?? undefined;
+  return (
+    (db.prepare('SELECT coalesce(agent, transcript_agent) AS agent FROM conv WHERE id = ?').get(id) as { agent: string | null } | undefined)
+      ?.agent ?? undefined
+  );
 }
 
 async function syncTraces(db: Db, projectDir: string): Promise<void> {
@@ -505,6 +518,9 @@ interface TranscriptText {
   prompts: string;
   assistant: string;
   files: string;
+  /** The agent whose format read it, and the model of its last assistant message that names one. */
+  agent?: string;
+  model?: string | null;
 }
 
 /** The searchable text of one snapshot, read through its agent's format (recognised by its first records when the agent is not known). */
@@ -528,12 +544,15 @@ export async function transcriptText(
   const prompts = new Column();
   const assistant = new Column();
   const files = new Set<string>();
+  let model: string | null = null;
   for await (const item of readItems(source, format)) {
     if (item.kind === 'message' && item.role === 'person') prompts.add(item.text);
-    else if (item.kind === 'message' && item.role === 'assistant') assistant.add(item.text);
-    else if (item.kind === 'tool_call') for (const file of item.files) if (files.size < 10_000) files.add(file);
+    else if (item.kind === 'message' && item.role === 'assistant') {
+      assistant.add(item.text);
+      model = item.model ?? model;
+    } else if (item.kind === 'tool_call') for (const file of item.files) if (files.size < 10_000) files.add(file);
   }
-  return { prompts: prompts.text(), assistant: assistant.text(), files: [...files].join('\n') };
+  return { prompts: prompts.text(), assistant: assistant.text(), files: [...files].join('\n'), agent: format.agent, model };
 }
 
 /**

@@ -69,7 +69,7 @@ export function runQuery(db: Database.Database, match: string, projectId: string
   const where = ['docs MATCH @match'];
   const params: Record<string, unknown> = { match, limit: Math.max(1, Math.min(filters.limit ?? 20, SEARCH_LIMIT_MAX)) };
   if (filters.agent !== undefined) {
-    where.push('c.agent = @agent');
+    where.push('coalesce(c.agent, c.transcript_agent) = @agent');
     params.agent = filters.agent;
   }
   if (filters.since !== undefined) {
@@ -88,7 +88,9 @@ export function runQuery(db: Database.Database, match: string, projectId: string
   }
   const rows = db
     .prepare(
-      `SELECT c.id, c.agent, c.model, c.first_ts, c.last_ts,
+      // The trace rows' agent and model, else what the transcript names (a conversation that edited no file has no
+      // trace row that names them).
+      `SELECT c.id, coalesce(c.agent, c.transcript_agent) AS agent, coalesce(c.model, c.transcript_model) AS model, c.first_ts, c.last_ts,
               snippet(docs, -1, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 24) AS snippet,
               bm25(docs, ${WEIGHTS.join(', ')}) AS score
          FROM docs JOIN conv c ON c.n = docs.rowid

@@ -60,6 +60,39 @@ test("each agent's conversation is found by its prompt, its assistant's words an
   );
 });
 
+test('a conversation that edited no file: agent and model come from its transcript', async () => {
+  const b = await box();
+  const session = '0d6a1f3c-2e4b-4c8d-9a7e-5b3c1d2e4f60';
+  const transcript = join(b.repo, '..', `${session}.jsonl`);
+  const row = (type: string, content: unknown, ts: string) => ({
+    type,
+    sessionId: session,
+    cwd: b.repo,
+    uuid: `${type}-${ts}`,
+    timestamp: ts,
+    message: type === 'user' ? { role: 'user', content } : { model: 'claude-opus-4-1-20250805', role: 'assistant', content },
+  });
+  writeFileSync(
+    transcript,
+    [
+      row('user', 'What does a wombat eat?', '2026-01-13T10:00:00.000Z'),
+      row('assistant', [{ type: 'text', text: 'Grasses and roots, mostly.' }], '2026-01-13T10:00:02.000Z'),
+    ]
+      .map((line) => JSON.stringify(line))
+      .join('\n') + '\n',
+  );
+  const stop = { session_id: session, transcript_path: transcript, cwd: b.repo, hook_event_name: 'Stop', stop_hook_active: false };
+  await hook('claude-code', 'Stop', JSON.stringify(stop), { cwd: b.repo, home: b.home });
+  assert.equal(
+    (await search(['wombat'])).map((hit) => [hit.conversation_id, hit.agent, hit.model]),
+    [[session, 'claude-code', 'claude-opus-4-1-20250805']],
+  );
+  assert.equal(
+    (await search(['wombat', '--agent', 'claude-code'])).map((hit) => hit.conversation_id),
+    [session],
+  );
+});
+
 test('commit subjects are searched; prefix, OR, NOT, phrases; BM25 puts the conversation that says it most first', async () => {
   const all = await search(['quarterly']);
   assert.equal(
