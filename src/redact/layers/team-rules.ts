@@ -71,7 +71,7 @@ export async function teamRulesDetector(scope: RedactionScope): Promise<Redactio
 function invalid(sentence: string) {
   return {
     code: 'redact_rule_invalid',
-    message: `${sentence}; fix the file (until then its rules are not applied, the built-in ones still are), and tracer redact rules shows whether it loads.`,
+    message: `${sentence}; fix the file (its rules are not applied until then, the built-in rules still are), and tracer redact rules shows whether it loads.`,
   };
 }
 
