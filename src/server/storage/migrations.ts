@@ -181,5 +181,21 @@ export function migrations(d: Dialect): Array<{ version: number; statements: str
         ...foldViewAgain('view_written'),
       ],
     },
+    {
+      // Landed lines counted once (issue 33): a squash or a cherry-pick made with the hooks on gets
+      // a ledger of its own that holds the same trace lines as the branch commit, on another
+      // history, where claims allow it. The traces each ledger uses and its parents let the cost
+      // page tell such a copy from a later commit of the same history (team/cost.ts). The view is
+      // folded again from the first row, so the ledgers stored before this release fill them.
+      version: 7,
+      statements: [
+        `CREATE TABLE view_commit_traces (project_id ${d.int} NOT NULL, sha TEXT NOT NULL, trace_id TEXT NOT NULL,
+          PRIMARY KEY (project_id, trace_id, sha))`,
+        'CREATE INDEX view_commit_traces_sha ON view_commit_traces (project_id, sha)',
+        `CREATE TABLE view_commit_parents (project_id ${d.int} NOT NULL, sha TEXT NOT NULL, parent TEXT NOT NULL,
+          PRIMARY KEY (project_id, sha, parent))`,
+        ...foldViewAgain('view_written', 'view_commit_names', 'view_commit_traces', 'view_commit_parents'),
+      ],
+    },
   ];
 }

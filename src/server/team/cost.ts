@@ -3,7 +3,8 @@
 // view_written, the AI lines that landed from the commits' parts. Each is one
 // GROUP BY per breakdown over indexed rows; rows of different tables meet in
 // the page by their key (a day, an agent, a model named the models.dev way, a
-// person).
+// person). A commit whose lines a newer commit of another history holds again
+// (a squash or cherry-pick made with the hooks on) lands them once: there.
 import { modelsDevId } from '../../core/model-id.js';
 import type { CostBreakdown, CostRow, SessionUsage, TokenCounts, TurnUsage } from '../../viewer/data-source.js';
 import type { PriceTable } from '../../cost/prices.js';
@@ -54,14 +55,15 @@ const LANDED_KEY: Record<Breakdown, string> = {
 };
 
 export async function teamCost(storage: TraceStorage, projectId: number, prices: PriceTable): Promise<CostBreakdown> {
+  const copied = await copiedCommits(storage, projectId);
   const [pending, versions, ...groups] = await Promise.all([
     usagePending(storage, projectId, prices),
     storage.query<{ prices: string }>('SELECT DISTINCT prices FROM view_usage_state WHERE project_id = ? ORDER BY prices', [projectId]),
-    breakdown(storage, projectId, null),
-    breakdown(storage, projectId, 'day'),
-    breakdown(storage, projectId, 'agent'),
-    breakdown(storage, projectId, 'model'),
-    breakdown(storage, projectId, 'person'),
+    breakdown(storage, projectId, null, copied),
+    breakdown(storage, projectId, 'day', copied),
+    breakdown(storage, projectId, 'agent', copied),
+    breakdown(storage, projectId, 'model', copied),
+    breakdown(storage, projectId, 'person', copied),
   ]);
   const [totals, byDay, byAgent, byModel, byPerson] = groups as [CostRow[], CostRow[], CostRow[], CostRow[], CostRow[]];
   const mostFirst = (rows: CostRow[]) =>
@@ -77,8 +79,8 @@ export async function teamCost(storage: TraceStorage, projectId: number, prices:
   };
 }
 
-/** One breakdown (null: the totals): tokens and cost, written and landed lines, met by key. */
-async function breakdown(storage: TraceStorage, projectId: number, by: Breakdown | null): Promise<CostRow[]> {
+/** One breakdown (null: the totals): tokens and cost, written and landed lines (but those of `copied` commits), met by key. */
+async function breakdown(storage: TraceStorage, projectId: number, by: Breakdown | null, copied: ReadonlySet<string>): Promise<CostRow[]> {
   const group = (key: string) => (by === null ? { select: "'all'", groupBy: '' } : { select: key, groupBy: `GROUP BY ${key}` });
   const usageKey = group(by === null ? '' : USAGE_KEY[by]);
   const writtenKey = group(by === null ? '' : WRITTEN_KEY[by]);
@@ -94,10 +96,11 @@ async function breakdown(storage: TraceStorage, projectId: number, by: Breakdown
        WHERE w.project_id = ? ${writtenKey.groupBy}`,
       [projectId],
     ),
-    storage.query<{ key: string | null; lines: number }>(
-      `SELECT ${landedKey.select} AS key, SUM(p.lines) AS lines FROM view_commit_parts p
+    storage.query<{ key: string | null; sha: string; lines: number }>(
+      `SELECT ${landedKey.select} AS key, p.sha, SUM(p.lines) AS lines FROM view_commit_parts p
        JOIN view_commits c ON c.project_id = p.project_id AND c.sha = p.sha
-       WHERE p.project_id = ? AND p.kind <> 'human' AND ${NOT_REPLACED} ${landedKey.groupBy}`,
+       WHERE p.project_id = ? AND p.kind <> 'human' AND ${NOT_REPLACED}
+       GROUP BY p.sha${by === null ? '' : `, ${LANDED_KEY[by]}`}`,
       [projectId],
     ),
   ]);
@@ -122,8 +125,69 @@ async function breakdown(storage: TraceStorage, projectId: number, by: Breakdown
     }
   }
   for (const entry of written) if (entry.lines) rowOf(keyOf(entry.key)).written += entry.lines;
-  for (const entry of landed) if (entry.lines) rowOf(keyOf(entry.key)).landed += entry.lines;
+  for (const entry of landed) if (entry.lines && !copied.has(entry.sha)) rowOf(keyOf(entry.key)).landed += entry.lines;
   return [...rows.values()].map(({ priced: _priced, ...row }) => row);
+}
+
+interface SharedTraces {
+  copied: string;
+  copy: string;
+  shared: number;
+  traces: number;
+}
+
+/**
+ * Commits whose AI lines another commit holds again on another history: the
+ * branch commits of a squash or a cherry-pick made with the hooks on, whose own
+ * ledger attributes the same traces (claims forbid that only within one
+ * history). The CLI never counts both, as a range is one history; here every
+ * pushed commit is in view, so the older copy is left out. A commit is a copy's
+ * source when the newer commit uses every trace it uses and does not descend
+ * from it: a later commit of the same history may use the rest of a trace.
+ */
+async function copiedCommits(storage: TraceStorage, projectId: number): Promise<Set<string>> {
+  const pairs = await storage.query<SharedTraces>(
+    `SELECT a.sha AS copied, b.sha AS copy, COUNT(*) AS shared,
+       (SELECT COUNT(*) FROM view_commit_traces t WHERE t.project_id = a.project_id AND t.sha = a.sha) AS traces
+     FROM view_commit_traces a
+     JOIN view_commit_traces b ON b.project_id = a.project_id AND b.trace_id = a.trace_id AND b.sha <> a.sha
+     WHERE a.project_id = ? GROUP BY a.project_id, a.sha, b.sha`,
+    [projectId],
+  );
+  const candidates = pairs.filter((pair) => Number(pair.shared) === Number(pair.traces));
+  if (candidates.length === 0) return new Set();
+  const [commits, parents] = await Promise.all([
+    storage.query<{ sha: string; ts: string; seq: number }>('SELECT sha, ts, seq FROM view_commits WHERE project_id = ?', [projectId]),
+    storage.query<{ sha: string; parent: string }>('SELECT sha, parent FROM view_commit_parents WHERE project_id = ?', [projectId]),
+  ]);
+  const order = new Map(commits.map((commit) => [commit.sha, [commit.ts, Number(commit.seq)] as const]));
+  const parentsOf = new Map<string, string[]>();
+  for (const { sha, parent } of parents) parentsOf.set(sha, [...(parentsOf.get(sha) ?? []), parent]);
+  // The newer by committer time, then by the order the service took them in.
+  const newer = (a: string, b: string) => {
+    const [x, y] = [order.get(a), order.get(b)];
+    if (!x || !y) return false;
+    return x[0] !== y[0] ? x[0] > y[0] : x[1] > y[1];
+  };
+  const copied = new Set<string>();
+  for (const { copied: source, copy } of candidates) if (newer(copy, source) && !descendsFrom(copy, source, parentsOf)) copied.add(source);
+  return copied;
+}
+
+/** Whether `ancestor` is in `commit`'s history, as far as the pushed ledgers name parents. */
+function descendsFrom(commit: string, ancestor: string, parentsOf: ReadonlyMap<string, readonly string[]>): boolean {
+  const seen = new Set<string>();
+  const next = [commit];
+  while (next.length > 0) {
+    for (const parent of parentsOf.get(next.pop()!) ?? []) {
+      if (parent === ancestor) return true;
+      if (!seen.has(parent)) {
+        seen.add(parent);
+        next.push(parent);
+      }
+    }
+  }
+  return false;
 }
 
 const zeroTokens = (): TokenCounts => ({ input: 0, output: 0, cache_write: 0, cache_read: 0, reasoning: 0, cache_write_1h: 0 });

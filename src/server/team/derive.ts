@@ -4,6 +4,7 @@
 // backend runs it best, and the readers of traces and ledgers are the local viewer's own.
 import { ledgerAggregate } from '../../viewer/local/ledger-index.js';
 import { parseConversationUrl } from '../../viewer/local/ledger-read.js';
+import { agentTraceRecord } from '../../viewer/local/ledger-read.js';
 import { isObject, str } from '../../viewer/local/refreshing-file.js';
 import { traceFields } from '../../viewer/local/trace-index.js';
 
@@ -30,7 +31,7 @@ export interface BulkInsert {
 /** Everything one batch changes, in the order it must be applied. */
 export interface FoldPlan {
   projectId: number;
-  /** Commits whose parts a newer ledger replaces wholesale (its ranges may have shrunk): deleted before the inserts. */
+  /** Commits whose parts, traces and parents a newer ledger replaces wholesale (its ranges may have shrunk): deleted before the inserts. */
   replacedParts: string[];
   inserts: BulkInsert[];
   /** The new watermark: the batch's last seq, how many rows and traces it held, its newest trace time. */
@@ -62,6 +63,8 @@ export function foldPlan(projectId: number, rows: readonly ItemRow[]): FoldPlan 
   const facets = new UniqueRows();
   const commits = new Map<string, unknown[]>();
   const parts = new Map<string, unknown[][]>();
+  const commitTraces = new Map<string, unknown[][]>();
+  const commitParents = new Map<string, unknown[][]>();
   const commitSessions = new UniqueRows();
   const replaced = new UniqueRows();
   const names = new Map<string, unknown[]>();
@@ -128,6 +131,14 @@ export function foldPlan(projectId: number, rows: readonly ItemRow[]): FoldPlan 
         ledger.parts.map((part) => [projectId, ledger.sha, part.agent, part.model, part.kind, part.lines]),
       );
       for (const id of ledger.conversationIds) commitSessions.push([projectId, ledger.sha, id]);
+      commitTraces.set(
+        ledger.sha,
+        ledgerTraceIds(value).map((id) => [projectId, ledger.sha, id]),
+      );
+      commitParents.set(
+        ledger.sha,
+        ledgerParents(value).map((parent) => [projectId, ledger.sha, parent]),
+      );
     } else if (row.family === 'commit-links') {
       const sha = str(value.commit);
       const from = str(value.rewritten_from);
@@ -221,6 +232,18 @@ export function foldPlan(projectId: number, rows: readonly ItemRow[]): FoldPlan 
       conflict: 'ON CONFLICT DO NOTHING',
     },
     {
+      table: 'view_commit_traces',
+      columns: { project_id: 'int', sha: 'text', trace_id: 'text' },
+      rows: [...commitTraces.values()].flat(),
+      conflict: 'ON CONFLICT DO NOTHING',
+    },
+    {
+      table: 'view_commit_parents',
+      columns: { project_id: 'int', sha: 'text', parent: 'text' },
+      rows: [...commitParents.values()].flat(),
+      conflict: 'ON CONFLICT DO NOTHING',
+    },
+    {
       table: 'view_commit_sessions',
       columns: { project_id: 'int', sha: 'text', conversation_id: 'text' },
       rows: commitSessions.rows,
@@ -308,4 +331,18 @@ function parse(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** The traces whose lines a ledger attributes (its AI lines'), as the ledger line lists them. */
+function ledgerTraceIds(ledger: Record<string, unknown>): string[] {
+  const ids = Array.isArray(ledger.trace_ids) ? ledger.trace_ids : [];
+  return [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
+}
+
+/** The commit's parents, as the ledger's writer recorded them. */
+function ledgerParents(ledger: Record<string, unknown>): string[] {
+  const metadata = agentTraceRecord(ledger).metadata;
+  const tracer = isObject(metadata) ? metadata['dev.tracer'] : undefined;
+  const parents = isObject(tracer) && Array.isArray(tracer.parents) ? tracer.parents : [];
+  return [...new Set(parents.filter((parent): parent is string => typeof parent === 'string'))];
 }

@@ -14,6 +14,9 @@ export interface Statement {
 /** Rows per VALUES statement: well under SQLite's 32,766 parameters with any table here. */
 const ROWS_PER_STATEMENT = 500;
 
+/** A commit's rows that its newest ledger replaces whole (derive.ts `replacedParts`). */
+const REPLACED_WHOLE = ['view_commit_parts', 'view_commit_traces', 'view_commit_parents'];
+
 export function valuesStatements(plan: FoldPlan): Statement[] {
   return [...valuesInserts(plan), progressStatement(plan)];
 }
@@ -21,12 +24,12 @@ export function valuesStatements(plan: FoldPlan): Statement[] {
 /** The plan's deletes and inserts without its watermark (a re-fold after a removal, team/forget-view.ts). */
 export function valuesInserts(plan: Omit<FoldPlan, 'progress'>): Statement[] {
   const statements: Statement[] = [];
-  for (const shas of chunks(plan.replacedParts)) {
-    statements.push({
-      sql: `DELETE FROM view_commit_parts WHERE project_id = ? AND sha IN (${shas.map(() => '?').join(', ')})`,
-      params: [plan.projectId, ...shas],
-    });
-  }
+  for (const shas of chunks(plan.replacedParts))
+    for (const table of REPLACED_WHOLE)
+      statements.push({
+        sql: `DELETE FROM ${table} WHERE project_id = ? AND sha IN (${shas.map(() => '?').join(', ')})`,
+        params: [plan.projectId, ...shas],
+      });
   for (const insert of plan.inserts) {
     const names = Object.keys(insert.columns);
     const tuple = `(${names.map(() => '?').join(', ')})`;
@@ -43,10 +46,11 @@ export function valuesInserts(plan: Omit<FoldPlan, 'progress'>): Statement[] {
 export function arrayStatements(plan: FoldPlan): Statement[] {
   const statements: Statement[] = [];
   if (plan.replacedParts.length > 0)
-    statements.push({
-      sql: 'DELETE FROM view_commit_parts WHERE project_id = ? AND sha = ANY(?::text[])',
-      params: [plan.projectId, plan.replacedParts],
-    });
+    for (const table of REPLACED_WHOLE)
+      statements.push({
+        sql: `DELETE FROM ${table} WHERE project_id = ? AND sha = ANY(?::text[])`,
+        params: [plan.projectId, plan.replacedParts],
+      });
   for (const insert of plan.inserts) if (insert.rows.length > 0) statements.push(unnestInsert(insert));
   statements.push(progressStatement(plan));
   return statements;

@@ -16,7 +16,14 @@ const DERIVED: Record<string, string[]> = {
   summaries: ['view_summaries'],
   conversations: ['view_transcripts'],
 };
-const COMMIT_TABLES = ['view_commits', 'view_commit_parts', 'view_commit_sessions', 'view_commit_names'];
+const COMMIT_TABLES = [
+  'view_commits',
+  'view_commit_parts',
+  'view_commit_sessions',
+  'view_commit_names',
+  'view_commit_traces',
+  'view_commit_parents',
+];
 
 export async function refoldAfterRemoval(
   tx: SqlTransaction,
