@@ -120,7 +120,7 @@ function groupRows(section: CostSection, by: string): { headers: string[]; rows:
       group.conversations,
       count(group.tokens.input + group.tokens.output + group.tokens.cacheWrite + group.tokens.cacheRead),
       costPhrase(group),
-      by === 'model' ? '-' : count(group.written),
+      count(group.written),
       count(group.landed),
       count(group.rework),
       money(group.cost_per_landed_line_usd),

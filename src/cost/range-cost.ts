@@ -47,6 +47,8 @@ interface Behind {
 
 /** The last figures, kept whole: a second run over the same commits and files reads them back. */
 const SECTIONS: CacheShelf = { file: join(PROJECT_STATE_FILES.cache, 'range-cost.json'), kept: 2 };
+/** The section's shape: a new one when the figures are computed otherwise (2: by model, written per model and no $0 for no priced request). */
+const SECTION_VERSION = 2;
 
 export async function rangeCost(query: RangeCostQuery): Promise<CostSection> {
   const { projectDir, range } = query;
@@ -55,6 +57,7 @@ export async function rangeCost(query: RangeCostQuery): Promise<CostSection> {
   // every write), the price table and the breakdown. Snapshots need no stamp: their names are their bytes.
   const inputs = [
     'range-cost',
+    SECTION_VERSION,
     range.tallies.map((tally) => tally.commit),
     tip ? [tip.commit, tip.name] : null,
     ledgersStamp(projectDir),
@@ -106,7 +109,7 @@ async function computeRangeCost(query: RangeCostQuery, tip: Tip | undefined): Pr
     tip: tip?.name ?? null,
     ...total,
     followed: conversations.reduce((sum, conversation) => sum + (fates[conversation.url!]?.added ?? 0), 0),
-    by: query.by === 'file' ? null : breakdown(query.by, behind, conversations, costs),
+    by: query.by === 'file' ? null : breakdown(query.by, behind, conversations, costs, traces),
     unlanded: { ...costGroup('unlanded', unlanded), list: unlanded },
     by_conversation: conversations,
   };
@@ -198,6 +201,7 @@ function breakdown(
   behind: Map<string, Behind>,
   conversations: ConversationOutcome[],
   costs: Map<string, ConversationCost>,
+  traces: Map<string, ConversationTraces>,
 ): CostGroup[] {
   const groups = new Map<string, ConversationOutcome[]>();
   const put = (key: string, part: ConversationOutcome) => {
@@ -211,24 +215,18 @@ function breakdown(
     else if (by === 'author') {
       for (const [author, lines] of entry.byAuthor) put(author, scaled(conversation, lines / Math.max(1, entry.landed), lines));
     } else {
-      // Tokens and cost by the model each request names; landed lines by the model the ledger names.
+      // Tokens and cost by the model each request names; written lines by the model each trace names;
+      // landed lines by the model the ledger names.
       const cost = costs.get(conversation.conversation_id)!;
-      const keys = new Set([
-        ...cost.models.map((model) => (model.model === '' ? 'unknown' : modelsDevId(model.model))),
-        ...entry.byModel.keys(),
-      ]);
+      const written = writtenByModel(traces.get(conversation.conversation_id));
+      const keys = new Set([...cost.models.map((model) => modelGroup(model.model)), ...written.keys(), ...entry.byModel.keys()]);
       for (const key of keys) {
-        const models = cost.models.filter((model) => (model.model === '' ? 'unknown' : modelsDevId(model.model)) === key);
-        const tokens = zeroTotals();
-        for (const model of models) addTokens(tokens, model.tokens);
+        const models = cost.models.filter((model) => modelGroup(model.model) === key);
         put(key, {
           ...conversation,
-          tokens,
-          requests: models.reduce((sum, model) => sum + model.requests, 0),
-          cost_usd: cost.usage === 'known' ? models.reduce((sum, model) => sum + model.usd, 0) : null,
-          cost_known: cost.usage === 'known' && models.every((model) => model.unpriced === 0),
+          ...modelCost(cost, models),
           landed: entry.byModel.get(key) ?? 0,
-          written: 0,
+          written: written.get(key) ?? 0,
         });
       }
     }
@@ -236,6 +234,40 @@ function breakdown(
   return [...groups]
     .map(([key, parts]) => costGroup(key, parts))
     .sort((a, b) => (b.cost_usd ?? 0) - (a.cost_usd ?? 0) || b.landed - a.landed || (a.key < b.key ? -1 : 1));
+}
+
+/** A model as the by-model groups name it: the models.dev way, `unknown` when none is named. */
+const modelGroup = (model: string) => (model === '' ? 'unknown' : modelsDevId(model));
+
+/** A conversation's written lines by model group (traces name their model bare). */
+function writtenByModel(traces: ConversationTraces | undefined): Map<string, number> {
+  const written = new Map<string, number>();
+  for (const [model, lines] of Object.entries(traces?.written_by_model ?? {}))
+    written.set(modelGroup(model), (written.get(modelGroup(model)) ?? 0) + lines);
+  return written;
+}
+
+/**
+ * The tokens and cost of a conversation's requests of some models. As for the
+ * whole conversation, requests none of which could be priced cost unknown
+ * (null), never $0: a model the price table does not know is no free model.
+ */
+function modelCost(
+  cost: ConversationCost,
+  models: readonly ConversationCost['models'][number][],
+): Pick<ConversationOutcome, 'tokens' | 'requests' | 'cost_usd' | 'cost_known'> {
+  const tokens = zeroTotals();
+  for (const model of models) addTokens(tokens, model.tokens);
+  const requests = models.reduce((sum, model) => sum + model.requests, 0);
+  const unpriced = models.reduce((sum, model) => sum + model.unpriced, 0);
+  const known = cost.usage === 'known';
+  const nonePriced = requests > 0 && unpriced === requests;
+  return {
+    tokens,
+    requests,
+    cost_usd: known && !nonePriced ? models.reduce((sum, model) => sum + model.usd, 0) : null,
+    cost_known: known && unpriced === 0,
+  };
 }
 
 /** A conversation's share: its tokens and cost times `share`, `lines` of its landed lines. */

@@ -122,6 +122,60 @@ test('malformed, negative, absurd and missing usage is refused with its code and
   assert.is(JSON.parse(show.stdout).cost.cost_known, false);
 });
 
+test('--by model: a model the table does not know costs unknown, never $0; each model’s written lines are counted from the traces that name it', async () => {
+  const m = machine();
+  writeFile(m.repo, 'README.md', ['# models']);
+  commitAll(m.repo, 'base');
+  const unknownLines = ['export const u = 1;', 'export const v = 2;'];
+  const sonnetLines = ['export const s = 1;', 'export const t = 2;', 'export const w = 3;'];
+  seedTraces(m, [
+    traceRow({ conversation: 'unknown-only', model: 'acme-coder-9', files: { 'src/u.ts': unknownLines } }),
+    traceRow({ conversation: 'sonnet-cc', model: SONNET, files: { 'src/s.ts': sonnetLines } }),
+  ]);
+  writeFile(m.repo, 'src/u.ts', unknownLines);
+  writeFile(m.repo, 'src/s.ts', sonnetLines);
+  commitAll(m.repo, 'two models');
+  assert.is((await commitLink(m)).code, 0);
+  const prompt = HOSTILE[0];
+  snapshot(
+    m,
+    'unknown-only',
+    `${[prompt, assistant('msg_u', 'acme-coder-9', { input_tokens: 1000, output_tokens: 500 })].map((line) => JSON.stringify(line)).join('\n')}\n`,
+  );
+  snapshot(
+    m,
+    'sonnet-cc',
+    `${[prompt, assistant('msg_s', SONNET, { input_tokens: 100, output_tokens: 50 })].map((line) => JSON.stringify(line)).join('\n')}\n`,
+  );
+
+  const result = await runTracer(['stats', 'HEAD~1..HEAD', '--cost', '--by', 'model', '--json'], { cwd: m.repo, home: m.home });
+  assert.is(result.code, 0, result.stderr);
+  const cost = JSON.parse(result.stdout).cost;
+  const unknownModel = cost.by.find((group: any) => group.key.endsWith('acme-coder-9'));
+  assert.ok(unknownModel, JSON.stringify(cost.by));
+  assert.equal(
+    [unknownModel.requests, unknownModel.cost_usd, unknownModel.cost_known, unknownModel.written, unknownModel.landed],
+    [1, null, false, 2, 2],
+    'the unknown model: its tokens, its cost unknown, its lines',
+  );
+  const sonnet = cost.by.find((group: any) => group.key.endsWith(SONNET));
+  assert.ok(Math.abs(sonnet.cost_usd - (100 * 3 + 50 * 15) / 1e6) < 1e-12, `$${sonnet.cost_usd}`);
+  assert.equal([sonnet.cost_known, sonnet.written, sonnet.landed], [true, 3, 3]);
+  assert.is(
+    cost.by.reduce((sum: number, group: any) => sum + group.written, 0),
+    cost.written,
+    'the models’ written lines add up',
+  );
+
+  const text = await runTracer(['stats', 'HEAD~1..HEAD', '--cost', '--by', 'model'], { cwd: m.repo, home: m.home });
+  assert.is(text.code, 0, text.stderr);
+  const costTable = text.stdout.slice(text.stdout.indexOf('Cost of the agents'));
+  const row = costTable.split('\n').find((line) => /^\S*acme-coder-9 /.test(line));
+  assert.ok(row, text.stdout);
+  assert.not.match(row!, /\$0\.0000/);
+  assert.match(row!, /cost unknown\s+2\s+2\s/, `written and landed, not "-": ${row}`);
+});
+
 test("prices.json: an organization's rates price the models it names; a malformed one is refused with prices_invalid", async () => {
   const m = await hostileProject();
   mkdirSync(m.home, { recursive: true });
