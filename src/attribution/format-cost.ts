@@ -2,7 +2,7 @@
 // show`, the CI comment). Every dollar figure is printed with the price table
 // it came from; a cost that could not be computed says "cost unknown" and why,
 // never $0.
-import { count, money } from '../cost/money.js';
+import { count, money, refusedPhrase } from '../cost/money.js';
 import { UNPRICED_REASONS } from '../cost/prices.js';
 import { tokenCounts, type ConversationOutcome, type CostGroup, type CostSection } from '../cost/cost-section.js';
 import type { UsageTokens } from '../core/transcript.js';
@@ -35,6 +35,8 @@ function unknownNote(section: CostSection): string | null {
   for (const conversation of section.by_conversation)
     if (conversation.usage === 'known' && !conversation.cost_known) for (const model of unpricedModels(conversation)) reasons.add(model);
   if (reasons.size > 0) notes.push(`requests the price table cannot price (${[...reasons].join('; ')})`);
+  const refused = refusedPhrase(section.refused);
+  if (refused) notes.push(refused);
   return notes.length === 0 ? null : `cost unknown for ${notes.join(', ')}`;
 }
 

@@ -2,7 +2,7 @@
 // The bar is 20 cells: agent (█), both (▓), person (░), unknown (·).
 import type { LineCounts } from './commit-lines.js';
 import type { ShowReport } from './show.js';
-import { count, money } from '../cost/money.js';
+import { count, money, refusedPhrase } from '../cost/money.js';
 import type { Breakdown, StatsReport } from './stats.js';
 
 const BAR_CELLS = 20;
@@ -81,6 +81,8 @@ export function formatShow(report: ShowReport): string {
         ? 'cost unknown'
         : `${money(report.cost.cost_usd)}${report.cost.cost_known ? '' : ' + cost unknown for part'}`;
     out.push(`Cost of the conversations: ${cost} (prices: ${report.cost.prices})`);
+    const refused = refusedPhrase(report.cost.refused);
+    if (refused) out.push(`  ${refused}`);
   }
   if (report.fate) {
     const { alive, deleted, to } = report.fate;
@@ -171,5 +173,6 @@ function usagePhrase(usage: NonNullable<ShowReport['conversations'][number]['usa
   if (usage.usage === 'unknown') return `tokens unknown: ${usage.reason ?? 'its agent writes no token counts'}`;
   const { tokens } = usage;
   const cost = usage.cost_usd === null ? 'cost unknown' : `${money(usage.cost_usd)}${usage.cost_known ? '' : ' + cost unknown for part'}`;
-  return `${usage.requests} requests: ${count(tokens.input)} input, ${count(tokens.output)} output, ${count(tokens.cache_write)} cache write, ${count(tokens.cache_read)} cache read tokens; ${cost}`;
+  const refused = refusedPhrase(usage.refused);
+  return `${usage.requests} requests: ${count(tokens.input)} input, ${count(tokens.output)} output, ${count(tokens.cache_write)} cache write, ${count(tokens.cache_read)} cache read tokens; ${cost}${refused ? `; ${refused}` : ''}`;
 }

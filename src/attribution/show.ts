@@ -99,7 +99,9 @@ export async function showCommit(query: ShowQuery): Promise<ShowReport> {
         usage: (conversation.url === null ? undefined : cost?.by_url[conversation.url]) ?? null,
       }))
       .sort((a, b) => b.lines - a.lines),
-    cost: cost ? { prices: cost.prices, tokens: cost.tokens, cost_usd: cost.cost_usd, cost_known: cost.cost_known } : null,
+    cost: cost
+      ? { prices: cost.prices, tokens: cost.tokens, cost_usd: cost.cost_usd, cost_known: cost.cost_known, refused: cost.refused }
+      : null,
     fate: cost?.fate ?? null,
     recovered: recoveredLines(tally.ledger),
     link,

@@ -11,6 +11,7 @@ import { parseConversationUrl } from '../viewer/local/ledger-read.js';
 import type { FormatContext } from '../transcript/agents.js';
 import { addTokens, zeroTotals } from '../transcript/usage.js';
 import { conversationCosts, type ConversationCost } from './conversation-cost.js';
+import { addRefused } from './refusals.js';
 import { tokenCounts, type TokenCounts } from './cost-section.js';
 import { cachedDerived, ledgersStamp } from './derived-cache.js';
 import type { PriceTable, UnpricedReason } from './prices.js';
@@ -25,6 +26,8 @@ export interface ConversationUsageJson {
   cost_usd: number | null;
   cost_known: boolean;
   unpriced: Array<{ model: string; requests: number; reasons: UnpricedReason[] }>;
+  /** Usage records refused (code → count): never counted, so the cost is not known whole. */
+  refused: Record<string, number>;
 }
 
 export interface CommitCost {
@@ -33,6 +36,8 @@ export interface CommitCost {
   tokens: TokenCounts;
   cost_usd: number | null;
   cost_known: boolean;
+  /** The conversations' refused usage records (code → count). */
+  refused: Record<string, number>;
   /** url → the conversation's usage. */
   by_url: Record<string, ConversationUsageJson>;
   /** The commit's AI lines, followed to `to` (a branch name or commit); null when nothing comes after the commit. */
@@ -62,6 +67,7 @@ export async function commitCost(query: {
   const tokens = zeroTotals();
   let usd: number | null = null;
   let known = urls.size > 0;
+  const refused: Record<string, number> = {};
   const byUrl: Record<string, ConversationUsageJson> = {};
   for (const [url, id] of urls) {
     const cost = costs.get(id)!;
@@ -69,12 +75,14 @@ export async function commitCost(query: {
     addTokens(tokens, cost.tokens);
     if (cost.usd !== null) usd = (usd ?? 0) + cost.usd;
     known &&= cost.cost_known;
+    addRefused(refused, cost.refused);
   }
   return {
     prices: query.prices.version,
     tokens: tokenCounts(tokens),
     cost_usd: usd,
     cost_known: known,
+    refused,
     by_url: byUrl,
     fate: tally.lines.ai + tally.lines.mixed > 0 ? await fateOfCommit(projectDir, git, tally) : null,
   };
@@ -92,6 +100,7 @@ export function usageJson(cost: ConversationCost): ConversationUsageJson {
     unpriced: cost.models
       .filter((model) => model.unpriced > 0)
       .map(({ model, unpriced, reasons }) => ({ model, requests: unpriced, reasons })),
+    refused: cost.refused,
   };
 }
 

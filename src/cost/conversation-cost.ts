@@ -15,6 +15,7 @@ import { addTokens, usageFromTraces, zeroTotals } from '../transcript/usage.js';
 import type { PricedRequest, PriceTable, UnpricedReason } from './prices.js';
 import type { ConversationTraces } from './trace-summary.js';
 import { PricedCache } from './priced-cache.js';
+import { refusedCount } from './refusals.js';
 import { readInWorkers, WORKERS_FROM } from './usage-workers.js';
 import { compact, UsageCache, type CompactRequest, type SnapshotUsage } from './usage-cache.js';
 
@@ -255,7 +256,8 @@ function priceConversation(
     tokens,
     // Nothing priced is an unknown cost, never $0 (an empty transcript is $0: nothing was asked).
     usd: unpriced > 0 && unpriced === usage.requests.length ? null : usd,
-    cost_known: unpriced === 0,
+    // A refused usage record is a request whose tokens are not counted: its cost is unknown too.
+    cost_known: unpriced === 0 && refusedCount(usage.refused) === 0,
     models: [...models.values()].sort((a, b) => b.usd - a.usd || (a.model < b.model ? -1 : 1)),
     refused: usage.refused,
     skipped: usage.skipped,

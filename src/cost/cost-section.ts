@@ -5,6 +5,7 @@ import type { TokenCounts } from '../viewer/data-source.js';
 import { addTokens, zeroTotals } from '../transcript/usage.js';
 import { DELETERS, type Deleter } from '../attribution/line-fates.js';
 import type { UnpricedReason } from './prices.js';
+import { addRefused } from './refusals.js';
 
 /** Tokens as the JSON names them (the viewer's shape). */
 export type { TokenCounts };
@@ -61,8 +62,10 @@ export interface CostGroup {
   tokens: UsageTokens;
   /** Dollars of everything that could be priced. */
   cost_usd: number | null;
-  /** Every conversation's usage known and every request priced. */
+  /** Every conversation's usage known, every request priced and no usage record refused. */
   cost_known: boolean;
+  /** Usage records refused (code → count), each conversation's once: never counted. */
+  refused: Record<string, number>;
   written: number;
   landed: number;
   at_tip: number | null;
@@ -101,7 +104,10 @@ export function costGroup(key: string, parts: readonly ConversationOutcome[]): C
   let knownUsd = 0;
   let knownLanded = 0;
   const ids = new Set<string>();
+  const refused: Record<string, number> = {};
   for (const part of parts) {
+    // A conversation split over groups (by author) or parts is refused once in each group that holds it.
+    if (!ids.has(part.conversation_id)) addRefused(refused, part.refused);
     ids.add(part.conversation_id);
     usage[part.usage] += 1;
     addTokens(tokens, part.tokens);
@@ -130,6 +136,7 @@ export function costGroup(key: string, parts: readonly ConversationOutcome[]): C
     tokens,
     cost_usd: cost,
     cost_known: parts.length > 0 && complete,
+    refused,
     written,
     landed,
     at_tip: atTip,

@@ -10,6 +10,7 @@ import { appendRecords, readRecords } from '../store/jsonl.js';
 import type { UsageTokens } from '../core/transcript.js';
 import type { ConversationCost } from './conversation-cost.js';
 import type { UnpricedReason } from './prices.js';
+import { refusedCount } from './refusals.js';
 import { USAGE_READ_VERSION } from './usage-cache.js';
 
 export const PRICED_CACHE_FILE = join(PROJECT_STATE_FILES.cache, 'cost.jsonl');
@@ -126,7 +127,8 @@ function unpack(agent: string | null, kept: Kept): PricedSnapshot {
     requests: kept.requests,
     tokens: unpackTokens(kept.tokens),
     usd: kept.usd,
-    cost_known: kept.known,
+    // Lines kept before refusals made a cost partly unknown said known: the refusals they keep decide it again.
+    cost_known: kept.known && refusedCount(kept.refused) === 0,
     models: kept.models.map(([model, requests, tokens, usd, unpriced, reasons]) => ({
       model,
       requests,

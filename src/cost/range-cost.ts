@@ -20,6 +20,7 @@ import { parseConversationUrl } from '../viewer/local/ledger-read.js';
 import type { FormatContext } from '../transcript/agents.js';
 import { addTokens, zeroTotals } from '../transcript/usage.js';
 import { conversationCosts, type ConversationCost } from './conversation-cost.js';
+import { refusedCount } from './refusals.js';
 import { cachedDerived, fileStamp, ledgersStamp, type CacheShelf } from './derived-cache.js';
 import { PROJECT_STATE_FILES } from '../store/home.js';
 import type { PriceTable } from './prices.js';
@@ -47,8 +48,11 @@ interface Behind {
 
 /** The last figures, kept whole: a second run over the same commits and files reads them back. */
 const SECTIONS: CacheShelf = { file: join(PROJECT_STATE_FILES.cache, 'range-cost.json'), kept: 2 };
-/** The section's shape: a new one when the figures are computed otherwise (2: by model, written per model and no $0 for no priced request). */
-const SECTION_VERSION = 2;
+/**
+ * The section's shape: a new one when the figures are computed otherwise (2: by model, written per model and no $0
+ * for no priced request; 3: refused usage records counted in every group, and their cost not known whole).
+ */
+const SECTION_VERSION = 3;
 
 export async function rangeCost(query: RangeCostQuery): Promise<CostSection> {
   const { projectDir, range } = query;
@@ -260,13 +264,14 @@ function modelCost(
   for (const model of models) addTokens(tokens, model.tokens);
   const requests = models.reduce((sum, model) => sum + model.requests, 0);
   const unpriced = models.reduce((sum, model) => sum + model.unpriced, 0);
+  // A refused record may have been of any of these models: each is then not known whole.
   const known = cost.usage === 'known';
   const nonePriced = requests > 0 && unpriced === requests;
   return {
     tokens,
     requests,
     cost_usd: known && !nonePriced ? models.reduce((sum, model) => sum + model.usd, 0) : null,
-    cost_known: known && unpriced === 0,
+    cost_known: known && unpriced === 0 && refusedCount(cost.refused) === 0,
   };
 }
 

@@ -11,6 +11,7 @@ import type { SessionUsage } from '../viewer/data-source.js';
 import type { PriceTable } from './prices.js';
 import type { ConversationTraces } from './trace-summary.js';
 import { compact, UsageCache, type SnapshotUsage } from './usage-cache.js';
+import { refusedCount } from './refusals.js';
 
 export async function sessionUsage(query: {
   projectDir: string;
@@ -112,7 +113,8 @@ export function turnsOf(
     requests: usage.requests.length,
     tokens: tokenCounts(total),
     cost_usd: usd,
-    cost_known: known && usage.requests.length > 0,
+    // A refused usage record's tokens are not counted, so neither is its cost.
+    cost_known: known && usage.requests.length > 0 && refusedCount(usage.refused) === 0,
     refused: usage.refused,
   };
 }

@@ -176,6 +176,45 @@ test('--by model: a model the table does not know costs unknown, never $0; each 
   assert.match(row!, /cost unknown\s+2\s+2\s/, `written and landed, not "-": ${row}`);
 });
 
+test('a conversation some of whose usage records are refused: the refusal and its code are said wherever its cost is, and the cost is not known whole', async () => {
+  const m = machine();
+  writeFile(m.repo, 'README.md', ['# refused']);
+  commitAll(m.repo, 'base');
+  const lines = ['export const r = 1;', 'export const s = 2;'];
+  seedTraces(m, [traceRow({ conversation: 'partly-refused', model: SONNET, files: { 'src/r.ts': lines } })]);
+  writeFile(m.repo, 'src/r.ts', lines);
+  commitAll(m.repo, 'refused');
+  assert.is((await commitLink(m)).code, 0);
+  const transcript = [
+    HOSTILE[0],
+    assistant('msg_good', SONNET, { input_tokens: 100, output_tokens: 50 }),
+    assistant('msg_negative', SONNET, { input_tokens: 10, output_tokens: -5 }),
+  ];
+  snapshot(m, 'partly-refused', `${transcript.map((line) => JSON.stringify(line)).join('\n')}\n`);
+  const priced = (100 * 3 + 50 * 15) / 1e6;
+  const said = /1 usage record refused and not counted \(usage_negative 1\)/;
+
+  const stats = JSON.parse((await runTracer(['stats', 'HEAD~1..HEAD', '--cost', '--json'], { cwd: m.repo, home: m.home })).stdout).cost;
+  assert.ok(Math.abs(stats.cost_usd - priced) < 1e-12, 'the good request is priced; the refused one is not counted');
+  assert.equal([stats.cost_known, stats.refused], [false, { usage_negative: 1 }]);
+  assert.equal([stats.by_conversation[0].cost_known, stats.by_conversation[0].refused], [false, { usage_negative: 1 }]);
+  for (const format of [[], ['--markdown']]) {
+    const text = await runTracer(['stats', 'HEAD~1..HEAD', '--cost', ...format], { cwd: m.repo, home: m.home });
+    assert.is(text.code, 0, text.stderr);
+    assert.match(text.stdout, said, text.stdout);
+    assert.match(text.stdout, /cost unknown for part/);
+  }
+
+  const show = JSON.parse((await runTracer(['show', '--json'], { cwd: m.repo, home: m.home })).stdout);
+  assert.equal([show.cost.cost_known, show.cost.refused], [false, { usage_negative: 1 }]);
+  const usage = show.conversations.find((conversation: any) => conversation.usage).usage;
+  assert.equal([usage.cost_known, usage.refused], [false, { usage_negative: 1 }]);
+  const text = await runTracer(['show'], { cwd: m.repo, home: m.home });
+  assert.is(text.code, 0, text.stderr);
+  assert.match(text.stdout, said, text.stdout);
+  assert.match(text.stdout, /Cost of the conversations: \$\d+\.\d+ \+ cost unknown for part/);
+});
+
 test("prices.json: an organization's rates price the models it names; a malformed one is refused with prices_invalid", async () => {
   const m = await hostileProject();
   mkdirSync(m.home, { recursive: true });
@@ -196,7 +235,8 @@ test("prices.json: an organization's rates price the models it names; a malforme
   const hostile = cost.by_conversation.find((conversation: any) => conversation.conversation_id === 'hostile-cc');
   const expected = (100 * 2 + 50 * 10 + 600 * 2.5 + 400 * 4 + 2000 * 0.2) / 1e6 + (1000 * 1 + 500 * 2) / 1e6;
   assert.ok(Math.abs(hostile.cost_usd - expected) < 1e-12, `$${hostile.cost_usd} is $${expected}`);
-  assert.is(hostile.cost_known, true);
+  assert.is(hostile.cost_known, false, 'every request is priced, but the refused records’ cost is unknown');
+  assert.equal(hostile.unpriced, []);
 
   for (const [bad, why] of [
     ['{"models": {"m": {"input_mtok": 1}}}', /no "output_mtok"/],

@@ -8,6 +8,7 @@
 import { modelsDevId } from '../../core/model-id.js';
 import type { CostBreakdown, CostRow, SessionUsage, TokenCounts, TurnUsage } from '../../viewer/data-source.js';
 import type { PriceTable } from '../../cost/prices.js';
+import { refusedCount } from '../../cost/refusals.js';
 import type { TraceStorage } from '../storage/types.js';
 import { usagePending } from './usage.js';
 
@@ -257,6 +258,7 @@ export async function teamSessionUsage(
     }
   }
   const usage = state?.usage === 'known' || state?.usage === 'unknown' ? state.usage : 'missing';
+  const refused = parseRefused(state?.refused);
   return {
     usage,
     reason: usage === 'missing' ? 'No transcript of this session was pushed, or it is not read yet.' : (state?.reason ?? null),
@@ -266,8 +268,9 @@ export async function teamSessionUsage(
     requests,
     tokens: totals,
     cost_usd: usd,
-    cost_known: usage === 'known' && requests > 0 && unpriced === 0,
-    refused: parseRefused(state?.refused),
+    // A refused usage record's tokens are not counted, so neither is its cost (as the local viewer says).
+    cost_known: usage === 'known' && requests > 0 && unpriced === 0 && refusedCount(refused) === 0,
+    refused,
     written: written?.lines ?? 0,
   };
 }
