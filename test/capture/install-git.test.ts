@@ -128,6 +128,8 @@ test("the hooks spool the commit, the rewrite kind and git's old/new lines, star
     { event: 'post-rewrite', cwd: repo, said: `amend\n${first} ${now}\n` },
   ]);
   assert.equal((await callsWhen(rewriteLog, 1))[0].args, ['hook', '--fold']);
+  // The amend's post-commit started its fold in the background too: let it be logged before the next commit's calls.
+  assert.equal((await callsWhen(commitLog, 2))[1].args, ['hook', '--fold']);
 
   // TRACER_HOOK_SYNC=1: recorded before git returns, by the commands of before.
   const synced = gitAs(home, repo, ['commit', '-q', '--amend', '-m', 'add a, again'], { TRACER_HOOK_SYNC: '1' }, false);
