@@ -3,8 +3,7 @@
 // tables. Pure: no database here; team/fold-sql.ts writes the plan as each
 // backend runs it best, and the readers of traces and ledgers are the local viewer's own.
 import { ledgerAggregate } from '../../viewer/local/ledger-index.js';
-import { parseConversationUrl } from '../../viewer/local/ledger-read.js';
-import { agentTraceRecord } from '../../viewer/local/ledger-read.js';
+import { agentTraceRecord, parseConversationUrl } from '../../viewer/local/ledger-read.js';
 import { isObject, str } from '../../viewer/local/refreshing-file.js';
 import { traceFields } from '../../viewer/local/trace-index.js';
 
