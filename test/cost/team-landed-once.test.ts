@@ -108,6 +108,16 @@ async function landedOnce(storage: TraceStorage): Promise<void> {
       cost.by_agent.map((row) => [row.key, row.written, row.landed]),
       [['claude-code', 10, 10]],
     );
+    // The AI share page counts the same lines once too.
+    const share = await source.share('acme/app');
+    assert.equal(
+      share.by_agent.map((row) => [row.key, row.ai]),
+      [['claude-code', 10]],
+    );
+    assert.equal(
+      share.by_day.map((row) => [row.key, row.ai]),
+      [['2026-01-01', 10]],
+    );
   } finally {
     await storage.close();
   }

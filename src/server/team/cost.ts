@@ -146,7 +146,7 @@ interface SharedTraces {
  * source when the newer commit uses every trace it uses and does not descend
  * from it: a later commit of the same history may use the rest of a trace.
  */
-async function copiedCommits(storage: TraceStorage, projectId: number): Promise<Set<string>> {
+export async function copiedCommits(storage: TraceStorage, projectId: number): Promise<Set<string>> {
   const pairs = await storage.query<SharedTraces>(
     `SELECT a.sha AS copied, b.sha AS copy, COUNT(*) AS shared,
        (SELECT COUNT(*) FROM view_commit_traces t WHERE t.project_id = a.project_id AND t.sha = a.sha) AS traces

@@ -442,15 +442,19 @@ export class ServiceDataSource implements ViewerDataSource {
 
   async share(projectId: string): Promise<ShareBreakdown> {
     const project = await this.project(projectId);
+    // A squash or cherry-pick made with the hooks on holds its branch commit's lines again: counted once, there (cost.ts).
+    const { copiedCommits } = await import('./cost.js');
+    const copied = await copiedCommits(this.storage, project.id);
     const grouped = async (key: string, extra = '') => {
-      const rows = await this.storage.query<{ key: string; kind: string; lines: number }>(
-        `SELECT ${key} AS key, p.kind, SUM(p.lines) AS lines FROM view_commit_parts p
+      const rows = await this.storage.query<{ key: string; sha: string; kind: string; lines: number }>(
+        `SELECT ${key} AS key, p.sha, p.kind, SUM(p.lines) AS lines FROM view_commit_parts p
          JOIN view_commits c ON c.project_id = p.project_id AND c.sha = p.sha
-         WHERE p.project_id = ? AND ${NOT_REPLACED} ${extra} GROUP BY ${key}, p.kind`,
+         WHERE p.project_id = ? AND ${NOT_REPLACED} ${extra} GROUP BY ${key}, p.sha, p.kind`,
         [project.id],
       );
       const byKey = new Map<string, ShareRow>();
       for (const row of rows) {
+        if (copied.has(row.sha)) continue;
         const share = byKey.get(row.key) ?? { key: row.key, ai: 0, human: 0, mixed: 0 };
         if (row.kind === 'ai' || row.kind === 'human' || row.kind === 'mixed') share[row.kind] += row.lines;
         byKey.set(row.key, share);
