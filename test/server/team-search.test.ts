@@ -197,6 +197,52 @@ function searchSuite(backend: 'sqlite' | 'postgres') {
     assert.equal(await ids('a.b:c OR -retry^'), [`transcript:${SESSION}`]);
   });
 
+  test('a conversation pushed without its traces still names its agent (from its summary) and its model (from its usage)', async ({
+    service,
+    cookies,
+    admin,
+  }) => {
+    // A session that edited nothing: a push without --full sends no trace of it, only its transcript and summary.
+    const base = { isSidechain: false, userType: 'external', cwd: '/work/app', sessionId: 'c-qa', version: '2.0.14' };
+    const lines = [
+      {
+        ...base,
+        type: 'user',
+        uuid: 'qa-1',
+        timestamp: '2024-05-02T12:00:00.000Z',
+        message: { role: 'user', content: 'what does a wombat eat' },
+      },
+      {
+        ...base,
+        type: 'assistant',
+        uuid: 'qa-2',
+        timestamp: '2024-05-02T12:00:02.000Z',
+        message: {
+          id: 'msg-qa',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5-20250929',
+          content: [{ type: 'text', text: 'Grasses and roots.' }],
+          usage: { input_tokens: 12, output_tokens: 5 },
+        },
+      },
+    ];
+    const bytes = Buffer.from(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    assert.is((await admin.push('conversations', [conversation(bytes, true, { conversation_id: 'c-qa' })])).status, 200);
+    const said = summary({
+      conversation_id: 'c-qa',
+      conversation_url: 'claude-code://session/c-qa',
+      summary: 'Explained what wombats eat',
+    });
+    assert.is((await admin.push('summaries', [said])).status, 200);
+    const reply = await until(
+      async () => search(service, cookies.read, 'wombat'),
+      (answer) => (answer.json as SearchResults).hits?.some((hit) => hit.conversation_id === 'c-qa' && hit.model !== null) ?? false,
+    );
+    const hit = (reply.json as SearchResults).hits.find((one) => one.conversation_id === 'c-qa')!;
+    assert.equal({ agent: hit.agent, model: hit.model }, { agent: 'claude-code', model: 'claude-sonnet-4-5-20250929' });
+  });
+
   test('hostile queries are 400 invalid_query with a sentence, never a 500', async ({ service, cookies }) => {
     for (const q of [
       '',

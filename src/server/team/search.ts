@@ -7,7 +7,9 @@
 import type { SearchHit } from '../../viewer/data-source.js';
 import { queryTerms, toFts5, type QueryNode } from '../../search/query.js';
 import { searchWords, shownTerms, toLooseTsquery, toTsquery } from '../../search/tsquery.js';
+import { AGENT_ID } from '../../core/agent.js';
 import type { TraceStorage } from '../storage/types.js';
+import { parseConversationUrl } from '../../viewer/local/ledger-read.js';
 import type { DocKind } from './search-index.js';
 
 export const SEARCH_LIMIT_DEFAULT = 20;
@@ -180,6 +182,60 @@ function remap(text: string, marks: Array<[number, number]>): Array<[number, num
   return marks.map(([start, end]) => [offsets[start]!, offsets[end]!]);
 }
 
+/**
+ * A conversation pushed without its traces (a push without --full sends only the traces a ledger
+ * attributes, so a session that edited nothing has none on the service) still has an agent and a model:
+ * its summary names the agent, and its transcript's usage, once read (team/usage.ts), the model.
+ */
+async function withoutTraces(
+  storage: TraceStorage,
+  projectId: number,
+  conversations: readonly string[],
+  sessions: Map<string, { agent: string; last_ts: string; model: string | null }>,
+): Promise<void> {
+  const missing = conversations.filter((id) => !sessions.get(id)?.model || !sessions.get(id)?.agent);
+  if (missing.length === 0) return;
+  const marks = missing.map(() => '?').join(', ');
+  const [summaries, models] = await Promise.all([
+    storage.query<{ conversation_id: string; body: string }>(
+      `SELECT conversation_id, body FROM items WHERE project_id = ? AND family = 'summaries' AND conversation_id IN (${marks})`,
+      [projectId, ...missing],
+    ),
+    storage.query<{ conversation_id: string; model: string }>(
+      `SELECT conversation_id, MIN(model) AS model FROM view_usage WHERE project_id = ? AND conversation_id IN (${marks})
+       GROUP BY conversation_id`,
+      [projectId, ...missing],
+    ),
+  ]);
+  const agentOf = new Map<string, string>();
+  for (const row of summaries) {
+    const agent = summaryAgent(row.body);
+    if (agent) agentOf.set(row.conversation_id, agent);
+  }
+  const modelOf = new Map(models.map((row) => [row.conversation_id, row.model]));
+  for (const id of missing) {
+    const known = sessions.get(id);
+    sessions.set(id, {
+      agent: known?.agent || agentOf.get(id) || '',
+      last_ts: known?.last_ts ?? '',
+      model: known?.model ?? modelOf.get(id) ?? null,
+    });
+  }
+}
+
+/** The agent a summary row names: its `agent`, or its conversation URL's scheme (`claude-code://session/…`; a web address names none). */
+function summaryAgent(body: string): string | undefined {
+  let record: { agent?: unknown; conversation_url?: unknown };
+  try {
+    record = JSON.parse(body) as typeof record;
+  } catch {
+    return undefined;
+  }
+  const scheme = parseConversationUrl(typeof record.conversation_url === 'string' ? record.conversation_url : undefined)?.agent;
+  const agent = typeof record.agent === 'string' ? record.agent : scheme === 'http' || scheme === 'https' ? undefined : scheme;
+  return agent && AGENT_ID.test(agent) ? agent : undefined;
+}
+
 /** Each document found as a hit: its conversation's agent, model and newest time, or its commit. */
 async function describe(storage: TraceStorage, request: SearchRequest, found: readonly Found[]): Promise<SearchHit[]> {
   const conversations = [...new Set(found.filter((doc) => doc.kind !== 'commit').map((doc) => doc.key))];
@@ -200,6 +256,7 @@ async function describe(storage: TraceStorage, request: SearchRequest, found: re
     const modelOf = new Map(models.map((row) => [row.conversation_id, row.model]));
     for (const row of rows)
       sessions.set(row.conversation_id, { agent: row.agent, last_ts: row.last_ts, model: modelOf.get(row.conversation_id) ?? null });
+    await withoutTraces(storage, request.projectId, conversations, sessions);
   }
   return found.map((doc): SearchHit => {
     const { snippet, marks } = splitMarks(doc.snippet);
@@ -220,7 +277,7 @@ async function describe(storage: TraceStorage, request: SearchRequest, found: re
       kind: doc.kind,
       conversation_id: doc.key,
       commit: null,
-      agent: session?.agent ?? null,
+      agent: session?.agent || null,
       model: session?.model ?? null,
       ts: session?.last_ts || doc.ts,
       snippet,
