@@ -34,8 +34,9 @@ const run = promisify(execFile);
  * 3: the built binary stored commit authors without their email (its late-loaded child_process lost
  * execFile's promise form, so git's answer was never read); those indexes are built again.
  * 4: conv.transcript_agent and conv.transcript_model, what the transcript itself names.
+ * 5: commit subjects redacted as capture redacts (an index of 4 may hold a secret a subject held).
  */
-export const INDEX_SCHEMA_VERSION = 4;
+export const INDEX_SCHEMA_VERSION = 5;
 export const INDEX_FILE = join(PROJECT_STATE_FILES.cache, 'search.sqlite');
 /** Text kept per column of one conversation: memory stays bounded whatever a transcript holds. */
 const COLUMN_MAX_CHARS = 4_000_000;
@@ -414,6 +415,22 @@ async function syncSummaries(db: Db, projectDir: string, touched: Set<string>): 
   })();
 }
 
+/**
+ * Subjects as capture would keep them: a commit message can hold a secret as a prompt can, and the index
+ * holds what it finds as its placeholder, never as the secret (issue 32). The redactor is capture's for this
+ * project (the team's rules included), built only when there is a subject to read.
+ */
+async function redactSubjects(described: Map<string, { subject: string | null }>, options: IndexOptions): Promise<void> {
+  const subjects = [...described.values()].filter((about) => about.subject !== null);
+  if (subjects.length === 0 || !options.formats) return;
+  const { home, env } = options.formats;
+  const [{ captureRedactor }, { findGit }] = await Promise.all([import('../redact/capture.js'), import('../store/git.js')]);
+  const root = options.git ? findGit(options.git.cwd, options.git.env ?? env)?.worktree : undefined;
+  // Problems (a refused team file) are capture's to log; the built-in layers still run.
+  const { redactor } = await captureRedactor({ home, projectDir: options.projectDir, root, env }, () => undefined);
+  for (const about of subjects) about.subject = (await redactor.redact(about.subject!)).text;
+}
+
 async function syncLinks(db: Db, options: IndexOptions, touched: Set<string>): Promise<void> {
   const { from, rewritten } = positionOf(db, options.projectDir, 'links');
   if (rewritten) {
@@ -436,6 +453,7 @@ async function syncLinks(db: Db, options: IndexOptions, touched: Set<string>): P
   // that --author also matches; the link's own members stand for commits the clone lacks.
   const unknown = [...described.keys()].filter((sha) => !hasCommit(db, sha));
   for (const [sha, about] of await describeCommits(unknown, options.git)) described.set(sha, about);
+  await redactSubjects(described, options);
   const putCommit = db.prepare(
     // An author with an email (git's answer) is never replaced by a link's later name without it.
     "INSERT INTO commits (sha, subject, author) VALUES (?, ?, ?) ON CONFLICT (sha) DO UPDATE SET subject = coalesce(excluded.subject, commits.subject), author = CASE WHEN commits.author LIKE '%<%>' THEN commits.author ELSE coalesce(excluded.author, commits.author) END",

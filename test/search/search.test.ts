@@ -184,6 +184,25 @@ test('redaction holds: the secret is in neither the hits nor the index file; its
   }
 });
 
+test('a secret in a commit subject is indexed as its placeholder, never as the secret', async () => {
+  const b = await threeAgents();
+  const token = `ghp_${'Zx9Cv8Bn7M'.repeat(3)}q1W2e3`;
+  const dir = projectDir(b.home);
+  // A commit the Claude Code session led to, whose message holds a token (the link carries its subject).
+  appendFileSync(
+    join(dir, 'commit-links.jsonl'),
+    `${JSON.stringify({ commit: 'd'.repeat(40), session_ids: [CLAUDE_SESSION], subject: `Rotate the deploy key to ${token}`, ts: '2026-01-02T00:00:00Z' })}\n`,
+  );
+  assert.equal(await search([`"${token}"`], b), []);
+  const rotated = await search(['rotate'], b);
+  assert.equal(
+    rotated.map((hit) => hit.conversation_id),
+    [CLAUDE_SESSION],
+  );
+  assert.match(rotated[0]!.snippet, /REDACTED:github-token:[0-9a-f]{6}/);
+  assert.not.ok(readFileSync(join(dir, INDEX_FILE)).includes(token), 'the index file holds no secret');
+});
+
 test('hostile queries: invalid_query and a sentence, never a stack, whatever the index holds', async () => {
   const b = await box();
   for (const [query, sentence] of [
