@@ -98,15 +98,11 @@ export async function runRetention(input: {
     // Every run is in the audit log before it removes anything (issue 31: 'every forget and retention run'), so a run
     // killed half-way is there too; what it removed follows in retention.done, as a forget's in forget.done.
     const ages = Object.fromEntries(Object.entries(policy).map(([name, ms]) => [name, formatAge(ms)]));
-    await input.storage.transaction((tx) =>
-      appendAudit(tx, {
-        action: 'retention.run',
-        actor: { kind: 'service' },
-        org_slug: project.org_slug,
-        project_slug: project.project_slug,
-        target: { policy: ages, at: new Date(now).toISOString() },
-      }),
-    );
+    const audit = (action: string, target: Record<string, unknown>) =>
+      input.storage.transaction((tx) =>
+        appendAudit(tx, { action, actor: { kind: 'service' }, org_slug: project.org_slug, project_slug: project.project_slug, target }),
+      );
+    await audit('retention.run', { policy: ages, at: new Date(now).toISOString() });
     const report = emptyRemoval();
     for (const [name, ageMs] of Object.entries(policy)) {
       const family = input.families.find((candidate) => candidate.name === name);
@@ -126,21 +122,13 @@ export async function runRetention(input: {
     result.rows += removed;
     result.blobs += report.blobs;
     result.reports.set(Number(project.id), report);
-    await input.storage.transaction((tx) =>
-      appendAudit(tx, {
-        action: 'retention.done',
-        actor: { kind: 'service' },
-        org_slug: project.org_slug,
-        project_slug: project.project_slug,
-        target: {
-          rows: report.rows,
-          blobs: report.blobs,
-          conversations: [...report.conversations].slice(0, 100),
-          conversations_total: report.conversations.size,
-          policy: ages,
-        },
-      }),
-    );
+    await audit('retention.done', {
+      rows: report.rows,
+      blobs: report.blobs,
+      conversations: [...report.conversations].slice(0, 100),
+      conversations_total: report.conversations.size,
+      policy: ages,
+    });
   }
   if (result.rows > 0) await input.storage.purge();
   result.ms = Date.now() - started;
