@@ -12,10 +12,9 @@ export class BlobMeter {
   constructor(private readonly maxBytes: number) {}
 
   async *pass(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): AsyncGenerator<Buffer> {
-    for await (const chunk of source) {
+    for await (const chunk of capped(source, this.maxBytes)) {
       const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
       this.#size += buffer.length;
-      if (this.#size > this.maxBytes) throw blobTooLarge(this.maxBytes);
       this.#hash.update(buffer);
       yield buffer;
     }
