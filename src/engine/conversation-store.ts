@@ -283,7 +283,7 @@ export const CONVERSATIONS_FAMILY = {
   storage: ['conversations', 'conversations.jsonl'],
   members: { conversation_id: 'string', content_sha256: 'sha256', size: 'byte-size', ts: 'timestamp', content_base64: 'base64' },
   blob: { shaMember: 'content_sha256', sizeMember: 'size', inlineMember: 'content_base64', inlineBelow: INLINE_BELOW_BYTES },
-  text: { blob: true },
+  text: { blob: true, untyped: true },
 } as const satisfies FamilyDefinition;
 
 const CONVERSATIONS_LAYOUT: BlobFamilyLayout = { dir: 'conversations', rows: 'conversations.jsonl', idMember: 'conversation_id' };

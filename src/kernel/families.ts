@@ -59,6 +59,8 @@ export interface TextContent {
   members?: readonly string[];
   /** The blob's bytes are such text (a transcript). */
   blob?: boolean;
+  /** Every member the family does not type (`members` kinds) may hold such text too: the wire contract leaves them free. */
+  untyped?: boolean;
 }
 
 /** How a family's rows belong to conversations, for forget, retention and token roles (docs/server.md, "Privacy and retention"). */

@@ -12,8 +12,7 @@ const redactPlugin: TracerPlugin = {
       detectors.add(...(await builtinDetectors(scope)));
     });
     kernel.hooks.beforeFamily.tap('redact', (plan, session) => {
-      const text = plan.family.text;
-      if (text?.blob || text?.members?.length) plan.rewrites = [...(plan.rewrites ?? []), outgoingRedaction(kernel, session, plan.family)];
+      if (plan.family.text) plan.rewrites = [...(plan.rewrites ?? []), outgoingRedaction(kernel, session, plan.family)];
       return plan;
     });
   },

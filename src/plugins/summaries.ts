@@ -24,8 +24,9 @@ const summariesFamily: TracerPlugin = {
       manifestKey: 'summary_ids',
       // Spec §4.2: summaries follow trace pushes, so `--only traces` takes them along.
       follows: 'traces',
-      // An agent's closing words: redacted on the way out, and refused by the service while they hold a secret.
-      text: { members: ['summary'] },
+      // An agent's closing words: redacted on the way out, and refused by the service while they hold a secret,
+      // under whatever name an uploader gives them.
+      text: { members: ['summary'], untyped: true },
       privacy: SUMMARY_PRIVACY,
     });
   },

@@ -7,6 +7,7 @@
 // and third-party uploaders meet it too. `tracer serve --allow-secrets` turns it off.
 import type { FamilyDefinition } from '../kernel/families.js';
 import type { Redactor } from './engine.js';
+import { textMembers } from './text-members.js';
 import { scanningStream, textRuns, type StreamFinding } from './stream.js';
 
 /** An item of an upload that holds a finding: where, and the rule, as the problem's `errors[]` says it. */
@@ -25,7 +26,7 @@ export class SecretGate {
     const findings: GateFinding[] = [];
     for (const [index, item] of items.entries()) {
       const record = item as Record<string, unknown>;
-      for (const member of family.text?.members ?? []) {
+      for (const member of textMembers(family, record)) {
         const value = memberText(record[member]);
         if (value === undefined) continue;
         const [first] = await this.redactor.find(value);

@@ -16,6 +16,7 @@ import type { Redactor } from './engine.js';
 import { isMarkedRedacted, REDACTED_MEMBER } from './mark.js';
 import { buildRedactor, type BuiltRedactor } from './redactor.js';
 import { redactStream, textRuns } from './stream.js';
+import { textMembers } from './text-members.js';
 
 export function outgoingRewrite(kernel: Kernel, session: SyncSession, family: RegisteredFamily): OutgoingRewrite {
   let built: Promise<BuiltRedactor> | undefined;
@@ -48,7 +49,7 @@ export async function redactedRecord(
   redactor: Redactor,
 ): Promise<Record<string, unknown> | undefined> {
   let copy: Record<string, unknown> | undefined;
-  for (const member of family.text?.members ?? []) {
+  for (const member of textMembers(family, record)) {
     const redacted = await redactedValue(record[member], redactor);
     if (redacted.found) (copy ??= { ...record })[member] = redacted.value;
   }

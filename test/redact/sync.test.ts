@@ -168,6 +168,15 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.is(nested.json.code, 'secret_detected');
       assert.equal(nested.json.errors[0].field, 'summary');
     }
+    // Nor does it fix the name of a summary's text: any member it does not type is read.
+    const titled = withContentId(
+      { ts: '2024-05-01T12:00:00Z', conversation_url: 'x://session/3', summary: 'fine', title: `use ${GITHUB}` },
+      'id',
+    );
+    const other = await raw(service, token, 'POST', '/api/v1/sync/summaries', { items: [titled] });
+    assert.is(other.status, 422);
+    assert.is(other.json.code, 'secret_detected');
+    assert.equal(other.json.errors[0].field, 'title');
 
     const bytes = Buffer.from(`${JSON.stringify({ content: `export AWS_SECRET_ACCESS_KEY=${AWS}` })}\n`);
     const sha = createHash('sha256').update(bytes).digest('hex');
@@ -185,6 +194,21 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     assert.is(inline.status, 422);
     assert.is(inline.json.code, 'secret_detected');
     assert.is(inline.json.errors[0].field, 'content_base64');
+    const clean = Buffer.from('{"content":"hello"}\n');
+    const named = await raw(service, token, 'POST', '/api/v1/sync/conversations', {
+      items: [
+        {
+          conversation_id: 'c2',
+          content_sha256: createHash('sha256').update(clean).digest('hex'),
+          size: clean.length,
+          ts: '2024-05-01T12:00:00Z',
+          content_base64: clean.toString('base64'),
+          title: `deploy with ${GITHUB}`,
+        },
+      ],
+    });
+    assert.is(named.status, 422, "a transcript row's own members are read too");
+    assert.equal(named.json.errors[0].field, 'title');
 
     const big = transcriptWith(3000, `DB_PASSWORD=${PASSWORD}`);
     const bigSha = createHash('sha256').update(big).digest('hex');
@@ -225,18 +249,19 @@ for (const backend of ['sqlite', 'postgres'] as const) {
   });
 }
 
-test('a summary member that is not a string goes out with each string inside it redacted, and the gate lets it in', async () => {
+test('a summary member that is not a string, or not named summary, goes out with each string inside it redacted, and the gate lets it in', async () => {
   const service = await startService();
   await service.createProject('acme', 'web');
   const token = await service.createToken({ org: 'acme', project: 'web', name: 'laptop' });
   const m = await machine({ remoteUrl: `${service.url}/acme/web`, token });
-  addSummary(m, { summary: { title: 'Deploy', steps: ['built it', `pushed with ${GITHUB}`], count: 2 } });
+  addSummary(m, { summary: { title: 'Deploy', steps: ['built it', `pushed with ${GITHUB}`], count: 2 }, notes: `token ${GITHUB}` });
   const push = await m.run(['push', '--json']);
   assert.is(push.code, 0, push.stderr);
   assert.is(JSON.parse(push.stdout).push.families.find((one: any) => one.family === 'summaries').sent, 1);
   const onService = await serviceContents(service);
   assert.not.ok(holdsSecret(onService), 'no secret on the service');
   assert.ok(onService.includes('pushed with [REDACTED:github-token:'), 'the string that held it, redacted in place');
+  assert.ok(onService.includes('token [REDACTED:github-token:'), 'a member of another name, redacted too');
   assert.ok(onService.includes('built it'), 'the rest as it was');
 });
 
