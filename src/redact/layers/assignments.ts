@@ -23,6 +23,8 @@ export interface Assignment {
   quoted: boolean;
   /** `NAME=value`, shell and .env style: no space around `=`. */
   tight: boolean;
+  /** The character after the value ('' at the text's end): what stopped a bare one. */
+  next: string;
 }
 
 /**
@@ -38,15 +40,28 @@ const NAMED =
 /** The keywords, found like a trigger's (anchors.ts): one pass by their first letters, the expression only where one stands. */
 const NAMED_AT = new RegExp(NAMED.source, 'iy');
 const KEYWORDS = keywordScanner();
+/**
+ * The longest value read, in characters. A cloud session token is long: `aws sts get-session-token`
+ * prints a `SessionToken` of 400 to over 1,000 characters, which a bound of 256 missed when quoted and
+ * cut in two when not (the rest of it kept in clear). A value never spans lines, and the windows the
+ * engine gives this detector end at a line's end, so none is cut shorter.
+ */
+const MAX_VALUE = 4096;
+/** A value: quoted (ends at its quote), or bare (ends at a space, a quote, a closing bracket, a comma). */
+const VALUE = String.raw`(?:(?<q>\\{0,3}["'${'`'}])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,${MAX_VALUE}})\k<q>|(?<uv>[^\s\p{C}"'${'`'},;)}\]\\]{1,${MAX_VALUE}}))`;
 /** `name = value`, `"name": "value"`, `name: value`, `NAME=value`, read from the name's first character. */
-const ASSIGNMENT =
-  /(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'`])?[ \t]{0,8}(?<sep>:=|=>|=(?!=)|:(?![:/]))[ \t]{0,8}(?:(?<q>\\{0,3}["'`])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,256})\k<q>|(?<uv>[^\s\p{C}"'`,;)}\]\\]{1,256}))/duy;
+const ASSIGNMENT = new RegExp(
+  String.raw`(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'${'`'}])?[ \t]{0,8}(?<sep>:=|=>|=(?!=)|:(?![:/]))[ \t]{0,8}${VALUE}`,
+  'duy',
+);
 /**
  * A Kubernetes-style pair, `- name: DB_PASSWORD` then `value: "…"` on the next
  * line, read from the name's first character once `name:` stands before it.
  */
-const NAME_VALUE_PAIR =
-  /(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'])?[ \t]*(?:\r?\n|\\{1,3}n)[ \t]*value:[ \t]*(?:(?<q>\\{0,3}["'])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,256})\k<q>|(?<uv>[^\s\p{C}"'`,;)}\]\\]{1,256}))/duy;
+const NAME_VALUE_PAIR = new RegExp(
+  String.raw`(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'])?[ \t]*(?:\r?\n|\\{1,3}n)[ \t]*value:[ \t]*${VALUE}`,
+  'duy',
+);
 const NAME_KEY_BEFORE = /(?:^|[\s{,-]|\\n)name:[ \t]*(?:\\{0,3}["'])?$/;
 /**
  * A full stop that ends a sentence rather than a value written without quotes (one: `!` and `?` are as
@@ -54,7 +69,10 @@ const NAME_KEY_BEFORE = /(?:^|[\s{,-]|\\n)name:[ \t]*(?:\\{0,3}["'])?$/;
  */
 const SENTENCE_END = /(?<!\.)\.$/;
 /** `--password hunter2`, `--token=abc`, read from the first dash. */
-const FLAG = /--?(?<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?<q>\\{0,3}["'])?(?<uv>[^\s\p{C}"'\\]{1,256})\k<q>?/duy;
+const FLAG = new RegExp(
+  String.raw`--?(?<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?<q>\\{0,3}["'])?(?<uv>[^\s\p{C}"'\\]{1,${MAX_VALUE}})\k<q>?`,
+  'duy',
+);
 
 /**
  * The assignments whose name holds a keyword. Found from each keyword outwards
@@ -110,6 +128,7 @@ function readAssignment(text: string, start: number, flag: boolean, pair: boolea
     name: groups.name!,
     start: span[0],
     end: span[0] + value.length,
+    next: text.charAt(span[0] + value.length),
     value,
     quoted: groups.qv !== undefined,
     tight:
@@ -156,10 +175,13 @@ export const NOT_SECRET_NAME =
 const PLACEHOLDER_WORDS =
   /^(?:password|passwd|pass|secret|token|key|changeme|change[_-]?me|example|sample|placeholder|dummy|fake|test|testing|none|null|nil|undefined|true|false|yes|no|on|off|string|str|text|number|int|integer|bool|boolean|any|unknown|object|required|optional|hidden|masked|redacted|todo|tbd|fixme|empty|default|value|your[_-]?\w*|my[_-]?(?:password|secret|token|key))$/i;
 
+/** A name, or a dotted path of them, then a call's or a subscript's opening. */
+const CALL_OR_SUBSCRIPT = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*[([]/;
+
 /** The value is written in the text, not taken from somewhere else (a variable, the environment, a call, a template). */
 export function isLiteralValue(assignment: Assignment): boolean {
-  const { value, quoted, tight, name } = assignment;
-  if (value.length < 6 || value.length > 256) return false;
+  const { value, quoted, tight, name, next } = assignment;
+  if (value.length < 6 || value.length > MAX_VALUE) return false;
   if (PLACEHOLDER_WORDS.test(value) || /^[\d.,_-]+$/.test(value)) return false;
   if (/^(?:\$|%|\{\{|\{%|<%|<[A-Za-z_ -]+>$|\*{3,}|\.{3}|xxx|XXX|\[REDACTED:|\/|\.\/|~\/|@[A-Za-z]|&)/.test(value)) return false;
   if (/process\.env|os\.environ|getenv|environ\[|ENV\[|secrets\.|vault:|\(\)?$|\$\{|\$\(/.test(value)) return false;
@@ -168,6 +190,10 @@ export function isLiteralValue(assignment: Assignment): boolean {
   if (!quoted) {
     // An object or a list opens there (`secretKeyRef: {name: db, key: password}`), not a value.
     if (!tight && /^[{[(]/.test(value)) return false;
+    // A call or a subscript, where the bare value stopped at its argument's quote (escaped, in raw JSON), bracket or comma:
+    // `generate_key(length=32)`, `config["db"]["password"]`, `opts[:password]`. A password with a bracket in
+    // it (`Abc[123`) ends at a space or the line's end.
+    if (CALL_OR_SUBSCRIPT.test(value) && /^["'`,;)\]}\\]/.test(next)) return false;
     // Unquoted: code reads `password = userInput`, `secret: config.secret`; a .env file reads `PASSWORD=hunter2`.
     const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*$/.test(value);
     if (identifier && value.includes('.')) return false;
@@ -224,7 +250,7 @@ export function assignmentsDetector(): RedactionDetector {
     ],
     fallback: true,
     trigger: NAMED,
-    // A name of up to 80 characters, the separator, a value of up to 256.
+    // A name of up to 80 characters, the separator, the start of a value (its line is given whole).
     reach: 512,
     detect(text) {
       const found: DetectedSecret[] = [];
