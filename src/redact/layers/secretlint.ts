@@ -74,6 +74,10 @@ const TRIGGER =
  * tutorial, a key cut short), and whoever reads the pushed copy cannot tell it
  * from one:
  * - AWS's documented example keys, which the preset skips on purpose;
+ * - an AWS secret access key after its name and a space (`aws configure set aws_secret_access_key …`);
+ * - an `_authToken` setting: the preset reads it only in a file named `.npmrc`, and a transcript shows
+ *   one anywhere (`npm config get`, a `cat ~/.npmrc`); a legacy token is a UUID, which no entropy rule
+ *   takes for a secret (`npm_` tokens are the npm-access-token rule's);
  * - an AWS secret access key that ends in `/`, `+` or `=` before a space or a full stop, which the
  *   preset's closing `\b` misses (one key in twenty-odd);
  * - a PEM private key whose body the preset does not take for a real one (under
@@ -93,7 +97,7 @@ const COMPLEMENTS: ReadonlyArray<Omit<Format, 'description'>> = [
   {
     id: 'aws-secret-access-key',
     pattern:
-      /(?:AWS|aws|Aws)?_?(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)["']?\s*(?::|=>|=)\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dg,
+      /(?:AWS|aws|Aws)?_?(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)["']?(?:\s*(?::|=>|=)\s*|[ \t]+)["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dg,
     group: 1,
   },
   {
@@ -101,6 +105,11 @@ const COMPLEMENTS: ReadonlyArray<Omit<Format, 'description'>> = [
     pattern: /-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----\s*([\s\S]{1,12000}?)\s*-----END[ A-Z0-9]{0,30}PRIVATE KEY/dg,
     group: 1,
     accept: (body) => /[A-Za-z0-9+/]{16}/.test(body),
+  },
+  {
+    id: 'npm-auth-token',
+    pattern: /_authToken["']?[ \t]*[:=][ \t]*["']?((?!npm_)[A-Za-z0-9._~+/=-]{16,})/dg,
+    group: 1,
   },
   { id: 'anthropic-api-key', pattern: /(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/dg },
   {
