@@ -60,7 +60,8 @@ const FORMATS: Record<string, (v: Values) => { secret: string; text: string }> =
   },
   'aws-secret-access-key': (v) => {
     const secret = v.pick(BASE64, 40);
-    return { secret, text: `export AWS_SECRET_ACCESS_KEY=${secret}` };
+    const forms = [`export AWS_SECRET_ACCESS_KEY=${secret}`, `aws configure set aws_secret_access_key ${secret}`];
+    return { secret, text: forms[v.int(forms.length)]! };
   },
   // https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/about-authentication-to-github#githubs-token-formats
   'github-token': (v) => {
@@ -75,6 +76,11 @@ const FORMATS: Record<string, (v: Values) => { secret: string; text: string }> =
   // https://docs.npmjs.com/about-access-tokens
   'npm-access-token': (v) => {
     const secret = `npm_${v.pick(ALNUM, 36)}`;
+    return { secret, text: `//registry.npmjs.org/:_authToken=${secret}` };
+  },
+  // https://docs.npmjs.com/cli/v10/configuring-npm/npmrc#auth-related-configuration: a legacy token is a UUID.
+  'npm-auth-token': (v) => {
+    const secret = v.uuid();
     return { secret, text: `//registry.npmjs.org/:_authToken=${secret}` };
   },
   // https://api.slack.com/authentication/token-types
@@ -204,15 +210,19 @@ const FORMATS: Record<string, (v: Values) => { secret: string; text: string }> =
     return { secret, text: forms[v.int(forms.length)]! };
   },
   'high-entropy-assignment': (v) => {
-    const secret = v.pick(ALNUM, 32 + v.int(16));
+    const form = v.int(7);
+    // A cloud session token is long: `aws sts get-session-token` prints 400 to over 1,000 characters.
+    const secret = form >= 5 ? v.pick(ALNUM, 400 + v.int(700)) : v.pick(ALNUM, 32 + v.int(16));
     const forms = [
       `API_KEY=${secret}`,
       `"api_key": "${secret}"`,
       `auth_token = "${secret}"`,
       `SERVICE_TOKEN: ${secret}`,
       `signingKey: '${secret}'`,
+      `{\n  "Credentials": {\n    "SessionToken": "${secret}",\n    "Expiration": "2024-05-01T13:00:00Z"\n  }\n}`,
+      `aws_session_token = ${secret}`,
     ];
-    return { secret, text: forms[v.int(forms.length)]! };
+    return { secret, text: forms[form]! };
   },
 };
 
@@ -310,6 +320,14 @@ export function benign(options: { seed?: number } = {}): string[] {
     'max_tokens: 4096',
     '<li key={item.id}>{item.name}</li>',
     'const cacheKey = `${user}:${hash(query)}`;',
+    'password = config["db"]["password"]',
+    'password = request.form["password"]',
+    'secret = params[:secret]',
+    'session_token = base64.b64encode(os.urandom(32))',
+    'api_key = generate_key(length=32)',
+    'secret = crypto.randomBytes(32).toString("hex")',
+    "const apiKey = Buffer.from(rawKey).toString('base64')",
+    'private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)',
     `publicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${v.pick(BASE64, 43)}"`,
     'https://github.com/acme/web/pull/42',
     'git@github.com:acme/web.git',
