@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { AnchorScanner, literalStarts } from './anchors.js';
 import {
   decodedIndexes,
+  hiddenAsciiLines,
   lastOverlapping,
   LiteralUnits,
   looksLikeJson,
@@ -214,8 +215,8 @@ export class Redactor {
     let lineStart = -1;
     let lineEnd = -1;
     let line: CandidateLine | undefined;
-    /** Records a hit; true once the detector's hits on that line are past counting. */
-    const record = (entry: TriggeredDetector, index: number): boolean => {
+    /** Records a hit (`anywhere`: counts the line as hit all over); true once the detector's hits on that line are past counting. */
+    const record = (entry: TriggeredDetector, index: number, anywhere = false): boolean => {
       if (!line || index < lineStart || index > lineEnd) {
         lineStart = lineStartAt(text, index);
         lineEnd = lineEndAt(text, index);
@@ -223,7 +224,7 @@ export class Redactor {
         if (!line) lines.set(lineStart, (line = { end: lineEnd, active: new Set(), hits: [], counts: new Map() }));
       }
       line.active.add(entry);
-      const count = (line.counts.get(entry) ?? 0) + 1;
+      const count = anywhere ? Math.max(HITS_PER_LINE, line.counts.get(entry) ?? 0) + 1 : (line.counts.get(entry) ?? 0) + 1;
       line.counts.set(entry, count);
       if (count <= HITS_PER_LINE) line.hits.push({ at: index - lineStart, entry });
       else if (count === HITS_PER_LINE + 1) line.hits.push({ at: -1, entry });
@@ -242,6 +243,8 @@ export class Redactor {
         }
       }
     }
+    // A line where an escape may hide a trigger's literal: every detector looks at all of it, its strings decoded.
+    for (const index of hiddenAsciiLines(text)) for (const entry of this.#triggered) record(entry, index, true);
     return lines;
   }
 

@@ -170,3 +170,27 @@ export function withoutStrings(line: string, spans: ReadonlyArray<[number, numbe
     },
   };
 }
+
+/**
+ * One offset in each line that holds an escape of a printable ASCII character (`\/`, `\u0067`), which
+ * hides a trigger's literal from the raw line: `postgres:\/\/app:…@`, `\u0067hp_…`. JSON.stringify never
+ * writes one (the character itself does), other encoders and anyone hiding a secret from a scan do.
+ */
+export function hiddenAsciiLines(text: string): number[] {
+  const found: number[] = [];
+  const take = (index: number): number => {
+    found.push(index);
+    const end = text.indexOf('\n', index);
+    return end === -1 ? text.length : end;
+  };
+  for (let index = text.indexOf('\\/'); index !== -1; index = text.indexOf('\\/', index + 1)) index = take(index);
+  for (let index = text.indexOf('\\u00'); index !== -1; index = text.indexOf('\\u00', index + 1))
+    if (HIDDEN_ASCII.test(text.slice(index + 4, index + 6))) index = take(index);
+  return found;
+}
+
+/**
+ * `\u0021` to `\u007e`, but for `<`, `>` and `&`: Go's encoder writes those three for HTML's sake, and no
+ * trigger holds them.
+ */
+const HIDDEN_ASCII = /^(?!3[ce]|26|7f)(?:2[1-9a-f]|[3-7][0-9a-f])$/i;

@@ -313,6 +313,27 @@ test('a GitHub token after a literal \\n (JSON inside a JSON string) or a letter
   await redactor.close();
 });
 
+test('an escape that hides a trigger (\\u0067hp_, https:\\/\\/, JSON in a string that escapes /) does not hide the secret; HTML-safe escapes stay', async () => {
+  const { redactor } = await builtinRedactor();
+  const token = github();
+  const password = `Zq8${v.pick('abcdefghijklmnopqrstuvwxyz0123456789', 14)}`;
+  const nested = JSON.stringify({ db: `postgres://app:${password}@db/prod` }).replaceAll('/', '\\/');
+  const lines = [
+    `{"type":"user","message":{"content":"my token is \\u0067${token.slice(1)}"}}`,
+    `{"type":"user","message":{"content":"see https:\\/\\/deploy:${password}@git.example.com\\/x"}}`,
+    JSON.stringify({ type: 'user', message: { content: [{ type: 'tool_result', content: nested }] } }),
+  ];
+  for (const line of lines) {
+    const { text, findings } = await redactor.redact(`${line}\n`);
+    assert.is(findings.length, 1, line);
+    assert.not.ok(text.includes(token.slice(1)) || text.includes(password), text);
+    assert.ok(JSON.parse(text), 'still JSON');
+  }
+  const benign = '{"type":"user","message":{"content":"\\u003cdiv\\u003e \\u0026amp; C:\\\\Users\\\\me \\u001b[0m"}}\n';
+  assert.is((await redactor.redact(benign)).text, benign);
+  await redactor.close();
+});
+
 test('an AWS secret access key ending in / + or = is named as one, before a space, a full stop or the end', async () => {
   const { redactor } = await builtinRedactor();
   for (const end of ['/', '+', '=']) {

@@ -82,7 +82,8 @@ const FORMATS: Format[] = [
     // RFC 3986 userinfo: `scheme://user:password@host`, for the schemes secretlint's URL rules do not cover.
     id: 'url-credentials',
     description: 'password in the user:password@ part of any URL',
-    pattern: /\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}:\/\/[^\s:@/"'\\]{0,100}:([^\s@/"'\\]{3,200})@/dg,
+    // Its slashes may come escaped (`postgres:\/\/app:pw@db`): JSON that escapes `/`, inside a transcript's string.
+    pattern: /\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}:(?:\\{0,3}\/){2}[^\s:@/"'\\]{0,100}:([^\s@/"'\\]{3,200})@/dg,
     group: 1,
     accept: (password) => !isReference(password) && !/^(?:password|passwd|pass|secret|changeme|PASSWORD)$/i.test(password),
   },
@@ -96,7 +97,8 @@ export function formatDetectors(): RedactionDetector[] {
     rules: FORMATS.map(({ id, description }) => ({ id, description })),
     // A JWT or an Authorization header's value runs to a few KiB at most.
     reach: 8192,
-    trigger: /SG\.|AIza|[sr]k_(?:live|test)_|whsec_|eyJ|[Bb]earer|Basic|-u[ \t=]|--user|:\/\/[^\s/]{1,300}@/,
+    trigger:
+      /SG\.|AIza|[sr]k_(?:live|test)_|whsec_|eyJ|[Bb]earer|Basic|-u[ \t=]|--user|:\/\/[^\s/]{1,300}@|:\\{1,3}\/\\{1,3}\/[^\s/]{1,300}@/,
     detect: (text) => matchFormats(text, FORMATS),
   };
   return [formats];
