@@ -112,6 +112,12 @@ export class Redactor {
     return this.#redact(text, 0);
   }
 
+  /** The placeholder of one secret found under `rule`: what `redact` puts in its place. */
+  placeholderOf(rule: string, secret: string): string {
+    if (!this.#fingerprint) throw new Error('Redactor.placeholderOf needs a fingerprint');
+    return placeholder(kindOf(rule), this.#fingerprint(secret));
+  }
+
   /** What would be redacted, without changing anything. */
   async find(text: string): Promise<Finding[]> {
     const changes = await this.#changes(text);

@@ -4,7 +4,7 @@
 // that changes is UTF-8 decoded and encoded again, which gives back the same
 // bytes wherever nothing was replaced. A line that is not UTF-8 but reads as
 // text (a stray Latin-1 byte in a tool's output) is scanned byte for byte as
-// Latin-1; lines of binary (a blob's random bytes) pass through unscanned.
+// Latin-1; in a line of binary only its runs of printable ASCII are read.
 import { isUtf8 } from 'node:buffer';
 import type { Finding, Redactor } from './engine.js';
 
@@ -103,16 +103,20 @@ const PEM_BYTES = 16 * 1024;
 
 /**
  * A segment as redaction reads it: runs of lines that are text and runs that
- * are binary, which pass through unscanned (random bytes read as text would only
- * make findings up). Text is UTF-8 if it is valid UTF-8; a line that is not but
- * reads as text is Latin-1, one character a byte, so a secret beside a broken
- * byte is still found and every other byte goes out as it came.
+ * are binary. Text is UTF-8 if it is valid UTF-8; a line that is not but reads
+ * as text is Latin-1, one character a byte, so a secret beside a broken byte is
+ * still found and every other byte goes out as it came. Binary is read too (the
+ * viewers show a transcript's bytes as text, whatever they are, and a token
+ * between broken bytes is as readable there), but only its runs of printable
+ * ASCII, each byte outside them read as a space. Read whole as Latin-1,
+ * random bytes made up a finding every 16 to 32 MiB (a short name like `pw:` or
+ * `-u`, then Latin-1 letters for a value); read so, none in 128 MiB.
  */
 export interface SegmentPart {
   bytes: Buffer;
-  /** The text of a text run; undefined for binary. */
-  text?: string;
-  encoding?: 'utf8' | 'latin1';
+  /** The text detectors read (binary: see printableRuns). */
+  text: string;
+  encoding: 'utf8' | 'latin1' | 'binary';
 }
 
 export function partsOf(segment: Buffer): SegmentPart[] {
@@ -177,7 +181,30 @@ function utf8Length(line: Buffer, index: number): number {
 }
 
 function part(bytes: Buffer, kind: Kind): SegmentPart {
-  return kind === 'binary' ? { bytes } : { bytes, text: bytes.toString(kind), encoding: kind };
+  return { bytes, text: kind === 'binary' ? printableRuns(bytes) : bytes.toString(kind), encoding: kind };
+}
+
+/** Binary as detectors read it: a character a byte, those outside printable ASCII as `\r` (a space to every rule, and no line break). */
+function printableRuns(bytes: Buffer): string {
+  const masked = Buffer.from(bytes);
+  for (let index = 0; index < masked.length; index += 1) {
+    const byte = masked[index]!;
+    if ((byte < 0x20 && byte !== 0x0a) || byte > 0x7e) masked[index] = 0x0d;
+  }
+  return masked.toString('latin1');
+}
+
+/** Binary with each finding's bytes replaced by its placeholder (the verify passes of text are left out: no string is re-encoded). */
+function redactedBinary(bytes: Buffer, findings: readonly Finding[], redactor: Redactor): Buffer {
+  const parts: Buffer[] = [];
+  let position = 0;
+  for (const { rule, start, end } of [...findings].sort((a, b) => a.start - b.start)) {
+    if (start < position) continue;
+    parts.push(bytes.subarray(position, start), Buffer.from(redactor.placeholderOf(rule, bytes.toString('latin1', start, end)), 'latin1'));
+    position = end;
+  }
+  parts.push(bytes.subarray(position));
+  return Buffer.concat(parts);
 }
 
 /**
@@ -191,14 +218,14 @@ function escapedAboveLatin1(text: string): string {
   return text.replace(/[\u0100-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** The text runs of a stream, with how many lines come before each (binary lines counted, not read). */
+/** The text runs of a stream (binary ones as detectors read them), with how many lines come before each. */
 export async function* textRuns(
   source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
 ): AsyncGenerator<{ text: string; linesBefore: number }> {
   let lines = 0;
   for await (const segment of lineSegments(source)) {
     for (const { bytes, text } of partsOf(segment)) {
-      if (text !== undefined) yield { text, linesBefore: lines };
+      yield { text, linesBefore: lines };
       lines += countLines(bytes);
     }
   }
@@ -226,8 +253,14 @@ export async function* redactedSegments(
   for await (const segment of lineSegments(source)) {
     const output: Buffer[] = [];
     for (const { bytes, text, encoding } of partsOf(segment)) {
-      const result = text === undefined ? undefined : await redactor.redact(text);
-      if (!result || result.findings.length === 0) {
+      if (encoding === 'binary') {
+        const findings = await redactor.find(text);
+        report.findings += findings.length;
+        output.push(findings.length === 0 ? bytes : redactedBinary(bytes, findings, redactor));
+        continue;
+      }
+      const result = await redactor.redact(text);
+      if (result.findings.length === 0) {
         output.push(bytes);
         continue;
       }

@@ -223,6 +223,16 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     const broken = await raw(service, token, 'POST', '/api/v1/blobs', latin1, { 'x-content-sha256': latin1Sha });
     assert.is(broken.status, 422);
     assert.is(broken.json.code, 'secret_detected');
+    // Nor does a line of a few stray bytes more (binary, to a scan), which the team view shows as text all the same.
+    const stray = Buffer.concat([
+      Buffer.from('{"content":"output: '),
+      Buffer.from([0x93, 0x94, 0x85, 0x93, 0x94, 0x85, 0x93, 0x94, 0x85]),
+      Buffer.from(` export GITHUB_TOKEN=${GITHUB}"}\n`),
+    ]);
+    const straySha = createHash('sha256').update(stray).digest('hex');
+    const binary = await raw(service, token, 'POST', '/api/v1/blobs', stray, { 'x-content-sha256': straySha });
+    assert.is(binary.status, 422);
+    assert.is(binary.json.code, 'secret_detected');
     // Nor does an escape that hides the token's first letter from a scan of the raw line.
     const escaped = Buffer.from(`{"content":"my token is \\u0067${GITHUB.slice(1)}"}\n`);
     const escapedSha = createHash('sha256').update(escaped).digest('hex');
