@@ -14,6 +14,7 @@ import { Kernel } from '../kernel/kernel.js';
 import { BUILTIN_LIST_FILE, builtinPluginPath, effectivePluginList, importPlugin, type PluginEntry } from '../kernel/plugin-list.js';
 import { homePaths, PROJECT_STATE_FILES } from '../store/home.js';
 import { REDACTED_MEMBER } from './mark.js';
+import type { Redactor } from './engine.js';
 import { buildRedactor, type BuiltRedactor } from './redactor.js';
 import { resumableSnapshot } from './resume.js';
 import { conversationStore } from '../engine/conversation-store.js';
@@ -94,25 +95,44 @@ async function* unredacted(path: string, _conversationId: string, exported?: Asy
   yield* exported ?? (createReadStream(path) as AsyncIterable<Buffer>);
 }
 
-/** What capture applies: to a snapshot's bytes on their way into the cache, and to a summary's text. */
-export interface CaptureRedaction {
-  snapshot: SnapshotRedaction;
+/** What capture applies to a record's text (a summary, a commit's subject). */
+export interface TextRedaction {
   /** The text redacted. */
   text(text: string): Promise<string>;
   /** Members a redacted record carries (none when no plugin brings a detector: nothing was redacted). */
   mark: Record<string, unknown>;
 }
 
+/** What capture applies: to a snapshot's bytes on their way into the cache, and to a summary's text. */
+export interface CaptureRedaction extends TextRedaction {
+  snapshot: SnapshotRedaction;
+}
+
 export async function captureRedaction(target: CaptureTarget, onProblem: (problem: RedactionProblem) => void): Promise<CaptureRedaction> {
   const { redactor } = await captureRedactor(target, onProblem);
-  // No plugin brings a detector (`!redact`): the bytes are copied as they are, and nothing claims they were redacted.
-  const active = redactor.detectors.length > 0;
-  const mark = active ? { [REDACTED_MEMBER]: true } : {};
+  const redaction = textRedaction(redactor);
+  const { mark } = redaction;
   const store = conversationStore(target.projectDir);
   const resumable = resumableSnapshot(target.projectDir, redactor, redactor.signature(VERSION), (sha) => store.blobPath!(sha));
+  return { ...redaction, snapshot: isActive(redactor) ? { ...resumable, mark } : { bytes: unredacted, mark } };
+}
+
+/**
+ * Text alone (a commit link's subject), without what a snapshot needs: the same
+ * redactor, so a secret reads as the same placeholder as in the transcripts.
+ */
+export async function captureTextRedaction(target: CaptureTarget, onProblem: (problem: RedactionProblem) => void): Promise<TextRedaction> {
+  return textRedaction((await captureRedactor(target, onProblem)).redactor);
+}
+
+function textRedaction(redactor: Redactor): TextRedaction {
   return {
-    snapshot: active ? { ...resumable, mark } : { bytes: unredacted, mark },
     text: async (text) => (await redactor.redact(text)).text,
-    mark,
+    mark: isActive(redactor) ? { [REDACTED_MEMBER]: true } : {},
   };
+}
+
+/** No plugin brings a detector (`!redact`): the bytes are kept as they are, and nothing claims they were redacted. */
+function isActive(redactor: Redactor): boolean {
+  return redactor.detectors.length > 0;
 }
