@@ -3,9 +3,10 @@
 // summary hold no secret, their content ids are those of the redacted bytes, the
 // agent's own transcript is untouched; a tool use loads no redaction at all; a
 // broken team file, a catastrophic team pattern and a binary transcript never
-// lose the event, and are logged with their code.
+// lose the event, and are logged with their code. A commit's subject, which the
+// post-commit hook keeps in commit-links.jsonl, is redacted the same way.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -13,6 +14,8 @@ import * as assert from 'uvu/assert';
 import { cleanEnv, cleanup, sandbox, tempDir } from '../helpers/cli.js';
 import { spoolFolded } from '../helpers/spool.js';
 import { projectDir, readJsonl } from '../capture/hook-fixtures.js';
+import { gitIn } from '../capture/ledger-helpers.js';
+import { contentId } from '../../src/core/content-id.js';
 import { encodings } from './corpus-figures.js';
 import { secretTranscript, SESSION_ID } from './transcript-fixture.js';
 
@@ -187,6 +190,94 @@ test('redact.pii: e-mail addresses and phone numbers are redacted at capture onc
   await agentHook(box, 'Stop', stop(box, transcript));
   const [summary] = readJsonl(join(projectDir(box.home), 'session-summaries.jsonl'));
   assert.match(summary!.summary, /^Mail \[REDACTED:email-address:[0-9a-f]{6}\] or call \[REDACTED:phone-number:[0-9a-f]{6}\]\.$/);
+});
+
+/** A GitHub token's shape (`ghs_` and 36 letters and digits), made here: never a real credential. */
+function githubToken(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return `ghs_${[...randomBytes(36)].map((byte) => alphabet[byte % alphabet.length]).join('')}`;
+}
+
+/** A commit through the post-commit hook `tracer init` installed, its spooled link folded; the link tracer wrote for it. */
+function commitThroughHook(box: { repo: string; home: string }, message: string): Record<string, any> {
+  gitIn(box.repo, ['commit', '-q', '--allow-empty', '-m', message], { home: box.home });
+  const commit = gitIn(box.repo, ['rev-parse', 'HEAD']);
+  const link = readJsonl(join(projectDir(box.home), 'commit-links.jsonl')).find((row) => row.commit === commit);
+  assert.ok(link, `a commit link for ${commit}`);
+  return link!;
+}
+
+function linksFile(home: string): string {
+  return readFileSync(join(projectDir(home), 'commit-links.jsonl'), 'utf8');
+}
+
+test("a commit's subject: a token in it is stored as the transcript's placeholder, the link marked redacted; a benign subject stays byte for byte", async () => {
+  const box = await initialized();
+  const token = githubToken();
+  // The agent session that led to the commit mentions the same token: it must read as the same placeholder in both.
+  const transcript = join(tempDir('redact-transcript-'), 'transcript.jsonl');
+  writeFileSync(
+    transcript,
+    `${JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: `Set GH_TOKEN=${token} in .env.` }] } })}\n`,
+  );
+  await agentHook(box, 'Stop', stop(box, transcript));
+  const [summary] = readJsonl(join(projectDir(box.home), 'session-summaries.jsonl'));
+  const placeholder = /\[REDACTED:github-token:[0-9a-f]{6}\]/.exec(summary!.summary)?.[0];
+  assert.ok(placeholder, summary!.summary);
+
+  const secret = commitThroughHook(box, `add env with ${token} token`);
+  assert.is(secret.subject, `add env with ${placeholder} token`, 'the same secret, the same placeholder');
+  assert.is(secret.redacted, true, 'a push sends it as it is');
+  assert.is(secret.id, contentId(secret, 'id'), 'the content id is that of the redacted link');
+
+  const benign = 'fix sha 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 for 123e4567-e89b-12d3-a456-426614174000';
+  const kept = commitThroughHook(box, benign);
+  assert.is(kept.subject, benign);
+  assert.ok(linksFile(box.home).includes(JSON.stringify(benign)), 'byte for byte in the file');
+  assert.is(kept.redacted, true);
+
+  for (const form of encodings(token)) {
+    assert.not.ok(linksFile(box.home).includes(form), 'commit-links.jsonl holds no token');
+    assert.not.ok(everythingUnder(join(box.home, 'projects')).includes(form), 'nor does anything else of the store');
+  }
+  assert.equal(hookErrors(box.home), []);
+});
+
+test("a team rule redacts a commit's subject too; a refused team file never costs the link: the built-in layers run, the problem is logged", async () => {
+  const box = await initialized();
+  mkdirSync(join(box.repo, '.tracer'));
+  const rules = join(box.repo, '.tracer', 'redact.json');
+  writeFileSync(rules, JSON.stringify({ rules: [{ id: 'acme', pattern: 'ACME-\\d{6}', samples: ['ACME-123456'] }] }));
+  assert.match(commitThroughHook(box, 'deploy with ACME-654321').subject, /^deploy with \[REDACTED:acme:[0-9a-f]{6}\]$/);
+
+  writeFileSync(rules, '{"rules": [');
+  const token = githubToken();
+  const link = commitThroughHook(box, `rotate ${token}`);
+  assert.match(link.subject, /^rotate \[REDACTED:github-token:[0-9a-f]{6}\]$/);
+  assert.is(link.redacted, true);
+  assert.not.ok(linksFile(box.home).includes(token));
+  const errors = hookErrors(box.home);
+  assert.equal(
+    errors.map((error) => [error.event, error.code]),
+    [['post-commit', 'redact_rule_invalid']],
+  );
+});
+
+test('redaction that cannot run (a spoilt salt) never costs the commit link: it is written without its subject, and logged', async () => {
+  const box = await initialized();
+  writeFileSync(join(box.home, 'redact-salt'), 'not a salt\n');
+  const token = githubToken();
+  const link = commitThroughHook(box, `rotate ${token}`);
+  assert.is(link.subject, undefined);
+  assert.is(link.redacted, undefined, 'nothing was redacted, nothing claims it');
+  assert.ok(link.ledger_sha, 'the rest of the link is there');
+  assert.not.ok(linksFile(box.home).includes(token));
+  const errors = hookErrors(box.home);
+  assert.equal(
+    errors.map((error) => [error.event, error.code]),
+    [['post-commit', 'redaction_unavailable']],
+  );
+  assert.match(errors[0]!.message, /redact-salt is not 64 hex digits.*written without its subject/);
 });
 
 test.run();

@@ -16,6 +16,7 @@ import { conversationUrl } from '../hook/summary.js';
 import { AGENT_ID } from '../hook/hook-event.js';
 import { compare, type Attribution, type AttributedLine } from './attribute.js';
 import type { CommitInfo } from './commit-diff.js';
+import type { KeptSubject } from './link-subject.js';
 import type { WindowTrace } from './trace-window.js';
 
 export const AGENT_TRACE_VERSION = '0.1.0';
@@ -176,20 +177,35 @@ export function noteText(ledger: Ledger): string {
   return `${JSON.stringify(ledger.record)}\n`;
 }
 
-export function buildCommitLink(ledger: Ledger, attribution: Attribution, rewrittenFrom?: string, info?: CommitInfo): CommitLink {
+export function buildCommitLink(
+  ledger: Ledger,
+  attribution: Attribution,
+  rewrittenFrom?: string,
+  info?: CommitInfo,
+  kept: KeptSubject = {},
+): CommitLink {
   const sessions = new Set<string>();
   for (const lines of attribution.files.values())
     for (const line of lines) if (line.trace?.conversation_id !== undefined) sessions.add(line.trace.conversation_id);
-  return commitLinkRecord(ledger, [...sessions].sort(compare), rewrittenFrom, info);
+  return commitLinkRecord(ledger, [...sessions].sort(compare), rewrittenFrom, info, kept);
 }
 
 /**
  * The commit link of a ledger (the post-commit hook's, and reconcile's): its
- * conversations, traces and ledger, and the commit's subject, author name and
- * committed time as git gave them with the commit (no process of its own).
- * Deterministic like the ledger: the same commit gives the same bytes anywhere.
+ * conversations, traces and ledger, and the commit's author name and committed
+ * time as git gave them with the commit (no process of its own). The subject is
+ * `kept`'s, never `info`'s: only a subject that went through capture's redaction
+ * (link-subject.ts) may be stored. Deterministic like the ledger: the same
+ * commit gives the same bytes anywhere (a secret aside, whose placeholder is the
+ * store's own).
  */
-export function commitLinkRecord(ledger: Ledger, sessionIds: string[], rewrittenFrom?: string, info?: CommitInfo): CommitLink {
+export function commitLinkRecord(
+  ledger: Ledger,
+  sessionIds: string[],
+  rewrittenFrom?: string,
+  info?: CommitInfo,
+  kept: KeptSubject = {},
+): CommitLink {
   return withContentId(
     {
       id: '',
@@ -199,9 +215,10 @@ export function commitLinkRecord(ledger: Ledger, sessionIds: string[], rewritten
       trace_ids: ledger.trace_ids,
       ledger_sha: ledger.sha,
       ...(rewrittenFrom === undefined ? {} : { rewritten_from: rewrittenFrom }),
-      ...(info?.subject === undefined ? {} : { subject: info.subject }),
+      ...(kept.subject === undefined ? {} : { subject: kept.subject }),
       ...(info?.authorName === undefined ? {} : { author_name: info.authorName }),
       ...(info === undefined ? {} : { committed_at: info.ts }),
+      ...kept.mark,
     },
     'id',
   );

@@ -6,6 +6,7 @@ import { readAttributionState, recordCommit } from './attribution-state.js';
 import { readChanges, readCommit } from './commit-diff.js';
 import type { GitOptions } from './git-exec.js';
 import { buildCommitLink, buildLedger, COMMIT_LINKS_FILE, LEDGERS_FILE, type CommitLink, type Ledger } from './ledger-record.js';
+import { loggedProblems, subjectRedaction, type ProblemSink } from './link-subject.js';
 import { writeLedgerNote } from './notes.js';
 import { readWindow, rememberedAncestors, subtractClaims } from './trace-window.js';
 
@@ -16,6 +17,8 @@ export interface LinkRequest {
   rev: string;
   /** Set by rewrite-ledger: the commit that `rev` replaced. */
   rewrittenFrom?: string;
+  /** Redaction problems met on the commit's subject; default: the project's hook-errors.log. */
+  onProblem?: ProblemSink;
 }
 
 export interface LinkResult {
@@ -43,7 +46,10 @@ export async function linkCommit(request: LinkRequest): Promise<LinkResult> {
   if (window.length > 0) subtractClaims(window, await rememberedAncestors(info.commit, state, ignore, git));
   const attribution = attribute(changes, window);
   const ledger = buildLedger(info, attribution);
-  const link = buildCommitLink(ledger, attribution, request.rewrittenFrom, info);
+  // Logged under the hook that asked: only rewrite-ledger names the commit replaced.
+  const onProblem = request.onProblem ?? loggedProblems(projectDir, request.rewrittenFrom === undefined ? 'post-commit' : 'post-rewrite');
+  const kept = await subjectRedaction(projectDir, git, onProblem)(info.subject);
+  const link = buildCommitLink(ledger, attribution, request.rewrittenFrom, info, kept);
 
   const ledgerAppended = await appendOnce(join(projectDir, LEDGERS_FILE), ledger, 'sha');
   const linkAppended = await appendOnce(join(projectDir, COMMIT_LINKS_FILE), link, 'id');
