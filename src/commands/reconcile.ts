@@ -54,6 +54,7 @@ export class ReconcileCommand extends TracerCommand {
       limit: this.limit,
       dryRun: this.dryRun,
       onWait: this.waitNotice(),
+      onProblem: (problem) => this.warn(problem),
     });
     if (this.json) {
       this.printJson(report);

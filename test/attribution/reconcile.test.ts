@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -70,6 +71,31 @@ test('squash and merge: the squash commit gets the branch attribution, the perso
   const again = await reconcileIn(pr.a, ['--json']);
   assert.equal(JSON.parse(again.stdout).reconciled, [], 'a second run finds nothing to do');
   assert.is(rows(pr.a, 'ledgers.jsonl').filter((row) => row.commit === squash).length, 1);
+});
+
+test("the squash's link keeps its subject as capture would: a token in it is its placeholder, the link marked redacted", async () => {
+  const pr = await pullRequestRepo();
+  // A GitHub token's shape, made here: never a real credential.
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const token = `ghs_${[...randomBytes(36)].map((byte) => alphabet[byte % alphabet.length]).join('')}`;
+  const squash = squashOnService(pr.origin, 'feature', `Parse and total, CI uses ${token} (#7)`);
+  gitIn(pr.a.repo, ['pull', '-q', '--no-rebase', 'origin', 'main']);
+  const result = await reconcileIn(pr.a, ['--json']);
+  assert.is(result.code, 0, result.stderr);
+  assert.equal(
+    JSON.parse(result.stdout).reconciled.map((done: any) => [done.commit, done.method]),
+    [[squash, 'pull-request']],
+  );
+  const link = rows(pr.a, 'commit-links.jsonl').find((row) => row.commit === squash);
+  assert.match(link.subject, /^Parse and total, CI uses \[REDACTED:github-token:[0-9a-f]{6}\] \(#7\)$/);
+  assert.is(link.redacted, true);
+  const stored = readFileSync(join(pr.a.dir, 'commit-links.jsonl'), 'utf8');
+  assert.not.ok(stored.includes(token.slice(4)), 'commit-links.jsonl holds no token');
+  const before = rows(pr.a, 'commit-links.jsonl').filter((row) => row.commit !== squash);
+  assert.ok(
+    before.every((row) => row.redacted === true && !row.subject.includes('REDACTED')),
+    "the branch's own links: benign subjects kept, marked",
+  );
 });
 
 test('the squash records its claims as a commit recorded by post-commit: a person’s later copy of an agent’s line stays the person’s', async () => {

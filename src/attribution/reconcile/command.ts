@@ -4,6 +4,7 @@ import { ExitCode, TracerError } from '../../core/errors.js';
 import { GitCommandError, runGit } from '../../capture/ledger/git-exec.js';
 import type { GitOptions } from '../git-read.js';
 import type { LockHolder } from '../../store/file-lock.js';
+import type { RedactionProblem } from '../../redact/types.js';
 import { reconcile, type ReconcileReport } from './reconcile.js';
 
 export interface ReconcileRangeQuery {
@@ -14,6 +15,8 @@ export interface ReconcileRangeQuery {
   dryRun: boolean;
   /** Told once a wait for the background reconcile lasts. */
   onWait?: (holder: LockHolder) => void;
+  /** Redaction problems met on the commits' subjects (a refused team file): the command says them. */
+  onProblem?: (problem: RedactionProblem) => void;
 }
 
 export async function reconcileRange(query: ReconcileRangeQuery): Promise<ReconcileReport> {
@@ -34,6 +37,7 @@ export async function reconcileRange(query: ReconcileRangeQuery): Promise<Reconc
     depth: 'full',
     retry: true,
     ...(query.onWait ? { onWait: query.onWait } : {}),
+    ...(query.onProblem ? { onProblem: query.onProblem } : {}),
   });
 }
 

@@ -20,6 +20,7 @@ import {
 import { GitCommandError, runGit, type GitOptions } from '../../capture/ledger/git-exec.js';
 import { buildRecordLedger, commitLinkRecord, COMMIT_LINKS_FILE, LEDGERS_FILE, type Ledger } from '../../capture/ledger/ledger-record.js';
 import { appendOnce } from '../../capture/ledger/link-commit.js';
+import { loggedProblems, subjectRedaction, type ProblemSink, type SubjectRedaction } from '../../capture/ledger/link-subject.js';
 import { readCommitObjects, type CommitObject } from '../../capture/ledger/commit-objects.js';
 import { NOTES_FULL_REF, writeLedgerNote, writeLedgerNotes } from '../../capture/ledger/notes.js';
 import { isAttributableLine } from '../../capture/trace-record.js';
@@ -101,6 +102,8 @@ export interface ReconcileRequest {
   waitMs?: number;
   /** Told once the wait for that run lasts (about a second), to say so. */
   onWait?: (holder: LockHolder) => void;
+  /** Redaction problems met on the commits' subjects; default: the project's hook-errors.log. */
+  onProblem?: ProblemSink;
 }
 
 export const DEFAULT_LIMIT = 200;
@@ -219,6 +222,7 @@ async function reconcileLocked(
   context.read = read;
   const notes: Ledger[] = [];
   const recorded: ReconciledLedger[] = [];
+  const subjects = subjectRedaction(projectDir, git, request.onProblem ?? loggedProblems(projectDir, 'reconcile'));
   for (const [position, commit] of pending.entries()) {
     const skipFull = request.depth === 'full' && !request.retry && cache.no_source[commit] === ledgerCount;
     const target = new Target(commit, git, read.get(commit));
@@ -244,7 +248,7 @@ async function reconcileLocked(
     const fresh = !index.has(commit);
     const written = request.dryRun
       ? false
-      : await record(projectDir, info, ledger, method === 'patch-id' ? from[0] : undefined, git, fresh, notes);
+      : await record(projectDir, info, ledger, method === 'patch-id' ? from[0] : undefined, git, fresh, notes, subjects);
     if (!request.dryRun) recorded.push({ info, ledger, files: mapped.files });
     // A commit reconciled here can be the source of a later one (a cherry-pick of a squash).
     views.set(commit, readLedgerLine(ledger));
@@ -480,7 +484,8 @@ async function sameCombinedChange(
 }
 
 /**
- * Appends the ledger and its commit link and writes the note; true when the
+ * Appends the ledger and its commit link (its subject as `subjects` keeps it,
+ * as the post-commit hook's link does) and writes the note; true when the
  * ledger was new. `fresh`: the commit had no ledger at all, so neither row can
  * be there yet and the files are not searched for them.
  */
@@ -492,6 +497,7 @@ async function record(
   git: GitOptions,
   fresh: boolean,
   notes: Ledger[],
+  subjects: SubjectRedaction,
 ): Promise<boolean> {
   const append = async (file: string, row: Record<string, unknown>, idMember: string) => {
     if (!fresh) return appendOnce(join(projectDir, file), row, idMember);
@@ -507,7 +513,7 @@ async function record(
         sessions.add(decodeURIComponent(url.slice(url.lastIndexOf('/') + 1)));
     }
   }
-  const link = commitLinkRecord(ledger, [...sessions].sort(), rewrittenFrom, info);
+  const link = commitLinkRecord(ledger, [...sessions].sort(), rewrittenFrom, info, await subjects(info.subject));
   await append(COMMIT_LINKS_FILE, link, 'id');
   // New notes are written together once every ledger is recorded (writeLedgerNotes).
   if (fresh) notes.push(ledger);

@@ -15,6 +15,7 @@ import { resolveDestination } from '../hook/destination.js';
 import { logHookFailure, type HookFailure } from '../hook/error-log.js';
 import { GitCommandError, runGit } from './git-exec.js';
 import { linkCommit, type LinkResult } from './link-commit.js';
+import { loggedProblems } from './link-subject.js';
 import { parseRewritePairs, REWRITE_KINDS, type RewriteKind } from './rewrite.js';
 
 export interface GitHookIo {
@@ -124,10 +125,11 @@ export async function runPostMerge(io: GitHookIo, range?: string): Promise<numbe
   return guarded('post-merge', io, async (dir) => {
     const git = { cwd: io.cwd, env: io.env };
     const { reconcile } = await import('../../attribution/reconcile/reconcile.js');
+    const onProblem = loggedProblems(dir, 'post-merge');
     if (range !== undefined) {
       const { clearHandOff } = await import('../../attribution/reconcile/lock.js');
       try {
-        const report = await reconcile({ projectDir: dir, git, revisions: [range], depth: 'full' });
+        const report = await reconcile({ projectDir: dir, git, revisions: [range], depth: 'full', onProblem });
         if (io.verbose) writeReconciled(io, report.reconciled);
       } finally {
         clearHandOff(dir);
@@ -141,6 +143,7 @@ export async function runPostMerge(io: GitHookIo, range?: string): Promise<numbe
       revisions: ['ORIG_HEAD..HEAD'],
       depth: 'full',
       bounded: { maxCommits: HOOK_MAX_COMMITS },
+      onProblem,
     }).catch(async (error: unknown) => {
       // Without it (a first pull into an empty branch) there is nothing to compare: asked only then, so a pull pays one git call less.
       if (error instanceof GitCommandError && (await mergedSpan(git)) === undefined) return undefined;
