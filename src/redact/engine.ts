@@ -22,6 +22,7 @@ import {
   looksLikeJson,
   memberName,
   stringLiterals,
+  unescapedAscii,
   withoutStrings,
 } from './json-strings.js';
 import { lineEndAt, lineStartAt, merge, outsidePlaceholders, topLevelAlternatives, windows, type Span } from './spans.js';
@@ -249,9 +250,26 @@ export class Redactor {
         }
       }
     }
-    // A line where an escape may hide a trigger's literal: every detector looks at all of it, its strings decoded.
-    for (const index of hiddenAsciiLines(text)) for (const entry of this.#triggered) record(entry, index, true);
+    // A line where an escape may hide a trigger's literal: read unescaped, each detector it then hits looks at all of it.
+    for (const index of hiddenAsciiLines(text)) {
+      const unescaped = unescapedAscii(text.slice(lineStartAt(text, index), lineEndAt(text, index)));
+      for (const entry of this.#hitBy(unescaped)) record(entry, index, true);
+    }
     return lines;
+  }
+
+  /** The detectors whose triggers match somewhere in a text. */
+  #hitBy(text: string): Set<TriggeredDetector> {
+    const hit = new Set<TriggeredDetector>();
+    if (this.#anchors.size > 0) for (const { owner } of this.#anchors.scan(text, 1)) hit.add(owner);
+    for (const entry of this.#triggered) {
+      if (hit.has(entry)) continue;
+      for (const scan of entry.scans) {
+        scan.lastIndex = 0;
+        if (scan.test(text)) hit.add(entry);
+      }
+    }
+    return hit;
   }
 
   /** A plain line with the plain lines around it, as far as CONTEXT_LINES and CONTEXT_CHARS allow. */

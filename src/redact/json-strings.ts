@@ -172,21 +172,29 @@ export function withoutStrings(line: string, spans: ReadonlyArray<[number, numbe
 }
 
 /**
- * One offset in each line that holds an escape of a printable ASCII character (`\/`, `\u0067`), which
+ * Where each line starts that holds an escape of a printable ASCII character (`\/`, `\u0067`), which
  * hides a trigger's literal from the raw line: `postgres:\/\/app:…@`, `\u0067hp_…`. JSON.stringify never
  * writes one (the character itself does), other encoders and anyone hiding a secret from a scan do.
  */
 export function hiddenAsciiLines(text: string): number[] {
-  const found: number[] = [];
+  const starts = new Set<number>();
+  /** Where the line of `index` starts; the search goes on from its end. */
   const take = (index: number): number => {
-    found.push(index);
+    starts.add(text.lastIndexOf('\n', index) + 1);
     const end = text.indexOf('\n', index);
     return end === -1 ? text.length : end;
   };
   for (let index = text.indexOf('\\/'); index !== -1; index = text.indexOf('\\/', index + 1)) index = take(index);
   for (let index = text.indexOf('\\u00'); index !== -1; index = text.indexOf('\\u00', index + 1))
     if (HIDDEN_ASCII.test(text.slice(index + 4, index + 6))) index = take(index);
-  return found;
+  return [...starts];
+}
+
+/** A line with those escapes read (`\/`, `\\/` and `\u0067` as `/` and `g`), to see which triggers they hid. */
+export function unescapedAscii(line: string): string {
+  return line.replace(/\\+(?:\/|u00([0-9a-fA-F]{2}))/g, (escape, hex?: string) =>
+    hex === undefined ? '/' : HIDDEN_ASCII.test(hex) ? String.fromCharCode(Number.parseInt(hex, 16)) : escape,
+  );
 }
 
 /**

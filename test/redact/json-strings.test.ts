@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodedIndexes } from '../../src/redact/json-strings.js';
+import { decodedIndexes, hiddenAsciiLines, unescapedAscii } from '../../src/redact/json-strings.js';
 
 const seed = Number(process.env.TRACER_FUZZ_SEED ?? 3131);
 
@@ -27,6 +27,24 @@ test('decodedIndexes: a raw offset maps to the unit (character or escape) that h
       assert.is((JSON.parse(`"${raw}"`) as string).length, units.length, 'one decoded character a unit');
     }),
     { seed, numRuns: 500 },
+  );
+});
+
+test('escapes of printable ASCII are found once a line and read through; control, HTML-safe and ordinary escapes are not', () => {
+  const text = [
+    String.raw`{"a":"https:\/\/x.example\/y \/ again"}`,
+    String.raw`{"a":"\u001b[0m \u003cdiv\u003e \u0026 \n \" \\"}`,
+    String.raw`{"a":"\u0067hp_ and \\/ nested"}`,
+  ].join('\n');
+  const found = hiddenAsciiLines(text);
+  assert.equal(
+    found.map((index) => text.slice(0, index).split('\n').length),
+    [1, 3],
+    'lines 1 and 3, once each',
+  );
+  assert.is(
+    unescapedAscii(String.raw`postgres:\\/\\/app:pw@db \u0067hp_ \u003c \u001b`),
+    String.raw`postgres://app:pw@db ghp_ \u003c \u001b`,
   );
 });
 
