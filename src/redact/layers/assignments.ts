@@ -194,6 +194,8 @@ export function isLiteralValue(assignment: Assignment): boolean {
     // `generate_key(length=32)`, `config["db"]["password"]`, `opts[:password]`. A password with a bracket in
     // it (`Abc[123`) ends at a space or the line's end.
     if (CALL_OR_SUBSCRIPT.test(value) && /^["'`,;)\]}\\]/.test(next)) return false;
+    // A YAML tag and what it applies to: `password: !vault |`, `password: !secret db_password`, `!Ref DbPassword`.
+    if (/^![A-Za-z][\w.-]*$/.test(value) && next === ' ') return false;
     // Unquoted: code reads `password = userInput`, `secret: config.secret`; a .env file reads `PASSWORD=hunter2`.
     const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*$/.test(value);
     if (identifier && value.includes('.')) return false;
