@@ -95,7 +95,15 @@ const LAYERS = [
   {
     name: 'capture',
     file: 'dist/layers/capture.js',
-    roots: ['src/plugin/agent.ts', 'src/capture/hook/run-hook.ts', 'src/capture/spool/fold.ts'],
+    // Capture's redaction (a commit link's subject too, in the git hooks) marks what it redacted and reports a failed
+    // plugin as the kernel would, without the kernel.
+    roots: [
+      'src/plugin/agent.ts',
+      'src/capture/hook/run-hook.ts',
+      'src/capture/spool/fold.ts',
+      'src/redact/mark.ts',
+      'src/redact/plugin-failure.ts',
+    ],
     packages: [],
   },
   {

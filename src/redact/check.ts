@@ -8,6 +8,7 @@ import type { Kernel } from '../kernel/kernel.js';
 import { findGit } from '../store/git.js';
 import type { Finding, Redactor } from './engine.js';
 import { kindOf } from './placeholder.js';
+import { kernelDetectors } from './hooks.js';
 import { buildRedactor } from './redactor.js';
 import { textRuns } from './stream.js';
 import type { RedactionProblem } from './types.js';
@@ -29,7 +30,7 @@ export async function commandRedactor(
 ): Promise<{ redactor: Redactor; warnings: RedactionProblem[] }> {
   const { home, cwd, env, project } = kernel.context;
   const root = project?.git.worktree ?? findGit(cwd, env)?.worktree;
-  const { redactor, problems } = await buildRedactor(kernel, {
+  const { redactor, problems } = await buildRedactor(kernelDetectors(kernel), {
     purpose,
     home,
     root,

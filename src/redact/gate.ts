@@ -80,8 +80,8 @@ export async function createSecretGate(
   kernel: import('../kernel/kernel.js').Kernel,
   where: { home: string; env: NodeJS.ProcessEnv },
 ): Promise<{ gate: SecretGate; detectors: number; problems: Array<{ code: string; message: string }> }> {
-  const { buildRedactor } = await import('./redactor.js');
-  const { redactor, problems } = await buildRedactor(kernel, {
+  const [{ buildRedactor }, { kernelDetectors }] = await Promise.all([import('./redactor.js'), import('./hooks.js')]);
+  const { redactor, problems } = await buildRedactor(kernelDetectors(kernel), {
     purpose: 'serve',
     home: where.home,
     env: where.env,

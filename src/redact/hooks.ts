@@ -4,7 +4,8 @@
 // organization's detector tap it the same way.
 import { AsyncSeriesHook } from '../kernel/hooks.js';
 import type { Kernel } from '../kernel/kernel.js';
-import type { DetectorSet, RedactionScope } from './types.js';
+import { pluginFailed } from './plugin-failure.js';
+import type { DetectorSet, DetectorSource, RedactionScope } from './types.js';
 
 export function createRedactionHooks() {
   return Object.freeze({
@@ -34,19 +35,18 @@ export function redactionHooks(kernel: Kernel): RedactionHooks {
   return hooks;
 }
 
+/** The detectors a kernel's plugins add. */
+export function kernelDetectors(kernel: Kernel): DetectorSource {
+  return (set, scope) => redactionHooks(kernel).detectors.promise(set, scope);
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wraps taps whatever their arguments
 type AnyTap = { type: 'sync' | 'async' | 'promise'; name: string; fn: (...args: any[]) => any };
 
 /** A tap whose failure is reported through the scope (the hook's second argument) instead of ending the series. */
 function tolerant(tap: AnyTap): AnyTap {
   const { fn } = tap;
-  const report = (scope: RedactionScope | undefined, error: unknown) => {
-    const why = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
-    scope?.report({
-      code: 'redact_plugin_failed',
-      message: `Plugin "${tap.name}" failed to add its redaction detectors (${why}); redaction goes on with the other plugins' detectors, and tracer plugins shows how to fix or switch that one off.`,
-    });
-  };
+  const report = (scope: RedactionScope | undefined, error: unknown) => scope?.report(pluginFailed(tap.name, error));
   switch (tap.type) {
     case 'promise':
       return {

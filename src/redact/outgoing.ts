@@ -14,6 +14,7 @@ import type { Kernel } from '../kernel/kernel.js';
 import type { FamilyStore, OutgoingRewrite, SyncSession } from '../kernel/types.js';
 import type { Redactor } from './engine.js';
 import { isMarkedRedacted, REDACTED_MEMBER } from './mark.js';
+import { kernelDetectors } from './hooks.js';
 import { buildRedactor, type BuiltRedactor } from './redactor.js';
 import { redactStream, textRuns } from './stream.js';
 import { textMembers } from './text-members.js';
@@ -21,7 +22,7 @@ import { textMembers } from './text-members.js';
 export function outgoingRewrite(kernel: Kernel, session: SyncSession, family: RegisteredFamily): OutgoingRewrite {
   let built: Promise<BuiltRedactor> | undefined;
   const redactor = async () => {
-    built ??= buildRedactor(kernel, {
+    built ??= buildRedactor(kernelDetectors(kernel), {
       purpose: 'push',
       home: kernel.context.home,
       root: session.project.git.worktree,

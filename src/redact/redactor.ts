@@ -1,12 +1,10 @@
-// A Redactor from a kernel's plugins: every tap of `redactionHooks(kernel).detectors`
-// adds its detectors for this scope, and problems (a team file refused, a plugin
-// failing) are collected rather than thrown.
-import type { Kernel } from '../kernel/kernel.js';
+// A Redactor from a source of detectors (a kernel's plugins: every tap of
+// `redactionHooks(kernel).detectors` adds its own for this scope), and problems
+// (a team file refused, a plugin failing) collected rather than thrown.
 import { Redactor } from './engine.js';
-import { redactionHooks } from './hooks.js';
 import { homeFingerprint } from './placeholder.js';
 import { piiEnabled } from './settings.js';
-import type { RedactionDetector, RedactionProblem, RedactionScope } from './types.js';
+import type { DetectorSource, RedactionDetector, RedactionProblem, RedactionScope } from './types.js';
 
 export interface RedactorRequest {
   purpose: RedactionScope['purpose'];
@@ -28,7 +26,7 @@ export interface BuiltRedactor {
   problems: RedactionProblem[];
 }
 
-export async function buildRedactor(kernel: Kernel, request: RedactorRequest): Promise<BuiltRedactor> {
+export async function buildRedactor(source: DetectorSource, request: RedactorRequest): Promise<BuiltRedactor> {
   const problems: RedactionProblem[] = [];
   const report = (problem: RedactionProblem) => {
     problems.push(problem);
@@ -44,7 +42,7 @@ export async function buildRedactor(kernel: Kernel, request: RedactorRequest): P
     report,
   };
   const detectors: RedactionDetector[] = [];
-  await redactionHooks(kernel).detectors.promise({ add: (...added) => detectors.push(...added) }, scope);
+  await source({ add: (...added) => detectors.push(...added) }, scope);
   const fingerprint =
     request.fingerprint === 'none' ? undefined : await homeFingerprint(request.home, { ephemeral: request.fingerprint === 'ephemeral' });
   return { redactor: new Redactor(detectors, { fingerprint, report }), problems };

@@ -85,3 +85,6 @@ export interface RedactionScope {
 export interface DetectorSet {
   add(...detectors: RedactionDetector[]): void;
 }
+
+/** Where a redactor's detectors come from: a kernel's plugins (hooks.ts), or the built-in layers alone (capture.ts). */
+export type DetectorSource = (set: DetectorSet, scope: RedactionScope) => Promise<void>;
