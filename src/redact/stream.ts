@@ -108,9 +108,9 @@ const PEM_BYTES = 16 * 1024;
  * still found and every other byte goes out as it came. Binary is read too (the
  * viewers show a transcript's bytes as text, whatever they are, and a token
  * between broken bytes is as readable there), but only its runs of printable
- * ASCII, each byte outside them read as a space. Read whole as Latin-1,
- * random bytes made up a finding every 16 to 32 MiB (a short name like `pw:` or
- * `-u`, then Latin-1 letters for a value); read so, none in 128 MiB.
+ * ASCII (at least MIN_RUN long), each byte outside them read as a space. Read
+ * whole as Latin-1, random bytes made up a finding every 16 to 32 MiB (a short
+ * name like `pw:` or `-u`, then Latin-1 letters for a value).
  */
 export interface SegmentPart {
   bytes: Buffer;
@@ -184,12 +184,26 @@ function part(bytes: Buffer, kind: Kind): SegmentPart {
   return { bytes, text: kind === 'binary' ? printableRuns(bytes) : bytes.toString(kind), encoding: kind };
 }
 
-/** Binary as detectors read it: a character a byte, those outside printable ASCII as `\r` (a space to every rule, and no line break). */
+/**
+ * Printable runs shorter than this are read as spaces too: `Pw=AuT7Be` stands by chance in random bytes
+ * about once in a few gigabytes (a two-letter name, then any six characters), and a secret worth the name
+ * (`password=hunter2`, any token) is longer.
+ */
+const MIN_RUN = 12;
+
+/** Binary as detectors read it: a character a byte, all but runs of printable ASCII as `\r` (a space to every rule, and no line break). */
 function printableRuns(bytes: Buffer): string {
   const masked = Buffer.from(bytes);
-  for (let index = 0; index < masked.length; index += 1) {
-    const byte = masked[index]!;
-    if ((byte < 0x20 && byte !== 0x0a) || byte > 0x7e) masked[index] = 0x0d;
+  let run = 0;
+  for (let index = 0; index <= masked.length; index += 1) {
+    const byte = index < masked.length ? masked[index]! : 0x0a;
+    if (byte >= 0x20 && byte <= 0x7e) {
+      run += 1;
+      continue;
+    }
+    if (run < MIN_RUN) masked.fill(0x0d, index - run, index);
+    if (byte !== 0x0a && index < masked.length) masked[index] = 0x0d;
+    run = 0;
   }
   return masked.toString('latin1');
 }
