@@ -25,7 +25,7 @@ import {
   unescapedAscii,
   withoutStrings,
 } from './json-strings.js';
-import { lineEndAt, lineStartAt, merge, outsidePlaceholders, topLevelAlternatives, windows, type Span } from './spans.js';
+import { append, lineEndAt, lineStartAt, merge, outsidePlaceholders, topLevelAlternatives, windows, type Span } from './spans.js';
 import { kindOf, placeholder, type Fingerprint } from './placeholder.js';
 import type { DetectedSecret, RedactionDetector, RedactionProblem } from './types.js';
 
@@ -152,7 +152,7 @@ export class Redactor {
     const parts: string[] = [];
     let position = 0;
     for (const change of changes) {
-      findings.push(...findingsOf(change));
+      append(findings, findingsOf(change));
       // A string is looked at again decoded, as its detectors saw it, and only then encoded.
       let replaced = this.#apply(change, text);
       if (depth < VERIFY_PASSES) replaced = (await this.#redact(replaced, depth + 1)).text;
@@ -188,7 +188,9 @@ export class Redactor {
         const lineStart = lineStartAt(text, span.start);
         if (!candidates.has(lineStart))
           candidates.set(lineStart, { end: lineEndAt(text, span.start), active: new Set(), hits: [], counts: new Map() });
-        untriggered.set(lineStart, [...(untriggered.get(lineStart) ?? []), span]);
+        const spans = untriggered.get(lineStart);
+        if (spans) spans.push(span);
+        else untriggered.set(lineStart, [span]);
       }
     }
     const changes: Change[] = [];
@@ -198,7 +200,7 @@ export class Redactor {
       const { end, active } = candidate;
       const line = text.slice(start, end);
       const json = looksLikeJson(line) ? await this.#jsonLine(line, start, untriggered.get(start) ?? [], candidate) : undefined;
-      if (json) changes.push(...json);
+      if (json) append(changes, json);
       else plain.push({ range: this.#window(text, start, end), active });
     }
     for (const {
@@ -298,8 +300,8 @@ export class Redactor {
   ): Promise<Span[]> {
     const unit = text.slice(start, end);
     const spans: Span[] = [];
-    for (const entry of this.#triggered) if (active.has(entry)) spans.push(...(await this.#detect(entry, unit, start)));
-    for (const [lineStart, found] of untriggered) if (lineStart >= start && lineStart <= end) spans.push(...found);
+    for (const entry of this.#triggered) if (active.has(entry)) append(spans, await this.#detect(entry, unit, start));
+    for (const [lineStart, found] of untriggered) if (lineStart >= start && lineStart <= end) append(spans, found);
     return merge(outsidePlaceholders(unit, spans, start));
   }
 

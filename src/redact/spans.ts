@@ -35,7 +35,9 @@ export function outsidePlaceholders(text: string, spans: readonly Span[], shift:
   const kept: Span[] = [];
   for (const span of spans) {
     let pieces: Array<[number, number]> = [[span.start, span.end]];
-    for (const [start, end] of held) {
+    // Only the placeholders the span reaches: a redacted text holds as many as it had secrets, and so many spans.
+    for (let index = firstEndingAfter(held, span.start); index < held.length && held[index]![0] < span.end; index += 1) {
+      const [start, end] = held[index]!;
       pieces = pieces.flatMap(([a, b]): Array<[number, number]> => {
         if (end <= a || start >= b) return [[a, b]];
         const around: Array<[number, number]> = [
@@ -48,6 +50,18 @@ export function outsidePlaceholders(text: string, spans: readonly Span[], shift:
     for (const [start, end] of pieces) kept.push({ ...span, start, end });
   }
   return kept;
+}
+
+/** The first of these ranges (in order, none overlapping) that ends after `offset`. */
+function firstEndingAfter(ranges: ReadonlyArray<[number, number]>, offset: number): number {
+  let low = 0;
+  let high = ranges.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (ranges[middle]![1] <= offset) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
@@ -105,4 +119,12 @@ export function lineStartAt(text: string, index: number): number {
 export function lineEndAt(text: string, index: number): number {
   const end = text.indexOf('\n', index);
   return end === -1 ? text.length : end;
+}
+
+/**
+ * `items` added to `target` one by one: `push(...items)` passes each as an argument, and a text full of
+ * secrets gives hundreds of thousands of them, past the stack's room (a crash that cost a snapshot).
+ */
+export function append<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
 }

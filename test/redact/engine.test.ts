@@ -400,6 +400,16 @@ test("a full stop after a secret is the sentence's: it stays, and the secret rea
   await redactor.close();
 });
 
+test('a line of hundreds of thousands of secrets is redacted whole: no crash, no snapshot lost', async () => {
+  const { redactor } = await builtinRedactor();
+  const line = Buffer.from(`${'password=Zx9q2Lm '.repeat(150_000)}\n`);
+  const report = { findings: 0 };
+  const out = await collect(redactStream([line], redactor, report));
+  assert.is(report.findings, 150_000);
+  assert.not.ok(out.includes(Buffer.from('Zx9q2Lm')));
+  await redactor.close();
+});
+
 test('a secret cut across stream chunks is found, and lines without one come out as the same bytes', async () => {
   const { redactor } = await builtinRedactor();
   const secret = awsSecret();

@@ -10,6 +10,7 @@
 // of `AWS_SECRET_ACCESS_KEY=`): those are narrowed to the secret itself, so the
 // placeholder replaces the password of a URL and leaves its host readable.
 import type { DetectedSecret, RedactionDetector, RedactionRule } from '../types.js';
+import { append } from '../spans.js';
 import { matchFormats, type Format } from './formats.js';
 
 /** secretlint's message ids, as this tool's rule ids (the placeholder's kind), with what narrows their range. */
@@ -194,7 +195,7 @@ export function secretlintDetector(): RedactionDetector {
         }
         found.push(narrowed(text, start, end, rule.id, rule.narrow));
       }
-      found.push(...matchFormats(text, COMPLEMENTS));
+      append(found, matchFormats(text, COMPLEMENTS));
       // Where a URL rule and a token rule find the same secret (a token as a URL's password), the token names it.
       return found.sort((a, b) => Number(URL_RULES.has(a.rule!)) - Number(URL_RULES.has(b.rule!)));
     },
