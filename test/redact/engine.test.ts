@@ -400,6 +400,19 @@ test("a full stop after a secret is the sentence's: it stays, and the secret rea
   await redactor.close();
 });
 
+test("a bare value ends at a URL query's next parameter and at the next name holding a keyword", async () => {
+  const { redactor } = await builtinRedactor();
+  const [a, b] = [
+    v.pick('ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789', 24),
+    v.pick('ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789', 24),
+  ];
+  const { text } = await redactor.redact(`GET /v1/items?api_key=${a}&format=json&page=2 and token=${a}&api_token=${b} done\n`);
+  assert.not.ok(text.includes(a) || text.includes(b), text);
+  assert.match(text, /api_key=\[REDACTED:high-entropy-assignment:[0-9a-f]{6}\]&format=json&page=2 /);
+  assert.match(text, /token=\[REDACTED:[a-z-]+:[0-9a-f]{6}\]&api_token=\[REDACTED:[a-z-]+:[0-9a-f]{6}\] done/);
+  await redactor.close();
+});
+
 test('a line of hundreds of thousands of secrets is redacted whole: no crash, no snapshot lost', async () => {
   const { redactor } = await builtinRedactor();
   const line = Buffer.from(`${'password=Zx9q2Lm '.repeat(150_000)}\n`);

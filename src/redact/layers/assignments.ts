@@ -47,8 +47,11 @@ const KEYWORDS = keywordScanner();
  * engine gives this detector end at a line's end, so none is cut shorter.
  */
 const MAX_VALUE = 4096;
-/** A value: quoted (ends at its quote), or bare (ends at a space, a quote, a closing bracket, a comma). */
-const VALUE = String.raw`(?:(?<q>\\{0,3}["'${'`'}])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,${MAX_VALUE}})\k<q>|(?<uv>[^\s\p{C}"'${'`'},;)}\]\\]{1,${MAX_VALUE}}))`;
+/**
+ * A value: quoted (ends at its quote), or bare (ends at a space, a quote, a closing bracket, a comma, or
+ * a URL query's next `&name=`).
+ */
+const VALUE = String.raw`(?:(?<q>\\{0,3}["'${'`'}])(?<qv>(?:(?!\k<q>)[^\n\\\p{C}]){1,${MAX_VALUE}})\k<q>|(?<uv>(?:(?!&[A-Za-z_][\w.-]{0,80}=)[^\s\p{C}"'${'`'},;)}\]\\]){1,${MAX_VALUE}}))`;
 /** `name = value`, `"name": "value"`, `name: value`, `NAME=value`, read from the name's first character. */
 const ASSIGNMENT = new RegExp(
   String.raw`(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?:\\{0,3}["'${'`'}])?[ \t]{0,8}(?<sep>:=|=>|=(?!=)|:(?![:/]))[ \t]{0,8}${VALUE}`,
@@ -85,14 +88,21 @@ export function findAssignments(text: string): Assignment[] {
   const found: Assignment[] = [];
   /** Where the next keyword may start: past the last one, or from the value of the last assignment (a value may hold another). */
   let from = 0;
-  for (const { index } of KEYWORDS.scan(text)) {
+  const hits = KEYWORDS.scan(text);
+  /** The first hit past the current keyword's separator: where its value must end. */
+  let next = 0;
+  for (const { index } of hits) {
     if (index < from) continue;
     NAMED_AT.lastIndex = index;
     const keyword = NAMED_AT.exec(text);
     if (!keyword) continue;
-    let start = index;
-    while (start > 0 && isNameChar(text.charCodeAt(start - 1))) start -= 1;
+    const start = nameStart(text, index, 0);
     from = index + keyword[0].length;
+    while (next < hits.length && hits[next]!.index < from) next += 1;
+    // A value ends where the next name holding a keyword starts (`&api_key=…&api_key=…`, `token=token=…`): read
+    // to MAX_VALUE each time, a line of such names cost 8 s a megabyte.
+    let limit = next < hits.length ? nameStart(text, hits[next]!.index, from) : text.length;
+    if (limit > from && text[limit - 1] === '&') limit -= 1;
     if (text.startsWith('://', start - 3)) continue;
     const flag = text[start] === '-';
     if (flag && start > 0 && /[A-Za-z0-9_]/.test(text[start - 1]!)) continue;
@@ -100,7 +110,7 @@ export function findAssignments(text: string): Assignment[] {
     // The 40 characters before the name, not lastIndexOf over the text: where no `name:` stands, that reads back to its start at every keyword.
     const before = flag ? '' : text.slice(Math.max(0, start - 40), start);
     const pair = before.includes('name:') && NAME_KEY_BEFORE.test(before);
-    const assignment = readAssignment(text, start, flag, pair);
+    const assignment = readAssignment(text, start, flag, pair, limit);
     if (!assignment) continue;
     from = assignment.start;
     if (assignment.value !== '') found.push(assignment);
@@ -113,10 +123,10 @@ export function findAssignments(text: string): Assignment[] {
  * undefined; its value may be empty (then it is no finding, but the search goes on from there).
  * Apart from findAssignments' loop, which the optimizing compiler then takes sooner.
  */
-function readAssignment(text: string, start: number, flag: boolean, pair: boolean): Assignment | undefined {
+function readAssignment(text: string, start: number, flag: boolean, pair: boolean, limit: number): Assignment | undefined {
   const pattern = flag ? FLAG : pair ? NAME_VALUE_PAIR : ASSIGNMENT;
   pattern.lastIndex = start;
-  const match = pattern.exec(text);
+  const match = pattern.exec(limit < text.length ? text.slice(0, limit) : text);
   if (!match) return undefined;
   const groups = match.groups!;
   const valueGroup = groups.qv !== undefined ? 'qv' : 'uv';
@@ -138,6 +148,13 @@ function readAssignment(text: string, start: number, flag: boolean, pair: boolea
       match.indices!.groups!.name![1] === match.indices!.groups!.sep![0] &&
       span[0] === match.indices!.groups!.sep![1],
   };
+}
+
+/** Where the name holding the keyword at `index` starts, not before `floor`. */
+function nameStart(text: string, index: number, floor: number): number {
+  let start = index;
+  while (start > floor && isNameChar(text.charCodeAt(start - 1))) start -= 1;
+  return start;
 }
 
 /** `[A-Za-z0-9_.-]`: a character of a name. */
