@@ -23,8 +23,8 @@ export interface Assignment {
   quoted: boolean;
   /** `NAME=value`, shell and .env style: no space around `=`. */
   tight: boolean;
-  /** The character after the value ('' at the text's end): what stopped a bare one. */
-  next: string;
+  /** The few characters after the value ('' at the text's end): what stopped a bare one, and what follows. */
+  after: string;
 }
 
 /**
@@ -103,7 +103,8 @@ export function findAssignments(text: string): Assignment[] {
     // to MAX_VALUE each time, a line of such names cost 8 s a megabyte.
     let limit = next < hits.length ? nameStart(text, hits[next]!.index, from) : text.length;
     if (limit > from && text[limit - 1] === '&') limit -= 1;
-    if (text.startsWith('://', start - 3)) continue;
+    // A URL's `user:password@` (the URL rules read it), or a segment of an ARN or URN (`arn:aws:secretsmanager:…`).
+    if (text.startsWith('://', start - 3) || text[start - 1] === ':') continue;
     const flag = text[start] === '-';
     if (flag && start > 0 && /[A-Za-z0-9_]/.test(text[start - 1]!)) continue;
     if (!flag && !/[A-Za-z_]/.test(text[start]!)) continue;
@@ -138,7 +139,7 @@ function readAssignment(text: string, start: number, flag: boolean, pair: boolea
     name: groups.name!,
     start: span[0],
     end: span[0] + value.length,
-    next: text.charAt(span[0] + value.length),
+    after: text.slice(span[0] + value.length, span[0] + value.length + 3),
     value,
     quoted: groups.qv !== undefined,
     tight:
@@ -186,21 +187,33 @@ const KEY_NAME =
   /token|secret|pass(?:word|wd|phrase)|(?<![a-z])(?:pwd|auth)|credential|api[_-]?key|(?<=[a-z0-9])[_.-]?key(?:s)?$|^(?:access|private|signing|encryption|master|license|client|app|secret)[_-]?key/i;
 /** ...unless the name says what kind of non-secret they are. */
 export const NOT_SECRET_NAME =
-  /(?:public|cache|primary|foreign|sort|partition|idempotency|hash|map|row|lookup|unique|object|s3|storage|react|hot|monkey|tur|primary)[_-]?key|key[_-]?(?:id|name|path|file|type|size|length|count|prefix|pattern|ring|board|word|frame|stroke|code|value)s?$|tokens?[_-]?(?:type|count|usage|limit|url|uri|endpoint|name|id|length|budget|estimate|expir\w*)$|(?:input|output|max|total|cache\w*)[_-]?tokens?|^tokens$|auth[_-]?(?:type|url|uri|method|mode|provider|domain|header|scheme|server|flow|state|required|enabled)$|(?:has|is|use|with|no|enable|require|show|hide|allow)[_-]?(?:password|secret|token|auth)|(?:password|secret|token)[_-]?(?:policy|length|min\w*|max\w*|field|input|label|hint|rules?|strength|hash|digest|prompt|reset|confirm\w*|visible|changed|expir\w*|file|path|env|name|ref|id|arn|version|type|manager|store)s?$/i;
+  /(?:public|cache|primary|foreign|sort|partition|idempotency|hash|map|row|lookup|unique|object|s3|storage|react|hot|monkey|tur|primary)[_-]?key|key[_-]?(?:id|name|path|file|type|size|length|count|prefix|pattern|ring|board|word|frame|stroke|code|value)s?$|tokens?[_-]?(?:type|count|usage|limit|url|uri|endpoint|name|id|length|budget|estimate|expir\w*)$|(?:input|output|max|total|cache\w*)[_-]?tokens?|^tokens$|auth[_-]?(?:type|url|uri|method|mode|provider|domain|header|scheme|server|flow|state|required|enabled)$|(?:has|is|use|with|no|enable|require|show|hide|allow)[_-]?(?:password|secret|token|auth)|(?:password|secret|token)[_.-]?(?:policy|length|min\w*|max\w*|field|input|label|hint|rules?|strength|hash\w*|digest|prompt|reset\w*|confirm\w*|visible|changed\w*|expir\w*|file|path|env|name|ref|id|arn|version|type|manager|store|help|errors?|message|text|title|subject|question|description|placeholder|requirements?|last[_-]?used\w*|created\w*|updated\w*|url|uri|endpoint|header|provider\w*|class|key[_-]?ref)s?$|(?:forgot|reset|change)[_-]?password|(?:next|page|continuation|pagination|sync|cursor|resume)[_-]?(?:page[_-]?)?tokens?$|existing[_-]?secret|publishable|^(?:next|vite|react[_-]app)[_-]public|site[_-]?key|search[_-]?only/i;
 
 /** Words a value may be that say it is not the secret itself. */
 const PLACEHOLDER_WORDS =
   /^(?:password|passwd|pass|secret|token|key|changeme|change[_-]?me|example|sample|placeholder|dummy|fake|test|testing|none|null|nil|undefined|true|false|yes|no|on|off|string|str|text|number|int|integer|bool|boolean|any|unknown|object|required|optional|hidden|masked|redacted|todo|tbd|fixme|empty|default|value|your[_-]?\w*|my[_-]?(?:password|secret|token|key))$/i;
 
-/** A name, or a dotted path of them, then a call's or a subscript's opening. */
-const CALL_OR_SUBSCRIPT = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*[([]/;
+/** A name, or a dotted path of them. */
+const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
+/** Such a path (`::` and `->` too), then a call's opening or a generic type's (`Option<Secret<String>>`). */
+const CALL_OR_GENERIC = /^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(|<[A-Za-z_&(\[])/;
+/** ...or a subscript's. */
+const SUBSCRIPT = /^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*\[/;
+/**
+ * Values that say what they are, not a secret: a date or a time (`password_changed_at`), a URL (the URL rules
+ * read its credentials), an ARN, a value ending in `...` (`sk_test_...`), a publishable key, a placeholder
+ * sentence (`your-password-here`, `change-me-to-a-long-random-string`, `replace_with_a_random_secret`).
+ */
+const NOT_A_SECRET_VALUE =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$|^[a-z][a-z0-9+.-]{0,20}:\/\/|^arn:|(?:\.{3}|…)$|^(?:pk|phc)_|(?:^|[-_ ])(?:your|here)(?:$|[-_ ])|^(?:change|replace|insert|put|enter|set|add)[-_ ](?:me|with|your|the|a|in)(?:$|[-_ ])|x{4,}|X{4,}/;
 
 /** The value is written in the text, not taken from somewhere else (a variable, the environment, a call, a template). */
 export function isLiteralValue(assignment: Assignment): boolean {
-  const { value, quoted, tight, name, next } = assignment;
+  const { value, quoted, tight, name, after } = assignment;
   if (value.length < 6 || value.length > MAX_VALUE) return false;
   if (PLACEHOLDER_WORDS.test(value) || /^[\d.,_-]+$/.test(value)) return false;
-  if (/^(?:\$|%|\{\{|\{%|<%|<[A-Za-z_ -]+>$|\*{3,}|\.{3}|xxx|XXX|\[REDACTED:|\/|\.\/|~\/|@[A-Za-z]|&)/.test(value)) return false;
+  if (/^(?:\$|%|\{\{|\{%|<%|<[^<>]+>$|<\/?[A-Za-z]|\*{3,}|\.{3}|xxx|XXX|\[REDACTED:|\/|\.\/|~\/|@[A-Za-z]|&)/.test(value)) return false;
+  if (NOT_A_SECRET_VALUE.test(value)) return false;
   if (/process\.env|os\.environ|getenv|environ\[|ENV\[|secrets\.|vault:|\(\)?$|\$\{|\$\(/.test(value)) return false;
   // The same word as the name (`password: password`, `token = userToken`): a variable.
   if (value.toLowerCase().includes(name.toLowerCase().replace(/^-+/, '')) && value.length < name.length + 6) return false;
@@ -210,11 +223,14 @@ export function isLiteralValue(assignment: Assignment): boolean {
     // A call or a subscript, where the bare value stopped at its argument's quote (escaped, in raw JSON), bracket or comma:
     // `generate_key(length=32)`, `config["db"]["password"]`, `opts[:password]`. A password with a bracket in
     // it (`Abc[123`) ends at a space or the line's end.
-    if (CALL_OR_SUBSCRIPT.test(value) && /^["'`,;)\]}\\]/.test(next)) return false;
+    if (CALL_OR_GENERIC.test(value) || (SUBSCRIPT.test(value) && /^["'`,;)\]}\\ ]/.test(after))) return false;
     // A YAML tag and what it applies to: `password: !vault |`, `password: !secret db_password`, `!Ref DbPassword`.
-    if (/^![A-Za-z][\w.-]*$/.test(value) && next === ' ') return false;
+    if (/^![A-Za-z][\w.-]*$/.test(value) && after.startsWith(' ')) return false;
+    // Code's operators (`secret:i&&a.b64(s)`, `secretKey:t.k?t.k:e.s`, minified), or a type's end or union
+    // (`secret: Uint8Array;`, `let secret: Uint8Array | null`).
+    if (!tight && (/&&|\|\||\?\.|=>|\?[\w$.]+:/.test(value) || (IDENTIFIER.test(value) && /^\s*[;|}]/.test(after)))) return false;
     // Unquoted: code reads `password = userInput`, `secret: config.secret`; a .env file reads `PASSWORD=hunter2`.
-    const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*$/.test(value);
+    const identifier = IDENTIFIER.test(value);
     if (identifier && value.includes('.')) return false;
     // `password = userInput`: a variable, unless it reads like a random string or comes in NAME=value form.
     if (identifier && !tight && !looksRandom(value) && !/[0-9]/.test(value)) return false;

@@ -75,8 +75,14 @@ const FORMATS: Format[] = [
     // A user:group pair of the same name (`docker exec -u postgres:postgres`) is not a login.
     pattern: /(?<![^\s"'`(])(?:-u|--user)(?:[ \t]+|=)?["']?([^\s:"'@]{1,100}):(?!\1(?:[\s"']|$))([^\s"'@]{3,200})/dg,
     group: 2,
+    // Nor is a user:group pair of a container's user (`-u app:staff`, `--user node:docker`): a group is a short
+    // lowercase word. Nor a URL (`az login -u http://app`).
     accept: (password) =>
-      !isReference(password) && !/^[0-9]+$/.test(password) && !/^(?:password|passwd|pass|secret|changeme)$/i.test(password),
+      !isReference(password) &&
+      !/^[0-9]+$/.test(password) &&
+      !/^[a-z]{1,16}$/.test(password) &&
+      !password.startsWith('//') &&
+      !/^(?:password|passwd|pass|secret|changeme)$/i.test(password),
   },
   {
     // RFC 3986 userinfo: `scheme://user:password@host`, for the schemes secretlint's URL rules do not cover.
