@@ -196,7 +196,7 @@ const PLACEHOLDER_WORDS =
 /** A name, or a dotted path of them. */
 const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
 /** Such a path (`::` and `->` too), then a call's opening or a generic type's (`Option<Secret<String>>`). */
-const CALL_OR_GENERIC = /^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(|<[A-Za-z_&(\[])/;
+const CALL_OR_GENERIC = /^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(|<[A-Za-z_&([])/;
 /** ...or a subscript's. */
 const SUBSCRIPT = /^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*\[/;
 /**
