@@ -400,6 +400,16 @@ test("a full stop after a secret is the sentence's: it stays, and the secret rea
   await redactor.close();
 });
 
+test("a Slack app-level token is redacted whole, its 64 hex digits past the preset's 40 included", async () => {
+  const { redactor } = await builtinRedactor();
+  const tail = v.pick('0123456789abcdef', 64);
+  // In prose, where no assignment's span covers it as well.
+  const { text } = await redactor.redact(`the app token is xapp-1-A05B6C7D8E9-6123456789012-${tail} now\n`);
+  assert.not.ok(text.includes(tail.slice(40)), text);
+  assert.match(text, /^the app token is \[REDACTED:slack-token:[0-9a-f]{6}\] now\n$/);
+  await redactor.close();
+});
+
 test("a bare value ends at a URL query's next parameter and at the next name holding a keyword", async () => {
   const { redactor } = await builtinRedactor();
   const [a, b] = [

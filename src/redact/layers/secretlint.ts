@@ -76,6 +76,7 @@ const TRIGGER =
  * from one:
  * - AWS's documented example keys, which the preset skips on purpose;
  * - an AWS secret access key after its name and a space (`aws configure set aws_secret_access_key …`);
+ * - a Slack app-level token (`xapp-1-…-…-` and 64 hex digits), which the preset cuts at 40;
  * - an `_authToken` setting: the preset reads it only in a file named `.npmrc`, and a transcript shows
  *   one anywhere (`npm config get`, a `cat ~/.npmrc`); a legacy token is a UUID, which no entropy rule
  *   takes for a secret (`npm_` tokens are the npm-access-token rule's);
@@ -107,6 +108,8 @@ const COMPLEMENTS: ReadonlyArray<Omit<Format, 'description'>> = [
     group: 1,
     accept: (body) => /[A-Za-z0-9+/]{16}/.test(body),
   },
+  // A Slack app-level token's last part is 64 hex digits, past the preset's 40: it kept them in clear.
+  { id: 'slack-token', pattern: /(?<![A-Za-z0-9_-])xapp-\d+-[A-Z0-9]+-\d+-[a-f0-9]{32,}(?![A-Za-z0-9_-])/dg },
   {
     id: 'npm-auth-token',
     pattern: /_authToken["']?[ \t]*[:=][ \t]*["']?((?!npm_)[A-Za-z0-9._~+/=-]{16,})/dg,
