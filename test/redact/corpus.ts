@@ -85,7 +85,10 @@ const FORMATS: Record<string, (v: Values) => { secret: string; text: string }> =
   },
   // https://api.slack.com/authentication/token-types
   'slack-token': (v) => {
-    const secret = `xoxb-${v.pick('0123456789', 12)}-${v.pick('0123456789', 13)}-${v.pick(ALNUM, 24)}`;
+    const secret = [
+      `xoxb-${v.pick('0123456789', 12)}-${v.pick('0123456789', 13)}-${v.pick(ALNUM, 24)}`,
+      `xapp-1-A${v.pick('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ', 10)}-${v.pick('0123456789', 13)}-${v.pick('0123456789abcdef', 64)}`,
+    ][v.int(2)]!;
     return { secret, text: `SLACK_BOT_TOKEN=${secret}` };
   },
   'slack-webhook-url': (v) => {
@@ -167,6 +170,31 @@ const FORMATS: Record<string, (v: Values) => { secret: string; text: string }> =
   'stripe-secret-key': (v) => {
     const secret = `${['sk_live_', 'sk_test_', 'rk_live_'][v.int(3)]}${v.pick(ALNUM, 24 + v.int(75))}`;
     return { secret, text: `Stripe.api_key = '${secret}'` };
+  },
+  // https://docs.gitlab.com/ee/security/tokens/
+  'gitlab-token': (v) => {
+    const secret = `glpat-${v.pick(`${ALNUM}_-`, 20)}`;
+    return { secret, text: `echo ${secret} | glab auth login --stdin` };
+  },
+  // https://huggingface.co/docs/hub/security-tokens
+  'huggingface-token': (v) => {
+    const secret = `hf_${v.pick('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 34)}`;
+    return { secret, text: `huggingface-cli login --token ${secret}` };
+  },
+  // https://docs.digitalocean.com/reference/api/create-personal-access-token/
+  'digitalocean-token': (v) => {
+    const secret = `dop_v1_${v.pick('0123456789abcdef', 64)}`;
+    return { secret, text: `doctl auth init -t ${secret}` };
+  },
+  // https://developer.hashicorp.com/vault/docs/concepts/tokens#token-prefixes
+  'vault-token': (v) => {
+    const secret = `hvs.${v.pick(ALNUM, 24 + v.int(70))}`;
+    return { secret, text: `vault login ${secret}` };
+  },
+  // https://pypi.org/help/#apitoken
+  'pypi-token': (v) => {
+    const secret = `pypi-AgEIcHlwaS5vcmc${v.pick(`${ALNUM}_-`, 60 + v.int(100))}`;
+    return { secret, text: `twine upload -u __token__ -p ${secret} dist/*` };
   },
   'stripe-webhook-secret': (v) => {
     const secret = `whsec_${v.pick(ALNUM, 32)}`;

@@ -47,6 +47,36 @@ const FORMATS: Format[] = [
     pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{24,}(?![A-Za-z0-9_])/dg,
   },
   {
+    // https://docs.gitlab.com/ee/security/tokens/: personal, project and group access tokens, "glpat-" and 20 or more.
+    id: 'gitlab-token',
+    description: 'GitLab access token (glpat-…)',
+    pattern: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/dg,
+  },
+  {
+    // https://huggingface.co/docs/hub/security-tokens: "hf_" and 34 letters.
+    id: 'huggingface-token',
+    description: 'Hugging Face access token (hf_…)',
+    pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z]{34}(?![A-Za-z0-9_])/dg,
+  },
+  {
+    // https://docs.digitalocean.com/reference/api/create-personal-access-token/: personal, OAuth and refresh tokens.
+    id: 'digitalocean-token',
+    description: 'DigitalOcean token (dop_v1_…, doo_v1_…, dor_v1_…)',
+    pattern: /(?<![A-Za-z0-9_])do[por]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])/dg,
+  },
+  {
+    // https://developer.hashicorp.com/vault/docs/concepts/tokens#token-prefixes: service and batch tokens.
+    id: 'vault-token',
+    description: 'HashiCorp Vault token (hvs.…, hvb.…)',
+    pattern: /(?<![A-Za-z0-9_.-])hv[sb]\.[A-Za-z0-9_-]{24,}(?![A-Za-z0-9_-])/dg,
+  },
+  {
+    // https://pypi.org/help/#apitoken: "pypi-" and a macaroon whose base64 starts with the domain.
+    id: 'pypi-token',
+    description: 'PyPI API token (pypi-AgEIcHlwaS5vcmc…)',
+    pattern: /(?<![A-Za-z0-9_-])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}(?![A-Za-z0-9_-])/dg,
+  },
+  {
     // RFC 7519: three base64url parts; header and payload are JSON objects, so both start with "eyJ".
     id: 'jwt',
     description: 'JSON Web Token (eyJ….eyJ….…)',
@@ -99,12 +129,14 @@ export function formatDetectors(): RedactionDetector[] {
   const formats: RedactionDetector = {
     id: 'known-formats',
     source: 'built-in',
-    description: 'Formats secretlint lacks: SendGrid with dashes, Google, Stripe, JWT, Authorization headers, curl -u, URL credentials',
+    description:
+      'Formats secretlint lacks: SendGrid with dashes, Google, Stripe, GitLab, Hugging Face, DigitalOcean, Vault, PyPI, JWT, Authorization headers, curl -u, URL credentials',
     rules: FORMATS.map(({ id, description }) => ({ id, description })),
     // A JWT or an Authorization header's value runs to a few KiB at most.
     reach: 8192,
     // Escaped slashes (`:\/\/`) are the engine's to see through: it reads a line holding them unescaped.
-    trigger: /SG\.|AIza|[sr]k_(?:live|test)_|whsec_|eyJ|[Bb]earer|Basic|-u[ \t=]|--user|:\/\/[^\s/]{1,300}@/,
+    trigger:
+      /SG\.|AIza|[sr]k_(?:live|test)_|whsec_|glpat-|hf_|do[por]_v1_|hv[sb]\.|pypi-|eyJ|[Bb]earer|Basic|-u[ \t=]|--user|:\/\/[^\s/]{1,300}@/,
     detect: (text) => matchFormats(text, FORMATS),
   };
   return [formats];
