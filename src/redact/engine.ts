@@ -27,6 +27,7 @@ import {
 } from './json-strings.js';
 import { append, lineEndAt, lineStartAt, merge, outsidePlaceholders, topLevelAlternatives, windows, type Span } from './spans.js';
 import { kindOf, placeholder, type Fingerprint } from './placeholder.js';
+import { TextLines } from './text-lines.js';
 import type { DetectedSecret, RedactionDetector, RedactionProblem } from './types.js';
 
 /** A secret found in the text given to the engine: `[start, end)`, and the rule that found it. */
@@ -195,13 +196,19 @@ export class Redactor {
     }
     const changes: Change[] = [];
     const plain: Window[] = [];
+    let lines: TextLines | undefined;
+    let last: Reach | undefined;
     for (const start of [...candidates.keys()].sort((a, b) => a - b)) {
       const candidate = candidates.get(start)!;
       const { end, active } = candidate;
       const line = text.slice(start, end);
       const json = looksLikeJson(line) ? await this.#jsonLine(line, start, untriggered.get(start) ?? [], candidate) : undefined;
       if (json) append(changes, json);
-      else plain.push({ range: this.#window(text, start, end), active });
+      else {
+        lines ??= new TextLines(text);
+        last = this.#window(lines, lines.lineOf(start), last);
+        plain.push({ range: [last.from, last.to], active });
+      }
     }
     for (const {
       range: [start, end],
@@ -275,20 +282,22 @@ export class Redactor {
   }
 
   /** A plain line with the plain lines around it, as far as CONTEXT_LINES and CONTEXT_CHARS allow. */
-  #window(text: string, start: number, end: number): [number, number] {
+  #window(lines: TextLines, line: number, last: Reach | undefined): Reach {
+    const start = lines.starts[line]!;
+    const end = lines.end(line);
+    // Lines come in order: one the last window reaches joins it, which already reaches as far back as this one would.
     let from = start;
-    for (let count = 0; count < CONTEXT_LINES && from > 0 && start - from < CONTEXT_CHARS; count += 1) {
-      const previous = lineStartAt(text, from - 1);
-      if (looksLikeJson(text.slice(previous, from - 1))) break;
-      from = previous;
+    if (!last || start > last.to + 1)
+      for (let k = line; k > 0 && line - k < CONTEXT_LINES && start - from < CONTEXT_CHARS && !lines.isJson(k - 1); k -= 1)
+        from = lines.starts[k - 1]!;
+    // ...and as far forwards as it went: from there, what is left of this line's lines.
+    let toLine = last && last.toLine > line ? last.toLine : line;
+    let to = toLine === line ? end : last!.to;
+    while (toLine + 1 < lines.count && toLine - line < CONTEXT_LINES && to - end < CONTEXT_CHARS && !lines.isJson(toLine + 1)) {
+      toLine += 1;
+      to = lines.end(toLine);
     }
-    let to = end;
-    for (let count = 0; count < CONTEXT_LINES && to < text.length && to - end < CONTEXT_CHARS; count += 1) {
-      const next = lineEndAt(text, to + 1);
-      if (looksLikeJson(text.slice(to + 1, next))) break;
-      to = next;
-    }
-    return [from, to];
+    return { from, to, toLine };
   }
 
   async #plainSpans(
@@ -518,6 +527,13 @@ interface CandidateLine {
 
 /** Hits of one detector listed for one line; past them the line counts as hit all over. */
 const HITS_PER_LINE = 64;
+
+/** A plain line's window: `[from, to)` of the text, and the line `to` ends. */
+interface Reach {
+  from: number;
+  to: number;
+  toLine: number;
+}
 
 /** A stretch of plain text to give to the detectors whose triggers hit in it. */
 interface Window {
