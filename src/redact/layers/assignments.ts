@@ -259,8 +259,14 @@ export function looksRandom(value: string): boolean {
   if (value.length < 16 || /\s/.test(value) || UUID.test(value) || DIGEST.test(value)) return false;
   const classes = [/[a-z]/, /[A-Z]/, /[0-9]/].filter((kind) => kind.test(value)).length;
   if (classes < 2) return false;
+  // Hex has 16 characters, so 4 bits a character at most: a random 32-digit token falls under 3.5 one time in
+  // five (Twilio's auth tokens, PagerDuty's routing keys).
+  if (/^(?:[0-9a-f]+|[0-9A-F]+)$/.test(value)) return value.length >= 20 && entropy(value) >= 3.0;
   return entropy(value) >= (value.length >= 24 ? 3.5 : 3.2);
 }
+
+/** Names of a token or an API key, whose value may be a UUID (Heroku's and Postmark's are). */
+const TOKEN_NAME = /token|api[_-]?key/i;
 
 /**
  * Both rules in one detector: one search for assignments serves them, and one
@@ -293,7 +299,7 @@ export function assignmentsDetector(): RedactionDetector {
         const { name, value } = assignment;
         if (NOT_SECRET_NAME.test(name) || !isLiteralValue(assignment)) continue;
         if (PASSWORD_NAME.test(name)) found.push({ start: assignment.start, end: assignment.end, rule: 'password-assignment' });
-        else if (KEY_NAME.test(name) && looksRandom(value))
+        else if (KEY_NAME.test(name) && (looksRandom(value) || (TOKEN_NAME.test(name) && UUID.test(value))))
           found.push({ start: assignment.start, end: assignment.end, rule: 'high-entropy-assignment' });
       }
       return found;
