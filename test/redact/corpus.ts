@@ -171,6 +171,26 @@ const FORMATS: Record<string, (v: Values) => { secret: string; text: string }> =
     const secret = `${['sk_live_', 'sk_test_', 'rk_live_'][v.int(3)]}${v.pick(ALNUM, 24 + v.int(75))}`;
     return { secret, text: `Stripe.api_key = '${secret}'` };
   },
+  // https://everything.curl.dev/usingcurl/netrc
+  'netrc-password': (v) => {
+    const secret = v.pick(ALNUM, 16);
+    return {
+      secret,
+      text: [`machine github.com login alice password ${secret}`, `machine api.example.com\n  login deploy\n  password ${secret}`][
+        v.int(2)
+      ]!,
+    };
+  },
+  // https://maven.apache.org/settings.html#servers
+  'xml-password': (v) => {
+    const secret = v.pick(ALNUM, 16);
+    return { secret, text: `<server>\n  <id>releases</id>\n  <username>deploy</username>\n  <password>${secret}</password>\n</server>` };
+  },
+  // https://developer.wordpress.org/advanced-administration/wordpress/wp-config/
+  'php-define-secret': (v) => {
+    const secret = v.pick(`${ALNUM}!#%*`, 16);
+    return { secret, text: `define( 'DB_PASSWORD', '${secret}' );` };
+  },
   // https://docs.gitlab.com/ee/security/tokens/
   'gitlab-token': (v) => {
     const secret = `glpat-${v.pick(`${ALNUM}_-`, 20)}`;
@@ -238,9 +258,17 @@ const FORMATS: Record<string, (v: Values) => { secret: string; text: string }> =
     return { secret, text: forms[v.int(forms.length)]! };
   },
   'high-entropy-assignment': (v) => {
-    const form = v.int(7);
-    // A cloud session token is long: `aws sts get-session-token` prints 400 to over 1,000 characters.
-    const secret = form >= 5 ? v.pick(ALNUM, 400 + v.int(700)) : v.pick(ALNUM, 32 + v.int(16));
+    const form = v.int(9);
+    // A cloud session token is long: `aws sts get-session-token` prints 400 to over 1,000 characters. Some
+    // issuers' tokens are 32 hex digits (Twilio) or a UUID (Heroku).
+    const secret =
+      form === 7
+        ? v.pick('0123456789abcdef', 32)
+        : form === 8
+          ? v.uuid()
+          : form >= 5
+            ? v.pick(ALNUM, 400 + v.int(700))
+            : v.pick(ALNUM, 32 + v.int(16));
     const forms = [
       `API_KEY=${secret}`,
       `"api_key": "${secret}"`,
@@ -249,6 +277,8 @@ const FORMATS: Record<string, (v: Values) => { secret: string; text: string }> =
       `signingKey: '${secret}'`,
       `{\n  "Credentials": {\n    "SessionToken": "${secret}",\n    "Expiration": "2024-05-01T13:00:00Z"\n  }\n}`,
       `aws_session_token = ${secret}`,
+      `TWILIO_AUTH_TOKEN=${secret}`,
+      `heroku config:set HEROKU_API_KEY=${secret}`,
     ];
     return { secret, text: forms[form]! };
   },
@@ -359,6 +389,10 @@ export function benign(options: { seed?: number } = {}): string[] {
     'token := os.Getenv("TOKEN")',
     'password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256',
     'db_password: !secret db_password',
+    '<password>${env.MAVEN_PASSWORD}</password>',
+    "define( 'AUTH_KEY', 'put your unique phrase here' );",
+    "define( 'WP_DEBUG', false );",
+    'The build machine asks for a password manager entry before login.',
     // A second audit: code, types, messages, names of secrets, endpoints, pagination tokens, placeholders, public keys.
     'token_bytes = base64.urlsafe_b64decode(token + "==")',
     'secret_key = base64.b64decode(encoded_key + "=" * (-len(encoded_key) % 4))',

@@ -115,6 +115,31 @@ const FORMATS: Format[] = [
       !/^(?:password|passwd|pass|secret|changeme)$/i.test(password),
   },
   {
+    // The .netrc file (curl, git, ftp): `machine HOST login USER password SECRET`, on one line or several.
+    id: 'netrc-password',
+    description: 'password of a .netrc entry (machine … login … password …)',
+    pattern: /\bmachine[ \t]+\S+\s+(?:login[ \t]+\S+\s+)?password[ \t]+([^\s"'\\]{4,256})/dg,
+    group: 1,
+    accept: (password) => !isReference(password),
+  },
+  {
+    // An XML element holding a credential: Maven's settings.xml `<password>`, NuGet's and others' `<apiToken>`.
+    id: 'xml-password',
+    description: 'a password, secret or token in an XML element (<password>…</password>)',
+    pattern:
+      /<((?:[A-Za-z]+:)?(?:password|passwd|secret|api[_-]?key|api[_-]?token|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key))>([^<>\s]{6,256})<\/\1>/dgi,
+    group: 2,
+    accept: (secret) => !isReference(secret),
+  },
+  {
+    // PHP constants: wp-config.php's `define('DB_PASSWORD', '…')` and its keys and salts.
+    id: 'php-define-secret',
+    description: "a PHP constant holding a password, key, token or salt (define('DB_PASSWORD', '…'))",
+    pattern: /\bdefine\(\s*['"]\w*(?:PASSWORD|SECRET|KEY|TOKEN|SALT)\w*['"]\s*,\s*(['"])((?:(?!\1)[^\n\\]){6,256})\1/dg,
+    group: 2,
+    accept: (secret) => !isReference(secret) && !/put your unique phrase here/i.test(secret),
+  },
+  {
     // RFC 3986 userinfo: `scheme://user:password@host`, for the schemes secretlint's URL rules do not cover.
     id: 'url-credentials',
     description: 'password in the user:password@ part of any URL',
@@ -136,7 +161,7 @@ export function formatDetectors(): RedactionDetector[] {
     reach: 8192,
     // Escaped slashes (`:\/\/`) are the engine's to see through: it reads a line holding them unescaped.
     trigger:
-      /SG\.|AIza|[sr]k_(?:live|test)_|whsec_|glpat-|hf_|do[por]_v1_|hv[sb]\.|pypi-|eyJ|[Bb]earer|Basic|-u[ \t=]|--user|:\/\/[^\s/]{1,300}@/,
+      /SG\.|AIza|[sr]k_(?:live|test)_|whsec_|glpat-|hf_|do[por]_v1_|hv[sb]\.|pypi-|machine[ \t]|<(?:[A-Za-z]+:)?(?:password|passwd|secret|api|access|auth|client)|define\(|eyJ|[Bb]earer|Basic|-u[ \t=]|--user|:\/\/[^\s/]{1,300}@/,
     detect: (text) => matchFormats(text, FORMATS),
   };
   return [formats];
