@@ -137,7 +137,8 @@ const FORMATS: Format[] = [
     description: "a PHP constant holding a password, key, token or salt (define('DB_PASSWORD', '…'))",
     pattern: /\bdefine\(\s*['"]\w*(?:PASSWORD|SECRET|KEY|TOKEN|SALT)\w*['"]\s*,\s*(['"])((?:(?!\1)[^\n\\]){6,256})\1/dg,
     group: 2,
-    accept: (secret) => !isReference(secret) && !/put your unique phrase here/i.test(secret),
+    // A PHP string is literal: a `%` or `*` in front is a salt's own character, not a reference.
+    accept: (secret) => !/^(?:\$\{?[A-Za-z_]|\{\{|<[A-Za-z]|\*+$)/.test(secret) && !/put your unique phrase here/i.test(secret),
   },
   {
     // RFC 3986 userinfo: `scheme://user:password@host`, for the schemes secretlint's URL rules do not cover.
