@@ -410,6 +410,15 @@ test("a Slack app-level token is redacted whole, its 64 hex digits past the pres
   await redactor.close();
 });
 
+test("a PHP define()'s salt is redacted whatever its first character; WordPress's placeholder phrase is not", async () => {
+  const { redactor } = await builtinRedactor();
+  const salt = `%${v.pick('ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789!#*', 40)}`;
+  const { text } = await redactor.redact(`define( 'AUTH_SALT', '${salt}' );\ndefine( 'NONCE_KEY', 'put your unique phrase here' );\n`);
+  assert.not.ok(text.includes(salt.slice(1)), text);
+  assert.ok(text.includes("define( 'NONCE_KEY', 'put your unique phrase here' );"), text);
+  await redactor.close();
+});
+
 test("a bare value ends at a URL query's next parameter and at the next name holding a keyword", async () => {
   const { redactor } = await builtinRedactor();
   const [a, b] = [
