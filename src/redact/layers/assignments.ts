@@ -47,6 +47,8 @@ const KEYWORDS = keywordScanner();
  * engine gives this detector end at a line's end, so none is cut shorter.
  */
 const MAX_VALUE = 4096;
+/** How far a value that starts with another name holding a keyword is read (`Secret:Pass123`; `token=token=…`). */
+const SHORT_VALUE = 256;
 /**
  * A value: quoted (ends at its quote), or bare (ends at a space, a quote, a closing bracket, a comma, or
  * a URL query's next `&name=`).
@@ -99,10 +101,17 @@ export function findAssignments(text: string): Assignment[] {
     const start = nameStart(text, index, 0);
     from = index + keyword[0].length;
     while (next < hits.length && hits[next]!.index < from) next += 1;
-    // A value ends where the next name holding a keyword starts (`&api_key=…&api_key=…`, `token=token=…`): read
-    // to MAX_VALUE each time, a line of such names cost 8 s a megabyte.
-    let limit = next < hits.length ? nameStart(text, hits[next]!.index, from) : text.length;
-    if (limit > from && text[limit - 1] === '&') limit -= 1;
+    // A value ends where the next assignment of a name holding a keyword starts, after a `&`, `?`, `;`, `,` or a
+    // space (`&api_key=…&api_key=…`): read to MAX_VALUE each time, a line of such names cost 8 s a megabyte. One
+    // the bound leaves empty or cuts inside its quotes is read again whole.
+    const boundary = next < hits.length ? nameStart(text, hits[next]!.index, from) : text.length;
+    // A value that starts with such a name (`Secret:Pass123`, `token=token=…`) is read to a value's usual length.
+    const startsWithName = boundary <= from + 8;
+    const limit = startsWithName
+      ? Math.min(text.length, from + SHORT_VALUE)
+      : boundary < text.length && /[&?;,\s]/.test(text[boundary - 1]!)
+        ? boundary - (text[boundary - 1] === '&' ? 1 : 0)
+        : text.length;
     // A URL's `user:password@` (the URL rules read it), or a segment of an ARN or URN (`arn:aws:secretsmanager:…`).
     if (text.startsWith('://', start - 3) || text[start - 1] === ':') continue;
     const flag = text[start] === '-';
@@ -111,7 +120,11 @@ export function findAssignments(text: string): Assignment[] {
     // The 40 characters before the name, not lastIndexOf over the text: where no `name:` stands, that reads back to its start at every keyword.
     const before = flag ? '' : text.slice(Math.max(0, start - 40), start);
     const pair = before.includes('name:') && NAME_KEY_BEFORE.test(before);
-    const assignment = readAssignment(text, start, flag, pair, limit);
+    const bounded = readAssignment(text, start, flag, pair, limit);
+    const assignment =
+      !startsWithName && limit < text.length && (!bounded || bounded.value === '')
+        ? readAssignment(text, start, flag, pair, text.length)
+        : bounded;
     if (!assignment) continue;
     from = assignment.start;
     if (assignment.value !== '') found.push(assignment);
@@ -193,6 +206,10 @@ export const NOT_SECRET_NAME =
 const PLACEHOLDER_WORDS =
   /^(?:password|passwd|pass|secret|token|key|changeme|change[_-]?me|example|sample|placeholder|dummy|fake|test|testing|none|null|nil|undefined|true|false|yes|no|on|off|string|str|text|number|int|integer|bool|boolean|any|unknown|object|required|optional|hidden|masked|redacted|todo|tbd|fixme|empty|default|value|your[_-]?\w*|my[_-]?(?:password|secret|token|key))$/i;
 
+/** Types a secret's variable is declared with (TypeScript, Rust, Go, Python), which `secret: …` may name. */
+const TYPE_NAME =
+  /^(?:Uint8Array|ArrayBuffer|Buffer|CryptoKey|KeyObject|Uint(?:8Clamped|16|32)Array|Int(?:8|16|32)Array|Float(?:32|64)Array|Big(?:Int|Uint)64Array|SecretString|SecretBox|Secret|Option|Vec|Box|Arc|Rc|Mutex|RwLock|Cow|u(?:8|16|32|64|128|size)|i(?:8|16|32|64|128|size)|f32|f64|bytes|bytearray|SecureString|SensitiveString|Redacted)$/;
+
 /** A name, or a dotted path of them. */
 const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
 /** Such a path (`::` and `->` too), then a call's opening or a generic type's (`Option<Secret<String>>`). */
@@ -220,15 +237,16 @@ export function isLiteralValue(assignment: Assignment): boolean {
   if (!quoted) {
     // An object or a list opens there (`secretKeyRef: {name: db, key: password}`), not a value.
     if (!tight && /^[{[(]/.test(value)) return false;
-    // A call or a subscript, where the bare value stopped at its argument's quote (escaped, in raw JSON), bracket or comma:
-    // `generate_key(length=32)`, `config["db"]["password"]`, `opts[:password]`. A password with a bracket in
-    // it (`Abc[123`) ends at a space or the line's end.
-    if (CALL_OR_GENERIC.test(value) || (SUBSCRIPT.test(value) && /^["'`,;)\]}\\ ]/.test(after))) return false;
+    // A call or a generic type (`generate_key(length=32)`, `Option<Secret<String>>`), unless in NAME=value form,
+    // where `DB_PASSWORD=Summer(2024)x` is a password; a subscript where the bare value stopped at its argument's
+    // quote (escaped, in raw JSON), bracket or comma (`config["db"]["password"]`, `opts[:password]`): a password
+    // with a bracket in it (`Abc[123`) ends at a space or the line's end.
+    if (!tight && CALL_OR_GENERIC.test(value)) return false;
+    if (SUBSCRIPT.test(value) && /^["'`,;)\]}\\]/.test(after)) return false;
     // A YAML tag and what it applies to: `password: !vault |`, `password: !secret db_password`, `!Ref DbPassword`.
-    if (/^![A-Za-z][\w.-]*$/.test(value) && after.startsWith(' ')) return false;
-    // Code's operators (`secret:i&&a.b64(s)`, `secretKey:t.k?t.k:e.s`, minified), or a type's end or union
-    // (`secret: Uint8Array;`, `let secret: Uint8Array | null`).
-    if (!tight && (/&&|\|\||\?\.|=>|\?[\w$.]+:/.test(value) || (IDENTIFIER.test(value) && /^\s*[;|}]/.test(after)))) return false;
+    if (!tight && /^![A-Za-z][\w.-]*$/.test(value) && after.startsWith(' ')) return false;
+    // Code's operators (`secret:i&&a.b64(s)`, `secretKey:t.k?t.k:e.s`, minified), or a type (`secret: Uint8Array;`).
+    if (!tight && (/&&|\|\||\?\.|=>|\?[\w$.]+:/.test(value) || TYPE_NAME.test(value))) return false;
     // Unquoted: code reads `password = userInput`, `secret: config.secret`; a .env file reads `PASSWORD=hunter2`.
     const identifier = IDENTIFIER.test(value);
     if (identifier && value.includes('.')) return false;
