@@ -419,6 +419,35 @@ test("a PHP define()'s salt is redacted whatever its first character; WordPress'
   await redactor.close();
 });
 
+test('values holding a keyword name, brackets and parentheses in NAME=value form, Go-escaped XML are redacted; their code look-alikes are not', async () => {
+  const { redactor } = await builtinRedactor();
+  const secrets: Array<[string, string]> = [
+    ['{"client_secret":"Xj5d2AmQ1ozzGXhGxUEf7TXQVpfuKC603QY/R5yX9Pw="}', 'Xj5d2AmQ1ozzGXhGxUEf7TXQVpfuKC603QY/R5yX9Pw='],
+    ['DATABASE_PASSWORD="Passw0rd:2024x"', 'Passw0rd:2024x'],
+    ['mysqladmin --password Passw0rd:2024x status', 'Passw0rd:2024x'],
+    ['password=Secret:Pass123', 'Secret:Pass123'],
+    ['credentials: {user: admin, password: Sup3rS3cretPw}', 'Sup3rS3cretPw'],
+    ['Server=db; User Id=sa; Password = MyP4ssw0rdX; Encrypt=true', 'MyP4ssw0rdX'],
+    ['password=Abc[123 and more', 'Abc[123'],
+    ['DB_PASSWORD=Summer(2024)x', 'Summer(2024)x'],
+    ['export DB_PASSWORD=Pa55<word99', 'Pa55<word99'],
+    ['PGPASSWORD=!Xk9vLp2q7 psql -h db', '!Xk9vLp2q7'],
+    ['{"content":"\\u003cpassword\\u003eS3cr3tPassw0rd\\u003c/password\\u003e"}', 'S3cr3tPassw0rd'],
+  ];
+  for (const [line, secret] of secrets) {
+    const { text } = await redactor.redact(`${line}\n`);
+    assert.not.ok(text.includes(secret), `${line} -> ${text}`);
+  }
+  for (const benign of [
+    'const _authToken = process.env.NPM_TOKEN;',
+    'this._authToken = options.authTokenValue',
+    'Reset the machine account password through Active Directory.',
+    'Each machine root password should be rotated.',
+  ])
+    assert.is((await redactor.redact(`${benign}\n`)).text, `${benign}\n`);
+  await redactor.close();
+});
+
 test("a bare value ends at a URL query's next parameter and at the next name holding a keyword", async () => {
   const { redactor } = await builtinRedactor();
   const [a, b] = [

@@ -115,10 +115,12 @@ const FORMATS: Format[] = [
       !/^(?:password|passwd|pass|secret|changeme)$/i.test(password),
   },
   {
-    // The .netrc file (curl, git, ftp): `machine HOST login USER password SECRET`, on one line or several.
+    // The .netrc file (curl, git, ftp): `machine HOST login USER password SECRET`, on one line or several. The
+    // host a host name and the login there, or prose reads as one ("the machine account password through …").
     id: 'netrc-password',
     description: 'password of a .netrc entry (machine … login … password …)',
-    pattern: /\bmachine[ \t]+\S+\s+(?:login[ \t]+\S+\s+)?password[ \t]+([^\s"'\\]{4,256})/dg,
+    pattern:
+      /\bmachine[ \t]+(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|localhost)(?:\s|\\[nrt])+login[ \t]+[^\s\\]+(?:\s|\\[nrt])+password[ \t]+([^\s"'\\]{4,256})/dg,
     group: 1,
     accept: (password) => !isReference(password),
   },

@@ -114,6 +114,8 @@ const COMPLEMENTS: ReadonlyArray<Omit<Format, 'description'>> = [
     id: 'npm-auth-token',
     pattern: /_authToken["']?[ \t]*[:=][ \t]*["']?((?!npm_)[A-Za-z0-9._~+/=-]{16,})/dg,
     group: 1,
+    // Code's `this._authToken = options.authTokenValue`, `_authToken = process.env.NPM_TOKEN`: a dotted name.
+    accept: (token) => !/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(token),
   },
   { id: 'anthropic-api-key', pattern: /(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/dg },
   {
