@@ -68,24 +68,16 @@ export async function redactedRecord(
 }
 
 /**
- * A text member redacted: a string, or each string inside an array or object (the wire contract leaves a
- * summary's members free, and the service's gate reads such a value as its JSON, so it must leave clean).
+ * A text member redacted: a string, or any other value as the service's gate reads it, its JSON (the wire
+ * contract leaves a summary's members free), redacted as a JSON line and read back: a secret under its key
+ * (`{"password": "…"}`) is found as the gate finds it, and the value stays JSON.
  */
 async function redactedValue(value: unknown, redactor: Redactor): Promise<{ value: unknown; found: boolean }> {
-  if (typeof value === 'string') {
-    const result = await redactor.redact(value);
-    return { value: result.text, found: result.findings.length > 0 };
-  }
-  if (value === null || typeof value !== 'object') return { value, found: false };
-  let found = false;
-  const entries: Array<[string, unknown]> = [];
-  for (const [key, inner] of Object.entries(value)) {
-    const redacted = await redactedValue(inner, redactor);
-    found ||= redacted.found;
-    entries.push([key, redacted.value]);
-  }
-  if (!found) return { value, found };
-  return { value: Array.isArray(value) ? entries.map(([, inner]) => inner) : Object.fromEntries(entries), found };
+  if (value === null || value === undefined) return { value, found: false };
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const result = await redactor.redact(text);
+  if (result.findings.length === 0) return { value, found: false };
+  return { value: typeof value === 'string' ? result.text : (JSON.parse(result.text) as unknown), found: true };
 }
 
 /** The blob's bytes redacted into the cache beside it; undefined when nothing was found (or the bytes are not there: the push reports that). */

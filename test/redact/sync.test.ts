@@ -270,7 +270,12 @@ test('a summary member that is not a string, or not named summary, goes out with
   await service.createProject('acme', 'web');
   const token = await service.createToken({ org: 'acme', project: 'web', name: 'laptop' });
   const m = await machine({ remoteUrl: `${service.url}/acme/web`, token });
-  addSummary(m, { summary: { title: 'Deploy', steps: ['built it', `pushed with ${GITHUB}`], count: 2 }, notes: `token ${GITHUB}` });
+  addSummary(m, {
+    summary: { title: 'Deploy', steps: ['built it', `pushed with ${GITHUB}`], count: 2 },
+    notes: `token ${GITHUB}`,
+    // A secret under its key, as the gate reads the member's JSON: the push must find it the same way.
+    details: { password: PASSWORD },
+  });
   const push = await m.run(['push', '--json']);
   assert.is(push.code, 0, push.stderr);
   assert.is(JSON.parse(push.stdout).push.families.find((one: any) => one.family === 'summaries').sent, 1);
