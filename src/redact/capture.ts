@@ -113,7 +113,9 @@ async function pluginsDetectors(
 
 function mayBringDetectors(entry: PluginEntry): boolean {
   const builtin = builtinPluginPath(entry.spec) !== undefined;
-  return builtin ? entry.spec === 'redact' || entry.spec.startsWith('redact-') : !entry.spec.startsWith('agents/');
+  return builtin
+    ? entry.spec === BUILTIN_LAYERS_PLUGIN || entry.spec.startsWith(`${BUILTIN_LAYERS_PLUGIN}-`)
+    : !entry.spec.startsWith('agents/');
 }
 
 /** Opened when the copy starts reading: a missing transcript fails that read, it does not crash the hook. */

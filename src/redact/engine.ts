@@ -166,7 +166,6 @@ export class Redactor {
 
   /** The replacement of one change: a plain stretch, or a string's decoded value, with placeholders. */
   #apply(change: Change, text: string): string {
-    const fingerprint = this.#fingerprint!;
     const source = change.kind === 'plain' ? text.slice(change.start, change.end) : change.value;
     const base = change.kind === 'plain' ? change.start : 0;
     let out = '';
@@ -174,7 +173,7 @@ export class Redactor {
     for (const span of change.spans) {
       const start = span.start - base;
       const end = span.end - base;
-      out += source.slice(position, start) + placeholder(kindOf(span.rule), fingerprint(source.slice(start, end)));
+      out += source.slice(position, start) + this.placeholderOf(span.rule, source.slice(start, end));
       position = end;
     }
     return out + source.slice(position);

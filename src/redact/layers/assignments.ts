@@ -23,7 +23,7 @@ export interface Assignment {
   quoted: boolean;
   /** `NAME=value`, shell and .env style: no space around `=`. */
   tight: boolean;
-  /** The few characters after the value ('' at the text's end): what stopped a bare one, and what follows. */
+  /** The character after the value ('' at the text's end): what stopped a bare one. */
   after: string;
 }
 
@@ -152,7 +152,7 @@ function readAssignment(text: string, start: number, flag: boolean, pair: boolea
     name: groups.name!,
     start: span[0],
     end: span[0] + value.length,
-    after: text.slice(span[0] + value.length, span[0] + value.length + 3),
+    after: text.charAt(span[0] + value.length),
     value,
     quoted: groups.qv !== undefined,
     tight:
@@ -212,10 +212,12 @@ const TYPE_NAME =
 
 /** A name, or a dotted path of them. */
 const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
-/** Such a path (`::` and `->` too), then a call's opening or a generic type's (`Option<Secret<String>>`). */
-const CALL_OR_GENERIC = /^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(|<[A-Za-z_&([])/;
+/** A name or a path of them (`a.b`, `Ns::Type`, `p->q`), which code calls, subscripts or makes generic. */
+const PATH = String.raw`^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*`;
+/** Such a path, then a call's opening or a generic type's (`Option<Secret<String>>`). */
+const CALL_OR_GENERIC = new RegExp(String.raw`${PATH}(?:\(|<[A-Za-z_&([])`);
 /** ...or a subscript's. */
-const SUBSCRIPT = /^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*\[/;
+const SUBSCRIPT = new RegExp(String.raw`${PATH}\[`);
 /**
  * Values that say what they are, not a secret: a date or a time (`password_changed_at`), a URL (the URL rules
  * read its credentials), an ARN, a value ending in `...` (`sk_test_...`), a publishable key, a placeholder
